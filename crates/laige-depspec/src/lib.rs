@@ -1,0 +1,1 @@
+//! laige-depspec (work in progress).

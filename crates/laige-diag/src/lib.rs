@@ -1,0 +1,1 @@
+//! laige-diag (work in progress).

@@ -1,0 +1,1 @@
+//! laige-executor (work in progress).

@@ -1,0 +1,1 @@
+//! laige-registry (work in progress).

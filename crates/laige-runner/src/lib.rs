@@ -1,0 +1,1 @@
+//! laige-runner (work in progress).

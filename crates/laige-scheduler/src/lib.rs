@@ -1,0 +1,1 @@
+//! laige-scheduler (work in progress).

@@ -1,0 +1,1 @@
+//! laige-sim (work in progress).

@@ -1,0 +1,1 @@
+//! laige-world (work in progress).

@@ -1,0 +1,2 @@
+//! cargo xtask (work in progress).
+fn main() {}
