@@ -1,0 +1,179 @@
+//! [`DepSpec`] and its parser.
+
+use core::fmt;
+
+use crate::error::{ErrorKind, ParseError};
+
+/// The most dependencies one system may list in its `depends_on` spec.
+///
+/// The bound keeps [`DepSpec`] a small, fixed-size `Copy` value, so parsing never allocates.
+/// A system that seems to need more can run after one system that already depends on the rest.
+pub const MAX_DEPENDENCIES: usize = 16;
+
+/// A parsed `depends_on` spec: up to [`MAX_DEPENDENCIES`] distinct, non-empty, trimmed tokens,
+/// in spec order, each borrowed from the parsed input.
+///
+/// Build one with [`DepSpec::parse`]; [`DepSpec::EMPTY`] (also the [`Default`]) lists nothing.
+/// The value is `Copy` and holds no heap memory.
+///
+/// ```
+/// use laige_depspec::DepSpec;
+///
+/// let deps = DepSpec::parse("Spawner, Movement")?;
+/// let names: Vec<&str> = deps.iter().collect();
+/// assert_eq!(names, ["Spawner", "Movement"]);
+/// for name in &deps {
+///     assert!(deps.contains(name));
+/// }
+/// # Ok::<(), laige_depspec::ParseError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct DepSpec<'a> {
+    // Invariant: `tokens[len..]` are all `""`, so the derived equality compares only the used part.
+    tokens: [&'a str; MAX_DEPENDENCIES],
+    len: u8,
+}
+
+impl DepSpec<'static> {
+    /// The spec that lists no dependencies (what `""` parses to).
+    pub const EMPTY: DepSpec<'static> = DepSpec {
+        tokens: [""; MAX_DEPENDENCIES],
+        len: 0,
+    };
+}
+
+/// Whether `b` is one of the four bytes trimmed from a token: space, tab, CR, LF.
+#[inline]
+const fn is_trimmed(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+impl<'a> DepSpec<'a> {
+    /// Parses a `depends_on` spec.
+    ///
+    /// Tokens are separated by `,` and trimmed of leading and trailing ASCII space, tab, CR and LF.
+    /// An empty or whitespace-only `spec` yields [`DepSpec::EMPTY`].
+    ///
+    /// # Errors
+    ///
+    /// The first offending token, scanning left to right, decides the error;
+    /// no partial result is returned.
+    ///
+    /// - [`ErrorKind::EmptyToken`]: a token is empty after trimming (and the spec is not blank),
+    ///   as in `"A,"`, `",A"`, `"A,,B"` or `"A, , B"`.
+    /// - [`ErrorKind::DuplicateToken`]: a token equals an earlier one (exact bytes, case-sensitive).
+    /// - [`ErrorKind::TooMany`]: a new, distinct token would be number `MAX_DEPENDENCIES + 1`.
+    ///
+    /// ```
+    /// use laige_depspec::{DepSpec, ErrorKind};
+    ///
+    /// assert_eq!(DepSpec::parse("A,B")?.as_slice(), ["A", "B"]);
+    /// assert_eq!(DepSpec::parse("A, , B").unwrap_err().kind, ErrorKind::EmptyToken);
+    /// assert_eq!(DepSpec::parse("A, A").unwrap_err().span.range(), 3..4);
+    /// # Ok::<(), laige_depspec::ParseError>(())
+    /// ```
+    pub fn parse(spec: &'a str) -> Result<Self, ParseError> {
+        let bytes = spec.as_bytes();
+        let mut out: DepSpec<'a> = DepSpec::EMPTY;
+        let mut seg_start = 0;
+        loop {
+            let (seg_end, last) = match bytes[seg_start..].iter().position(|&b| b == b',') {
+                Some(i) => (seg_start + i, false),
+                None => (bytes.len(), true),
+            };
+            let mut start = seg_start;
+            let mut end = seg_end;
+            while start < end && is_trimmed(bytes[start]) {
+                start += 1;
+            }
+            while end > start && is_trimmed(bytes[end - 1]) {
+                end -= 1;
+            }
+            let position = out.len();
+            if start == end {
+                if last && seg_start == 0 {
+                    // No comma at all and nothing but whitespace: no dependencies.
+                    return Ok(out);
+                }
+                return Err(ParseError::new(
+                    ErrorKind::EmptyToken,
+                    seg_start,
+                    seg_start,
+                    position,
+                ));
+            }
+            // Both ends sit next to an ASCII byte (or at an end of `spec`): char boundaries.
+            let token = &spec[start..end];
+            if out.as_slice().contains(&token) {
+                return Err(ParseError::new(
+                    ErrorKind::DuplicateToken,
+                    start,
+                    end,
+                    position,
+                ));
+            }
+            if position == MAX_DEPENDENCIES {
+                return Err(ParseError::new(ErrorKind::TooMany, start, end, position));
+            }
+            out.tokens[position] = token;
+            out.len += 1;
+            if last {
+                return Ok(out);
+            }
+            seg_start = seg_end + 1;
+        }
+    }
+
+    /// The tokens, in spec order.
+    #[inline]
+    pub fn as_slice(&self) -> &[&'a str] {
+        &self.tokens[..self.len()]
+    }
+
+    /// The number of tokens (at most [`MAX_DEPENDENCIES`]).
+    #[inline]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the spec lists no dependencies.
+    #[inline]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Iterates over the tokens, in spec order.
+    #[inline]
+    pub fn iter(&self) -> core::iter::Copied<core::slice::Iter<'_, &'a str>> {
+        self.as_slice().iter().copied()
+    }
+
+    /// Whether some token equals `name` (exact bytes, case-sensitive).
+    #[inline]
+    pub fn contains(&self, name: &str) -> bool {
+        self.as_slice().contains(&name)
+    }
+
+    /// The 0-based index of the token equal to `name` (exact bytes, case-sensitive), if any.
+    #[inline]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.as_slice().iter().position(|&t| t == name)
+    }
+}
+
+impl<'s, 'a> IntoIterator for &'s DepSpec<'a> {
+    type Item = &'a str;
+    type IntoIter = core::iter::Copied<core::slice::Iter<'s, &'a str>>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Shows only the used tokens, e.g. `DepSpec(["Spawner", "Movement"])`.
+impl fmt::Debug for DepSpec<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DepSpec").field(&self.as_slice()).finish()
+    }
+}
