@@ -1,0 +1,218 @@
+//! Registration failures: one variant per row of the contract's validation table.
+
+use std::fmt;
+
+use laige_depspec::ParseError;
+use laige_diag::{EventKey, Severity, Subsystem};
+
+use crate::{ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
+
+/// Why [`Registry::register`](crate::Registry::register) refused a definition.
+///
+/// Checks run in the contract's normative order and the first failure wins: `name_invalid`,
+/// `run_invalid`, `budget_invalid`, `dep_spec_invalid`, `duplicate`, `io_unregistered`,
+/// `io_duplicate`, then `budget_exhausted`. A refused registration changes nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum RegisterError {
+    /// The name is empty, contains a comma, or has leading or trailing whitespace, so no
+    /// `depends_on` spec could ever name it.
+    NameInvalid {
+        /// The offending name.
+        name: &'static str,
+        /// The definition's raw budget, to help find it.
+        budget_raw: i32,
+    },
+    /// The definition has no run function.
+    RunInvalid {
+        /// The system's name.
+        name: &'static str,
+    },
+    /// The budget is zero or negative.
+    BudgetInvalid {
+        /// The system's name.
+        name: &'static str,
+        /// The raw Q16.16 budget.
+        budget_raw: i32,
+    },
+    /// The `depends_on` spec does not parse.
+    DepSpecInvalid {
+        /// The system's name.
+        name: &'static str,
+        /// The spec as written.
+        spec: &'static str,
+        /// What is wrong with it, and where.
+        error: ParseError,
+    },
+    /// Another system already has this name.
+    Duplicate {
+        /// The name.
+        name: &'static str,
+        /// The system that holds it.
+        existing: SystemId,
+    },
+    /// A declared component is not registered.
+    IoUnregistered {
+        /// The system's name.
+        name: &'static str,
+        /// Position of the access in the declaration list.
+        position: usize,
+    },
+    /// A component is declared twice (any mix of read and write).
+    IoDuplicate {
+        /// The system's name.
+        name: &'static str,
+        /// The component declared twice.
+        component: ComponentId,
+    },
+    /// More than [`MAX_IO`] accesses are declared.
+    IoTooMany {
+        /// The system's name.
+        name: &'static str,
+    },
+    /// The registry already holds [`MAX_SYSTEMS`] systems.
+    BudgetExhausted {
+        /// The system's name.
+        name: &'static str,
+        /// How many systems are registered.
+        systems: usize,
+    },
+}
+
+impl RegisterError {
+    /// The event name, without the `system/` prefix.
+    pub const fn event(&self) -> &'static str {
+        match self {
+            RegisterError::NameInvalid { .. } => "name_invalid",
+            RegisterError::RunInvalid { .. } => "run_invalid",
+            RegisterError::BudgetInvalid { .. } => "budget_invalid",
+            RegisterError::DepSpecInvalid { .. } => "dep_spec_invalid",
+            RegisterError::Duplicate { .. } => "duplicate",
+            RegisterError::IoUnregistered { .. } => "io_unregistered",
+            RegisterError::IoDuplicate { .. } => "io_duplicate",
+            RegisterError::IoTooMany { .. } => "io_too_many",
+            RegisterError::BudgetExhausted { .. } => "budget_exhausted",
+        }
+    }
+
+    /// The contract's error code: `budget_exhausted` for a full registry,
+    /// `invalid_argument` for everything else.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            RegisterError::BudgetExhausted { .. } => "budget_exhausted",
+            _ => "invalid_argument",
+        }
+    }
+
+    /// The rate-limit key of this failure's event.
+    pub const fn key(&self) -> EventKey {
+        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
+    }
+
+    /// Emits this failure's structured event with the contract's field keys.
+    pub fn emit(&self) {
+        macro_rules! warn {
+            ($name:literal, $($field:tt)*) => {
+                tracing::warn!(name: $name, target: "laige", $($field)*, "{}", self)
+            };
+        }
+        match *self {
+            RegisterError::NameInvalid { budget_raw, .. } => {
+                warn!("system/name_invalid", budget_raw)
+            }
+            RegisterError::RunInvalid { name } => warn!("system/run_invalid", name),
+            RegisterError::BudgetInvalid { name, budget_raw } => {
+                warn!("system/budget_invalid", name, budget_raw)
+            }
+            RegisterError::DepSpecInvalid { name, error, .. } => {
+                warn!("system/dep_spec_invalid", name, error = error.kind.name())
+            }
+            RegisterError::Duplicate { name, existing } => {
+                warn!("system/duplicate", name, existing_system_id = existing.get())
+            }
+            RegisterError::IoUnregistered { name, .. } => warn!("system/io_unregistered", name),
+            RegisterError::IoDuplicate { name, component } => {
+                warn!("system/io_duplicate", name, component_id = component.get())
+            }
+            RegisterError::IoTooMany { name } => warn!("system/io_too_many", name),
+            RegisterError::BudgetExhausted { name, systems } => {
+                warn!("system/budget_exhausted", name, systems)
+            }
+        }
+    }
+}
+
+impl fmt::Display for RegisterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RegisterError::NameInvalid { name, .. } if name.is_empty() => {
+                write!(f, "a system has an empty name: give it a unique, non-empty name")
+            }
+            RegisterError::NameInvalid { name, .. } => write!(
+                f,
+                "system name `{name}` cannot be named in a depends_on spec: \
+                 use a name without commas and without leading or trailing whitespace"
+            ),
+            RegisterError::RunInvalid { name } => {
+                write!(f, "system `{name}` has no run function: set one before registering it")
+            }
+            RegisterError::BudgetInvalid { name, budget_raw } => write!(
+                f,
+                "system `{name}` has budget {} ms (raw {budget_raw}): \
+                 give it a positive budget, e.g. `.budget_ms(1.0)`",
+                f64::from(budget_raw) / 65536.0
+            ),
+            RegisterError::DepSpecInvalid { name, spec, error } => {
+                write!(f, "system `{name}` has a malformed depends_on spec {spec:?}: {error}")
+            }
+            RegisterError::Duplicate { name, existing } => write!(
+                f,
+                "system `{name}` is already registered (as {existing}): \
+                 give each system a unique name"
+            ),
+            RegisterError::IoUnregistered { name, position } => write!(
+                f,
+                "system `{name}` declares access {position} to a component that is not \
+                 registered: register the component before the systems that use it"
+            ),
+            RegisterError::IoDuplicate { name, component } => write!(
+                f,
+                "system `{name}` declares component {component} twice: declare it once, \
+                 as write if the system writes it at all"
+            ),
+            RegisterError::IoTooMany { name } => write!(
+                f,
+                "system `{name}` declares more than {MAX_IO} component accesses: \
+                 split it into smaller systems"
+            ),
+            RegisterError::BudgetExhausted { name, systems } => write!(
+                f,
+                "cannot register `{name}`: the registry already holds {systems} of at most \
+                 {MAX_SYSTEMS} systems; merge small systems"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegisterError {}
+
+/// A [`SystemId`] that names no system of this registry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct UnknownSystem {
+    /// The id asked for, as a raw value (0 included).
+    pub id: u32,
+    /// How many systems the registry holds.
+    pub systems: usize,
+}
+
+impl fmt::Display for UnknownSystem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no system has id {} (registered ids are 1..={}): use an id returned by register",
+            self.id, self.systems
+        )
+    }
+}
+
+impl std::error::Error for UnknownSystem {}

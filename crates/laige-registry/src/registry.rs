@@ -1,0 +1,289 @@
+//! The registry: validated system records, dense by id.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use laige_depspec::DepSpec;
+use laige_diag::Diagnostics;
+
+use crate::suggest::closest;
+use crate::{
+    Access, Budget, ComponentId, ComponentSet, IoList, MAX_SYSTEMS, RegisterError, SystemDef,
+    SystemId, UnknownSystem,
+};
+
+/// One registered system, as the registry keeps it.
+#[derive(Clone, Debug)]
+pub struct SystemRecord<R> {
+    id: SystemId,
+    name: &'static str,
+    run: R,
+    budget: Budget,
+    spec: &'static str,
+    deps: DepSpec<'static>,
+    io: IoList,
+    reads: ComponentSet,
+    writes: ComponentSet,
+}
+
+impl<R> SystemRecord<R> {
+    /// The system's id.
+    pub fn id(&self) -> SystemId {
+        self.id
+    }
+
+    /// The registration name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// What runs.
+    pub fn run(&self) -> &R {
+        &self.run
+    }
+
+    /// The time budget.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// The `depends_on` spec as written.
+    pub fn depends_on_spec(&self) -> &'static str {
+        self.spec
+    }
+
+    /// The parsed `depends_on` names, in spec order.
+    pub fn depends_on(&self) -> &[&'static str] {
+        self.deps.as_slice()
+    }
+
+    /// The declared accesses, in declaration order.
+    pub fn io(&self) -> &IoList {
+        &self.io
+    }
+
+    /// The components the system declared [`Access::Read`].
+    pub fn reads(&self) -> &ComponentSet {
+        &self.reads
+    }
+
+    /// The components the system declared [`Access::Write`].
+    pub fn writes(&self) -> &ComponentSet {
+        &self.writes
+    }
+
+    /// Every component the system declared, read or write.
+    pub fn touches(&self) -> ComponentSet {
+        self.reads.union(&self.writes)
+    }
+
+    /// Whether the system declared a read of `component`.
+    pub fn declares_read(&self, component: ComponentId) -> bool {
+        self.reads.contains(component)
+    }
+
+    /// Whether the system declared a write of `component`.
+    pub fn declares_write(&self, component: ComponentId) -> bool {
+        self.writes.contains(component)
+    }
+}
+
+/// Registered systems, dense by [`SystemId`], plus the set of component ids the front end
+/// has registered.
+///
+/// Capacity for [`MAX_SYSTEMS`] records is reserved at creation, so registering never
+/// allocates.
+#[derive(Debug)]
+pub struct Registry<R> {
+    records: Vec<SystemRecord<R>>,
+    components: ComponentSet,
+    diag: Diagnostics,
+    identity: u64,
+}
+
+impl<R> Default for Registry<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R> Registry<R> {
+    /// An empty registry with its own diagnostics (1 s rate window).
+    pub fn new() -> Self {
+        Self::with_diagnostics(Diagnostics::default())
+    }
+
+    /// An empty registry reporting through `diag`.
+    pub fn with_diagnostics(diag: Diagnostics) -> Self {
+        // Identity is never part of an order or a result; it only tells two registries apart.
+        static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
+        Self {
+            records: Vec::with_capacity(MAX_SYSTEMS),
+            components: ComponentSet::EMPTY,
+            diag,
+            identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The diagnostics this registry, and everything scheduled from it, reports through.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
+
+    /// A process-unique number for this registry, so a schedule from another registry is
+    /// recognised as stale.
+    pub fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// Records that `component` exists, so systems may declare access to it.
+    pub fn register_component(&mut self, component: ComponentId) {
+        self.components.insert(component);
+    }
+
+    /// The component ids systems may declare.
+    pub fn components(&self) -> &ComponentSet {
+        &self.components
+    }
+
+    /// Validates `def` and stores it under the next id.
+    ///
+    /// # Errors
+    ///
+    /// The first failing check of the contract's order, as a [`RegisterError`]; its event
+    /// is emitted (rate limited) too. A failed registration changes nothing.
+    pub fn register(&mut self, def: SystemDef<R>) -> Result<SystemId, RegisterError> {
+        match self.validate(def) {
+            Ok(record) => {
+                let id = record.id;
+                self.records.push(record);
+                Ok(id)
+            }
+            Err(err) => {
+                self.diag.report(err.key(), || err.emit());
+                Err(err)
+            }
+        }
+    }
+
+    fn validate(&self, def: SystemDef<R>) -> Result<SystemRecord<R>, RegisterError> {
+        let name = def.name;
+        if !is_valid_name(name) {
+            return Err(RegisterError::NameInvalid { name, budget_raw: def.budget.raw() });
+        }
+        let Some(run) = def.run else {
+            return Err(RegisterError::RunInvalid { name });
+        };
+        if !def.budget.is_valid() {
+            return Err(RegisterError::BudgetInvalid { name, budget_raw: def.budget.raw() });
+        }
+        let deps = DepSpec::parse(def.depends_on).map_err(|error| {
+            RegisterError::DepSpecInvalid { name, spec: def.depends_on, error }
+        })?;
+        if let Some(existing) = self.find(name) {
+            return Err(RegisterError::Duplicate { name, existing });
+        }
+        let (reads, writes) = self.resolve_io(name, &def.io)?;
+        if self.records.len() >= MAX_SYSTEMS {
+            return Err(RegisterError::BudgetExhausted { name, systems: self.records.len() });
+        }
+        Ok(SystemRecord {
+            id: SystemId::from_index(self.records.len()),
+            name,
+            run,
+            budget: def.budget,
+            spec: def.depends_on,
+            deps,
+            io: def.io,
+            reads,
+            writes,
+        })
+    }
+
+    fn resolve_io(
+        &self,
+        name: &'static str,
+        io: &IoList,
+    ) -> Result<(ComponentSet, ComponentSet), RegisterError> {
+        let mut reads = ComponentSet::EMPTY;
+        let mut writes = ComponentSet::EMPTY;
+        for (position, it) in io.as_slice().iter().enumerate() {
+            let component = match it.component {
+                Some(c) if self.components.contains(c) => c,
+                _ => return Err(RegisterError::IoUnregistered { name, position }),
+            };
+            if reads.contains(component) || writes.contains(component) {
+                return Err(RegisterError::IoDuplicate { name, component });
+            }
+            match it.access {
+                Access::Read => reads.insert(component),
+                Access::Write => writes.insert(component),
+            };
+        }
+        if io.overflowed() {
+            return Err(RegisterError::IoTooMany { name });
+        }
+        Ok((reads, writes))
+    }
+
+    /// How many systems are registered; also the highest id.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether no system is registered.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The record of `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when `id` is past the registered systems.
+    pub fn get(&self, id: SystemId) -> Result<&SystemRecord<R>, UnknownSystem> {
+        self.records
+            .get(id.index())
+            .ok_or(UnknownSystem { id: id.get(), systems: self.records.len() })
+    }
+
+    /// The record of a raw id value, 0 included (which names no system).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] for 0 or an id past the registered systems.
+    pub fn get_raw(&self, id: u32) -> Result<&SystemRecord<R>, UnknownSystem> {
+        let unknown = UnknownSystem { id, systems: self.records.len() };
+        SystemId::new(id).ok_or(unknown).and_then(|id| self.get(id))
+    }
+
+    /// The records in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &SystemRecord<R>> + '_ {
+        self.records.iter()
+    }
+
+    /// The records as a slice, indexed by [`SystemId::index`].
+    pub fn records(&self) -> &[SystemRecord<R>] {
+        &self.records
+    }
+
+    /// The id of the system named exactly `name` (case-sensitive).
+    pub fn find(&self, name: &str) -> Option<SystemId> {
+        self.records.iter().find(|it| it.name == name).map(|it| it.id)
+    }
+
+    /// The registered name closest to `name`, when one is close enough to be a likely typo.
+    pub fn closest_name(&self, name: &str) -> Option<&'static str> {
+        closest(name, self.records.iter().map(|it| it.name))
+    }
+}
+
+/// A name can be registered when a `depends_on` spec can name it: non-empty, no comma,
+/// no leading or trailing spec whitespace.
+fn is_valid_name(name: &str) -> bool {
+    let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let bytes = name.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(&first), Some(&last)) => !ws(first) && !ws(last) && !bytes.contains(&b','),
+        _ => false,
+    }
+}
