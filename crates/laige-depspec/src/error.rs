@@ -132,7 +132,10 @@ impl ParseError {
                 )
             }
             ErrorKind::TooMany => {
-                write!(f, "more than {MAX_DEPENDENCIES} dependencies (token {position} ")?;
+                write!(
+                    f,
+                    "more than {MAX_DEPENDENCIES} dependencies (token {position} "
+                )?;
                 write_quoted(f, token)?;
                 write!(
                     f,

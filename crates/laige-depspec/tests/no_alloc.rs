@@ -68,8 +68,14 @@ impl std::fmt::Write for Sink {
 
 #[test]
 fn parse_never_allocates() {
-    let seventeen = (0..17).map(|i| format!("Dep{i:03}")).collect::<Vec<_>>().join(", ");
-    let sixteen = (0..16).map(|i| format!("Dep{i:03}")).collect::<Vec<_>>().join(",");
+    let seventeen = (0..17)
+        .map(|i| format!("Dep{i:03}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sixteen = (0..16)
+        .map(|i| format!("Dep{i:03}"))
+        .collect::<Vec<_>>()
+        .join(",");
     let mut dup_17th = sixteen.clone();
     dup_17th.push_str(", Dep003");
     let mib_token = "x".repeat(1 << 20);

@@ -68,7 +68,10 @@ fn check_message(input: &str, err: &ParseError) {
     assert!(plain.contains(fix), "{plain} lacks {fix}");
     let offending = &input[err.span.range()];
     assert_eq!(err.token(input), Some(offending));
-    if err.kind != ErrorKind::EmptyToken && offending.len() <= 64 && !offending.contains(char::is_control) {
+    if err.kind != ErrorKind::EmptyToken
+        && offending.len() <= 64
+        && !offending.contains(char::is_control)
+    {
         let q = format!("`{offending}`");
         assert!(quoted.contains(&q), "{quoted} lacks {q}");
         assert!(!plain.contains(&q), "{plain} quotes {q}");
@@ -108,7 +111,10 @@ fn well_formed_specs() {
 
 #[test]
 fn only_four_ascii_bytes_are_trimmed() {
-    check("Bewegung, Kollision, 移動", Parses(&["Bewegung", "Kollision", "移動"]));
+    check(
+        "Bewegung, Kollision, 移動",
+        Parses(&["Bewegung", "Kollision", "移動"]),
+    );
     check("\u{a0}A", Parses(&["\u{a0}A"]));
     check("\u{a0}", Parses(&["\u{a0}"]));
     check("A,\u{a0}A", Parses(&["A", "\u{a0}A"]));
@@ -164,17 +170,32 @@ fn sixteen_is_the_limit() {
     check(&names.join(","), Parses(&expected));
 
     // The 17th distinct token: `Dep016` at bytes 128..134.
-    check(&deps(17).join(", "), Fails(ErrorKind::TooMany, 16, 128..134));
-    check(&deps(18).join(", "), Fails(ErrorKind::TooMany, 16, 128..134));
-    check(&deps(40).join(", "), Fails(ErrorKind::TooMany, 16, 128..134));
+    check(
+        &deps(17).join(", "),
+        Fails(ErrorKind::TooMany, 16, 128..134),
+    );
+    check(
+        &deps(18).join(", "),
+        Fails(ErrorKind::TooMany, 16, 128..134),
+    );
+    check(
+        &deps(40).join(", "),
+        Fails(ErrorKind::TooMany, 16, 128..134),
+    );
 
     // The duplicate check comes first: a 17th token repeating `Dep003` is a duplicate.
     let mut dup = deps(16);
     dup.push("Dep003".to_owned());
-    check(&dup.join(", "), Fails(ErrorKind::DuplicateToken, 16, 128..134));
+    check(
+        &dup.join(", "),
+        Fails(ErrorKind::DuplicateToken, 16, 128..134),
+    );
 
     // So does the empty-token check.
-    check(&format!("{}, ", deps(16).join(", ")), Fails(ErrorKind::EmptyToken, 16, 127..127));
+    check(
+        &format!("{}, ", deps(16).join(", ")),
+        Fails(ErrorKind::EmptyToken, 16, 127..127),
+    );
 }
 
 #[test]
@@ -193,7 +214,10 @@ fn dep_spec_accessors() {
         seen.push(name);
     }
     assert_eq!(seen, ["Spawner", "Movement"]);
-    assert_eq!(deps.iter().rev().collect::<Vec<_>>(), ["Movement", "Spawner"]);
+    assert_eq!(
+        deps.iter().rev().collect::<Vec<_>>(),
+        ["Movement", "Spawner"]
+    );
 
     // Copy, equality and Debug.
     let copy = deps;
@@ -231,7 +255,10 @@ fn error_kind_names() {
 #[test]
 fn error_texts() {
     let err = DepSpec::parse("A, , B").unwrap_err();
-    assert_eq!(err.to_string(), "empty token at bytes 2..2 (token 1): remove the extra comma");
+    assert_eq!(
+        err.to_string(),
+        "empty token at bytes 2..2 (token 1): remove the extra comma"
+    );
     assert_eq!(err.display_with("A, , B").to_string(), err.to_string());
     assert_eq!(err.token("A, , B"), Some(""));
 
@@ -273,9 +300,18 @@ fn error_texts_escape_and_cut_tokens() {
     let long = "é".repeat(100);
     let spec = format!("{long},{long}");
     let err = DepSpec::parse(&spec).unwrap_err();
-    assert_eq!(err.span, Span { start: 201, end: 401 });
+    assert_eq!(
+        err.span,
+        Span {
+            start: 201,
+            end: 401
+        }
+    );
     let text = err.display_with(&spec).to_string();
-    assert!(text.starts_with(&format!("duplicate dependency `{}...` at", "é".repeat(32))), "{text}");
+    assert!(
+        text.starts_with(&format!("duplicate dependency `{}...` at", "é".repeat(32))),
+        "{text}"
+    );
 
     // A spec that did not produce the error: the token is left out rather than panicking.
     assert_eq!(err.token("short"), None);
