@@ -163,7 +163,7 @@ impl fmt::Display for RegisterError {
                 f64::from(budget_raw) / 65536.0
             ),
             RegisterError::DepSpecInvalid { name, spec, error } => {
-                write!(f, "system `{name}` has a malformed depends_on spec {spec:?}: {error}")
+                write!(f, "system `{name}` has a malformed depends_on spec {spec:?}: {}", error.display_with(spec))
             }
             RegisterError::Duplicate { name, existing } => write!(
                 f,

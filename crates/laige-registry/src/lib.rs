@@ -43,8 +43,10 @@ mod budget;
 mod component_set;
 mod def;
 mod error;
+mod fnv;
 mod id;
 mod macros;
+mod names;
 mod registry;
 mod suggest;
 
@@ -52,6 +54,7 @@ pub use budget::Budget;
 pub use component_set::{ComponentSet, Iter as ComponentSetIter};
 pub use def::{Access, Io, IoList, MAX_IO, SystemDef};
 pub use error::{RegisterError, UnknownSystem};
+pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};
 pub use id::{ComponentId, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
 pub use laige_depspec::MAX_DEPENDENCIES;
 pub use registry::{Registry, SystemRecord};

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use laige_depspec::DepSpec;
 use laige_diag::Diagnostics;
 
+use crate::names::NameIndex;
 use crate::suggest::closest;
 use crate::{
     Access, Budget, ComponentId, ComponentSet, IoList, MAX_SYSTEMS, RegisterError, SystemDef,
@@ -95,6 +96,7 @@ impl<R> SystemRecord<R> {
 #[derive(Debug)]
 pub struct Registry<R> {
     records: Vec<SystemRecord<R>>,
+    names: NameIndex,
     components: ComponentSet,
     diag: Diagnostics,
     identity: u64,
@@ -118,6 +120,7 @@ impl<R> Registry<R> {
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
         Self {
             records: Vec::with_capacity(MAX_SYSTEMS),
+            names: NameIndex::new(),
             components: ComponentSet::EMPTY,
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
@@ -155,6 +158,7 @@ impl<R> Registry<R> {
         match self.validate(def) {
             Ok(record) => {
                 let id = record.id;
+                self.names.insert(record.name, self.records.len());
                 self.records.push(record);
                 Ok(id)
             }
@@ -268,7 +272,8 @@ impl<R> Registry<R> {
 
     /// The id of the system named exactly `name` (case-sensitive).
     pub fn find(&self, name: &str) -> Option<SystemId> {
-        self.records.iter().find(|it| it.name == name).map(|it| it.id)
+        let records = &self.records;
+        self.names.find(name, |position| records[position].name).map(|position| records[position].id)
     }
 
     /// The registered name closest to `name`, when one is close enough to be a likely typo.
