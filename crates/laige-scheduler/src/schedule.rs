@@ -1,0 +1,123 @@
+//! The computed execution order: what the runner executes every tick.
+
+use laige_registry::{Fnv1a64, MAX_SYSTEMS, SystemId};
+
+use crate::ReadBeforeWrite;
+
+/// How many `read_before_write` warnings a schedule keeps as data; the count goes on.
+pub const MAX_KEPT_WARNINGS: usize = 32;
+
+/// A validated execution order over one registry's systems, plus the warnings scheduling
+/// raised. Fixed size: computing one never allocates.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    order: [SystemId; MAX_SYSTEMS],
+    len: usize,
+    system_count: usize,
+    registry: Option<u64>,
+    verified: bool,
+    warnings: [Option<ReadBeforeWrite>; MAX_KEPT_WARNINGS],
+    warning_count: usize,
+}
+
+const FIRST: SystemId = match SystemId::new(1) {
+    Some(id) => id,
+    None => panic!("1 is a valid system id"),
+};
+
+impl Schedule {
+    pub(crate) fn new(system_count: usize, registry: u64) -> Self {
+        Self {
+            order: [FIRST; MAX_SYSTEMS],
+            len: 0,
+            system_count,
+            registry: Some(registry),
+            verified: true,
+            warnings: [None; MAX_KEPT_WARNINGS],
+            warning_count: 0,
+        }
+    }
+
+    /// A hand-built schedule for `system_count` systems running in `order`.
+    ///
+    /// Nothing is checked here: the runner checks it (`schedule_invalid`) before running
+    /// anything. It is bound to no registry, so only the system count tells it is stale.
+    /// Entries past [`MAX_SYSTEMS`] are dropped, which the runner then reports too.
+    pub fn hand_built(system_count: usize, order: &[SystemId]) -> Self {
+        let mut schedule = Self::new(system_count, 0);
+        schedule.registry = None;
+        schedule.verified = false;
+        let len = order.len().min(MAX_SYSTEMS);
+        schedule.order[..len].copy_from_slice(&order[..len]);
+        schedule.len = len;
+        schedule
+    }
+
+    pub(crate) fn push(&mut self, id: SystemId) {
+        self.order[self.len] = id;
+        self.len += 1;
+    }
+
+    pub(crate) fn warn(&mut self, warning: ReadBeforeWrite) {
+        if let Some(slot) = self.warnings.get_mut(self.warning_count) {
+            *slot = Some(warning);
+        }
+        self.warning_count += 1;
+    }
+
+    /// The systems in execution order.
+    pub fn order(&self) -> &[SystemId] {
+        &self.order[..self.len]
+    }
+
+    /// How many systems the registry had when this schedule was computed.
+    pub fn system_count(&self) -> usize {
+        self.system_count
+    }
+
+    /// Whether the schedule runs nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The identity of the registry this schedule was computed from; `None` when hand built.
+    pub fn registry_identity(&self) -> Option<u64> {
+        self.registry
+    }
+
+    /// Whether the scheduler computed this order (and so proved it well formed).
+    pub fn is_verified(&self) -> bool {
+        self.verified
+    }
+
+    /// The `read_before_write` warnings, in emission order (at most [`MAX_KEPT_WARNINGS`]).
+    pub fn warnings(&self) -> impl ExactSizeIterator<Item = &ReadBeforeWrite> + '_ {
+        let kept = self.warning_count.min(MAX_KEPT_WARNINGS);
+        self.warnings[..kept].iter().map(|it| it.as_ref().expect("kept warnings are set"))
+    }
+
+    /// How many warnings scheduling raised, including any past [`MAX_KEPT_WARNINGS`].
+    pub fn warning_count(&self) -> usize {
+        self.warning_count
+    }
+
+    /// The known-answer hash of the order: FNV-1a 64 over each id widened to a big-endian
+    /// `u64`. Two registries with the same registrations give the same hash.
+    pub fn order_hash(&self) -> u64 {
+        let mut h = Fnv1a64::new();
+        for id in self.order() {
+            h.write_u64(u64::from(id.get()));
+        }
+        h.finish()
+    }
+}
+
+impl PartialEq for Schedule {
+    /// Schedules are equal when they run the same systems in the same order for the same
+    /// system count; the registry identity is deliberately ignored.
+    fn eq(&self, other: &Self) -> bool {
+        self.system_count == other.system_count && self.order() == other.order()
+    }
+}
+
+impl Eq for Schedule {}
