@@ -1,0 +1,139 @@
+//! The sequential runner: one system at a time, in schedule order.
+
+use std::time::Instant;
+
+use laige_registry::{Registry, SystemId};
+use laige_scheduler::Schedule;
+
+use crate::{Host, RunError, Timing, TimingStats};
+
+/// How a [`Runner`] behaves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RunnerOptions {
+    /// Time every system run and check it against its budget (on by default).
+    pub timing: bool,
+}
+
+impl Default for RunnerOptions {
+    fn default() -> Self {
+        Self { timing: true }
+    }
+}
+
+/// Runs a [`Schedule`] on a [`Host`], one system at a time, and keeps each system's timing.
+#[derive(Debug, Default)]
+pub struct Runner {
+    options: RunnerOptions,
+    timing: Timing,
+}
+
+impl Runner {
+    /// A runner with timing on.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A runner with the given options.
+    pub fn with_options(options: RunnerOptions) -> Self {
+        Self { options, timing: Timing::new() }
+    }
+
+    /// The runner's options.
+    pub fn options(&self) -> RunnerOptions {
+        self.options
+    }
+
+    /// Switches per-system timing on or off.
+    pub fn set_timing(&mut self, on: bool) {
+        self.options.timing = on;
+    }
+
+    /// The timing table.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// The timing table, for executors that measure runs themselves.
+    pub fn timing_mut(&mut self) -> &mut Timing {
+        &mut self.timing
+    }
+
+    /// The timing snapshot of `id`.
+    pub fn timing_stats(&self, id: SystemId) -> Option<TimingStats> {
+        self.timing.stats(id)
+    }
+
+    /// Runs every system of `schedule` on `host`, in order.
+    ///
+    /// Systems over budget still run: timing only observes.
+    ///
+    /// # Errors
+    ///
+    /// A stale or malformed schedule, before anything runs (see [`check`]).
+    pub fn run<R>(
+        &mut self,
+        schedule: &Schedule,
+        registry: &Registry<R>,
+        host: &mut impl Host<R>,
+    ) -> Result<(), RunError> {
+        check(schedule, registry)?;
+        let records = registry.records();
+        if !self.options.timing {
+            for &id in schedule.order() {
+                host.run_system(id, records[id.index()].run());
+            }
+            return Ok(());
+        }
+        let diag = registry.diagnostics();
+        for &id in schedule.order() {
+            let record = &records[id.index()];
+            let start = Instant::now();
+            host.run_system(id, record.run());
+            let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            self.timing.observe(record, nanos, diag);
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `schedule` can run on `registry`, emitting the failure's event if not.
+///
+/// A schedule is stale when it was computed from another registry or for a different
+/// number of systems. A hand-built schedule is checked entry by entry: every id must be in
+/// range and appear once, and every slot must be filled.
+///
+/// # Errors
+///
+/// [`RunError::ScheduleStale`] or [`RunError::ScheduleInvalid`].
+pub fn check<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), RunError> {
+    let res = check_quiet(schedule, registry);
+    if let Err(err) = &res {
+        registry.diagnostics().report(err.key(), || err.emit());
+    }
+    res
+}
+
+fn check_quiet<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), RunError> {
+    let foreign = schedule.registry_identity().is_some_and(|it| it != registry.identity());
+    if foreign || schedule.system_count() != registry.len() {
+        return Err(RunError::ScheduleStale {
+            scheduled_systems: schedule.system_count(),
+            current_systems: registry.len(),
+            foreign,
+        });
+    }
+    if schedule.is_verified() {
+        return Ok(());
+    }
+    let mut seen = [false; laige_registry::MAX_SYSTEMS];
+    for (slot, id) in schedule.order().iter().enumerate() {
+        let fresh = id.index() < registry.len() && !std::mem::replace(&mut seen[id.index()], true);
+        if !fresh {
+            return Err(RunError::ScheduleInvalid { slot, id: id.get() });
+        }
+    }
+    if schedule.order().len() < registry.len() {
+        return Err(RunError::ScheduleInvalid { slot: schedule.order().len(), id: 0 });
+    }
+    Ok(())
+}

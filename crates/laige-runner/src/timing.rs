@@ -1,0 +1,218 @@
+//! Per-system timing and budgets (contract §5): observation only, never control.
+
+use std::fmt;
+use std::time::Duration;
+
+use laige_diag::{Diagnostics, EventKey, Severity, Subsystem};
+use laige_registry::{MAX_SYSTEMS, SystemId, SystemRecord};
+
+/// Samples kept per system: about a second at 60 Hz.
+pub const WINDOW_SAMPLES: usize = 64;
+
+/// A run at this multiple of its budget or more is critical.
+pub const CRITICAL_MULTIPLIER: u64 = 3;
+
+/// One system's timing record.
+#[derive(Clone, Debug)]
+struct Record {
+    window: [u64; WINDOW_SAMPLES],
+    total: u64,
+    last_ns: u64,
+    warns: u64,
+    errors: u64,
+}
+
+impl Record {
+    const EMPTY: Self =
+        Self { window: [0; WINDOW_SAMPLES], total: 0, last_ns: 0, warns: 0, errors: 0 };
+
+    fn stored(&self) -> usize {
+        (self.total as usize).min(WINDOW_SAMPLES)
+    }
+
+    fn samples(&self) -> &[u64] {
+        &self.window[..self.stored()]
+    }
+}
+
+/// A snapshot of one system's timing since the timing table was created.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct TimingStats {
+    /// How many times the system ran.
+    pub runs: u64,
+    /// The last run's duration.
+    pub last: Duration,
+    /// Runs strictly over budget (`budget_overrun`), counted even when the log suppressed them.
+    pub warns: u64,
+    /// Runs at three times the budget or more (`budget_critical`).
+    pub errors: u64,
+    /// The window's 99th percentile (nearest rank); zero before the first run.
+    pub p99: Duration,
+    /// How many samples the window holds (at most [`WINDOW_SAMPLES`]).
+    pub window_samples: usize,
+}
+
+/// Timing records for every system, reserved up front so a tick never allocates.
+#[derive(Clone)]
+pub struct Timing {
+    records: Vec<Record>,
+}
+
+impl fmt::Debug for Timing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timing").finish_non_exhaustive()
+    }
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Timing {
+    /// Records for [`MAX_SYSTEMS`] systems.
+    pub fn new() -> Self {
+        Self { records: vec![Record::EMPTY; MAX_SYSTEMS] }
+    }
+
+    /// Records one run of `system` lasting `nanos`, and reports a budget breach.
+    ///
+    /// A run strictly over budget emits `system/budget_overrun`; a run at three times the
+    /// budget or more also emits `system/budget_critical`, warn first. The counters count
+    /// every breach; only the events are rate limited.
+    pub fn observe<R>(&mut self, system: &SystemRecord<R>, nanos: u64, diag: &Diagnostics) {
+        let record = &mut self.records[system.id().index()];
+        record.window[(record.total % WINDOW_SAMPLES as u64) as usize] = nanos;
+        record.total += 1;
+        record.last_ns = nanos;
+        let budget = system.budget().as_nanos();
+        // Budgets are Q16.16 ms, so `as_nanos` rounds down by under a nanosecond; compare
+        // in raw units to keep "strictly over" exact.
+        let over = u128::from(nanos) * 65536 > u128::from(system.budget().raw() as u32) * 1_000_000;
+        let critical = nanos >= budget.saturating_mul(CRITICAL_MULTIPLIER) && over;
+        if !over {
+            return;
+        }
+        let breach = Breach {
+            system: system.name(),
+            id: system.id(),
+            measured_ms: nanos as f64 / 1e6,
+            budget_ms: system.budget().as_millis_f64(),
+            p99_ms: percentile(record.samples(), 99) as f64 / 1e6,
+            window_samples: record.stored(),
+        };
+        record.warns += 1;
+        diag.report(Breach::OVERRUN, || breach.emit_overrun());
+        if critical {
+            record.errors += 1;
+            diag.report(Breach::CRITICAL, || breach.emit_critical());
+        }
+    }
+
+    /// The timing snapshot of `id`.
+    pub fn stats(&self, id: SystemId) -> Option<TimingStats> {
+        let record = self.records.get(id.index())?;
+        Some(TimingStats {
+            runs: record.total,
+            last: Duration::from_nanos(record.last_ns),
+            warns: record.warns,
+            errors: record.errors,
+            p99: Duration::from_nanos(percentile(record.samples(), 99)),
+            window_samples: record.stored(),
+        })
+    }
+
+    /// The window of `id`, oldest sample first.
+    pub fn window(&self, id: SystemId) -> impl Iterator<Item = Duration> + '_ {
+        let record = self.records.get(id.index());
+        let (total, stored) = record.map_or((0, 0), |it| (it.total as usize, it.stored()));
+        let oldest = total - stored;
+        (oldest..total).map(move |i| {
+            let record = record.expect("non-empty windows belong to a record");
+            Duration::from_nanos(record.window[i % WINDOW_SAMPLES])
+        })
+    }
+
+    /// How many samples `id` has recorded in all, including those the window dropped.
+    pub fn total_recorded(&self, id: SystemId) -> u64 {
+        self.records.get(id.index()).map_or(0, |it| it.total)
+    }
+}
+
+/// Nearest-rank percentile over `samples`: sort, rank `ceil(p·n/100)` clamped to at least 1.
+fn percentile(samples: &[u64], p: usize) -> u64 {
+    if samples.is_empty() {
+        return 0;
+    }
+    let mut sorted = [0u64; WINDOW_SAMPLES];
+    let sorted = &mut sorted[..samples.len()];
+    sorted.copy_from_slice(samples);
+    sorted.sort_unstable();
+    let rank = (p * samples.len()).div_ceil(100).max(1);
+    sorted[rank - 1]
+}
+
+/// The fields of a budget event.
+struct Breach {
+    system: &'static str,
+    id: SystemId,
+    measured_ms: f64,
+    budget_ms: f64,
+    p99_ms: f64,
+    window_samples: usize,
+}
+
+impl Breach {
+    const OVERRUN: EventKey = EventKey::new(Subsystem::System, "budget_overrun", Severity::Warn);
+    const CRITICAL: EventKey = EventKey::new(Subsystem::System, "budget_critical", Severity::Error);
+
+    fn emit_overrun(&self) {
+        let Breach { system, id, measured_ms, budget_ms, p99_ms, window_samples } = *self;
+        tracing::warn!(
+            name: "system/budget_overrun",
+            target: "laige",
+            system,
+            id = id.get(),
+            measured_ms,
+            budget_ms,
+            p99_ms,
+            window_samples,
+            "budget_overrun | system `{system}` ran {measured_ms} ms | its budget is {budget_ms} ms \
+             | optimise it, split it, or raise its budget | docs/api/system_timing.md"
+        );
+    }
+
+    fn emit_critical(&self) {
+        let Breach { system, id, measured_ms, budget_ms, p99_ms, window_samples } = *self;
+        tracing::error!(
+            name: "system/budget_critical",
+            target: "laige",
+            system,
+            id = id.get(),
+            measured_ms,
+            budget_ms,
+            p99_ms,
+            window_samples,
+            "budget_critical | system `{system}` ran {measured_ms} ms | that is at least \
+             {CRITICAL_MULTIPLIER}x its budget of {budget_ms} ms | profile it before it \
+             eats the frame | docs/api/system_timing.md"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn nearest_rank_percentile() {
+        assert_eq!(percentile(&[], 99), 0);
+        assert_eq!(percentile(&[5], 99), 5);
+        let samples: Vec<u64> = (1..=64).rev().collect();
+        assert_eq!(percentile(&samples, 99), 64);
+        assert_eq!(percentile(&samples, 50), 32);
+        // 55..=64: rank ceil(90·10/100) = 9 is 63.
+        assert_eq!(percentile(&samples[..10], 90), 63);
+    }
+}
