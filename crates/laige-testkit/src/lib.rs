@@ -1,0 +1,29 @@
+//! Test support for the laige crates; a dev-dependency only, never linked into a product.
+//!
+//! Two tools every laige test suite needs:
+//! - [`capture`]: records the structured events a closure emits, through one process-wide
+//!   subscriber that routes each event to the capturing thread. Per-test
+//!   `tracing::subscriber::with_default` is known to drop events when tests run in
+//!   parallel (callsite interest is cached per process), so this crate never uses it.
+//! - [`CountingAlloc`]: a global allocator that counts allocations per thread, for the
+//!   zero-allocation tests. Each test binary that uses it declares it as its
+//!   `#[global_allocator]`.
+//!
+//! What it does **not** do: assert anything. Tests compare [`render`]ed text, usually
+//! with `insta`.
+//!
+//! # Example
+//!
+//! ```
+//! let ((), events) = laige_testkit::capture(|| {
+//!     tracing::warn!(name: "system/duplicate", target: "laige", name = "Dup", existing_system_id = 1u32, "dup");
+//! });
+//! assert_eq!(laige_testkit::render(&events), "warn system/duplicate existing_system_id=1 name=Dup\n");
+//! ```
+#![deny(missing_docs)]
+
+mod alloc;
+mod capture;
+
+pub use alloc::{CountingAlloc, allocations, count_allocations};
+pub use capture::{Event, capture, render, render_with_messages};
