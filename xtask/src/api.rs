@@ -1,0 +1,244 @@
+//! `cargo xtask api`: the committed public API manifest, `laige-api.json`.
+//!
+//! The manifest lists every public item of every `crates/laige-*` crate as
+//! `{"path", "kind", "signature"}`, sorted, one item per line, so a pull request that changes the
+//! public API shows it as a diff of this file. The items come from a `syn` walk of the sources
+//! ([`walk`]); `docs/decisions/0001-api-manifest-extraction.md` explains why and what it misses.
+
+mod render;
+mod walk;
+
+use std::{fs, path::Path};
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::Value;
+
+use crate::metadata;
+pub use walk::{CrateSource, Entry, public_api};
+
+/// The manifest file name, at the workspace root.
+pub const MANIFEST: &str = "laige-api.json";
+
+/// The `format` field of the manifest; bump it when the layout or the signature style changes.
+const FORMAT: &str = "laige-api/1";
+
+/// What `cargo xtask api` does with the regenerated manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Write `laige-api.json`.
+    Write,
+    /// Compare with the committed `laige-api.json` and fail when it differs.
+    Check,
+}
+
+/// The published crates of the workspace at `root`: every `crates/laige-*` library.
+pub fn workspace_crates(root: &Path) -> Result<Vec<CrateSource>> {
+    let ws = metadata::load(root)?;
+    let mut res = Vec::new();
+    for pkg in ws.packages {
+        let rel = metadata::display_rel(&ws.root, &pkg.dir);
+        if !(rel.starts_with("crates/") && pkg.name.starts_with("laige-")) {
+            continue;
+        }
+        let root = pkg
+            .lib_root
+            .with_context(|| format!("`{}` has no library target", pkg.name))?;
+        res.push(CrateSource {
+            name: pkg.name.replace('-', "_"),
+            root,
+        });
+    }
+    Ok(res)
+}
+
+/// Renders `entries` as the manifest text: pretty JSON with one item per line and a final newline.
+pub fn render(entries: &[Entry]) -> String {
+    let string = |s: &str| Value::String(s.to_owned()).to_string();
+    let mut res = String::from("{\n");
+    res.push_str(&format!("  \"format\": {},\n", string(FORMAT)));
+    res.push_str(&format!(
+        "  \"generated_by\": {},\n",
+        string("cargo xtask api (do not edit by hand; run it and commit this file)")
+    ));
+    res.push_str("  \"items\": [");
+    for (idx, it) in entries.iter().enumerate() {
+        let sep = if idx == 0 { "\n" } else { ",\n" };
+        res.push_str(&format!(
+            "{sep}    {{\"path\": {}, \"kind\": {}, \"signature\": {}}}",
+            string(&it.path),
+            string(&it.kind),
+            string(&it.signature)
+        ));
+    }
+    res.push_str(if entries.is_empty() {
+        "]\n}\n"
+    } else {
+        "\n  ]\n}\n"
+    });
+    res
+}
+
+/// Parses manifest text back into entries.
+pub fn parse(text: &str) -> Result<Vec<Entry>> {
+    let json: Value = serde_json::from_str(text).context("not valid JSON")?;
+    let items = json
+        .get("items")
+        .and_then(Value::as_array)
+        .context("no `items` array")?;
+    items
+        .iter()
+        .map(|it| {
+            let field = |key: &str| {
+                it.get(key)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .with_context(|| format!("item without `{key}`"))
+            };
+            Ok(Entry {
+                path: field("path")?,
+                kind: field("kind")?,
+                signature: field("signature")?,
+            })
+        })
+        .collect()
+}
+
+/// Describes how `new` differs from `old`: added, removed and changed items by path and kind.
+pub fn diff(old: &[Entry], new: &[Entry]) -> Vec<String> {
+    let key = |it: &Entry| (it.path.clone(), it.kind.clone());
+    let mut res = Vec::new();
+    for it in new.iter().filter(|it| !old.contains(it)) {
+        match old.iter().find(|o| key(o) == key(it) && !new.contains(o)) {
+            Some(before) => res.push(format!(
+                "changed: {} ({}): `{}` is now `{}`",
+                it.path, it.kind, before.signature, it.signature
+            )),
+            None => res.push(format!(
+                "added:   {} ({}): `{}`",
+                it.path, it.kind, it.signature
+            )),
+        }
+    }
+    for it in old.iter().filter(|it| !new.contains(it)) {
+        if !new.iter().any(|n| key(n) == key(it) && !old.contains(n)) {
+            res.push(format!(
+                "removed: {} ({}): `{}`",
+                it.path, it.kind, it.signature
+            ));
+        }
+    }
+    res
+}
+
+/// `cargo xtask api [--check]`.
+pub fn run(root: &Path, mode: Mode) -> Result<()> {
+    let entries = public_api(&workspace_crates(root)?)?;
+    let text = render(&entries);
+    let path = root.join(MANIFEST);
+    match mode {
+        Mode::Write => {
+            let old = fs::read_to_string(&path).ok();
+            if old.as_deref() == Some(text.as_str()) {
+                println!("{MANIFEST} is up to date ({} items)", entries.len());
+            } else {
+                fs::write(&path, &text)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                println!("wrote {MANIFEST} ({} items)", entries.len());
+            }
+            Ok(())
+        }
+        Mode::Check => {
+            let old = match fs::read_to_string(&path) {
+                Ok(it) => it,
+                Err(e) => bail!(
+                    "cannot read {MANIFEST}: {e}; run `cargo xtask api` and commit `{MANIFEST}`"
+                ),
+            };
+            if old == text {
+                println!("api: {MANIFEST} is up to date ({} items)", entries.len());
+                return Ok(());
+            }
+            let changes = match parse(&old) {
+                Ok(old_entries) => diff(&old_entries, &entries),
+                Err(e) => vec![format!("the committed file cannot be read: {e:#}")],
+            };
+            let changes = if changes.is_empty() {
+                "  (same items, different layout)".to_owned()
+            } else {
+                changes
+                    .iter()
+                    .map(|it| format!("  {it}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            bail!(
+                "{MANIFEST} is out of date with the sources:\n{changes}\nrun `cargo xtask api` and commit `{MANIFEST}`"
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn fixture_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/api_fixture")
+    }
+
+    #[test]
+    fn fixture_manifest_matches_expected() {
+        let dir = fixture_dir();
+        let crates = [CrateSource {
+            name: "api_fixture".to_owned(),
+            root: dir.join("src/lib.rs"),
+        }];
+        let got = render(&public_api(&crates).unwrap());
+        let expected_path = dir.join("expected.json");
+        if std::env::var_os("XTASK_BLESS").is_some() {
+            fs::write(&expected_path, &got).unwrap();
+            return;
+        }
+        let want = fs::read_to_string(&expected_path).unwrap_or_default();
+        if got != want {
+            let changes = diff(&parse(&want).unwrap_or_default(), &parse(&got).unwrap());
+            panic!(
+                "the fixture's manifest differs from tests/fixtures/api_fixture/expected.json:\n  {}\n\
+                 if the new output is right, rerun with XTASK_BLESS=1 and review the diff",
+                changes.join("\n  ")
+            );
+        }
+    }
+
+    #[test]
+    fn render_parse_round_trip_and_diff() {
+        let entry = |path: &str, kind: &str, signature: &str| Entry {
+            path: path.to_owned(),
+            kind: kind.to_owned(),
+            signature: signature.to_owned(),
+        };
+        let old = vec![
+            entry("c::a", "fn", "pub fn a()"),
+            entry("c::b", "fn", "pub fn b()"),
+            entry("c::S", "struct", "pub struct S"),
+        ];
+        let new = vec![
+            entry("c::a", "fn", "pub fn a(x: u8)"),
+            entry("c::S", "struct", "pub struct S"),
+            entry("c::z", "const", "pub const z: u8 = \"\\\"\""),
+        ];
+        assert_eq!(parse(&render(&new)).unwrap(), new);
+        assert_eq!(parse(&render(&[])).unwrap(), Vec::new());
+        assert!(render(&new).ends_with("}\n"));
+        assert_eq!(
+            diff(&old, &new),
+            [
+                "changed: c::a (fn): `pub fn a()` is now `pub fn a(x: u8)`",
+                "added:   c::z (const): `pub const z: u8 = \"\\\"\"`",
+                "removed: c::b (fn): `pub fn b()`",
+            ]
+        );
+    }
+}

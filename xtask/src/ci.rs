@@ -1,0 +1,173 @@
+//! `cargo xtask ci`: every gate CI runs, in order, with one summary at the end.
+//!
+//! Gates run even after an earlier one failed, so one run shows every problem.
+//! Command output is streamed as it happens (nothing is captured), so a CI log shows cargo's own
+//! `test result:` lines.
+
+use std::{path::Path, process::Command, time::Instant};
+
+use anyhow::{Result, bail};
+
+use crate::{api, lint, metadata::cargo};
+
+/// How one gate ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Ok,
+    Failed(String),
+    Skipped(String),
+}
+
+/// The gates, in the order they run.
+const GATES: &[(&str, &str)] = &[
+    ("fmt", "cargo fmt --all --check"),
+    (
+        "clippy",
+        "cargo clippy --workspace --all-targets -- -D warnings",
+    ),
+    ("test", "cargo test --workspace"),
+    (
+        "doc",
+        "RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps",
+    ),
+    ("api", "cargo xtask api --check"),
+    ("lint", "cargo xtask lint"),
+    ("deny", "cargo deny check bans licenses sources"),
+];
+
+/// Runs the gates (all of them, or those named in the comma-separated `only`) and prints a summary.
+pub fn run(root: &Path, only: Option<&str>) -> Result<()> {
+    let selected: Vec<&str> = match only {
+        None => GATES.iter().map(|(name, _)| *name).collect(),
+        Some(list) => {
+            let names: Vec<&str> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|it| !it.is_empty())
+                .collect();
+            if let Some(bad) = names
+                .iter()
+                .find(|it| !GATES.iter().any(|(name, _)| name == *it))
+            {
+                let known: Vec<&str> = GATES.iter().map(|(name, _)| *name).collect();
+                bail!("unknown gate `{bad}`; known gates: {}", known.join(", "));
+            }
+            names
+        }
+    };
+    let mut results = Vec::new();
+    for &(name, command) in GATES {
+        if !selected.contains(&name) {
+            continue;
+        }
+        println!("\n==> ci gate `{name}`: {command}");
+        let started = Instant::now();
+        let outcome = run_gate(root, name);
+        let secs = started.elapsed().as_secs_f64();
+        match &outcome {
+            Outcome::Ok => println!("<== ci gate `{name}`: ok ({secs:.1}s)"),
+            Outcome::Failed(why) => println!("<== ci gate `{name}`: FAILED ({why}, {secs:.1}s)"),
+            Outcome::Skipped(why) => println!("<== ci gate `{name}`: skipped: {why}"),
+        }
+        results.push((name, command, outcome));
+    }
+
+    println!("\n==> ci summary");
+    for (name, command, outcome) in &results {
+        let (status, note) = match outcome {
+            Outcome::Ok => ("ok", String::new()),
+            Outcome::Failed(why) => ("FAILED", format!(" ({why})")),
+            Outcome::Skipped(why) => ("skipped", format!(" ({why})")),
+        };
+        println!("  {status:<8} {name:<7} {command}{note}");
+    }
+    let n_failed = results
+        .iter()
+        .filter(|it| matches!(it.2, Outcome::Failed(_)))
+        .count();
+    let n_skipped = results
+        .iter()
+        .filter(|it| matches!(it.2, Outcome::Skipped(_)))
+        .count();
+    let n_ok = results.len() - n_failed - n_skipped;
+    if n_failed > 0 {
+        let failed: Vec<&str> = results
+            .iter()
+            .filter(|it| matches!(it.2, Outcome::Failed(_)))
+            .map(|it| it.0)
+            .collect();
+        println!("ci: FAILED (gates ok: {n_ok}, failed: {n_failed}, skipped: {n_skipped})");
+        bail!("ci gates failed: {}", failed.join(", "));
+    }
+    println!("ci: ok (gates ok: {n_ok}, failed: 0, skipped: {n_skipped})");
+    Ok(())
+}
+
+fn run_gate(root: &Path, name: &str) -> Outcome {
+    match name {
+        "fmt" => command(root, cargo().args(["fmt", "--all", "--check"])),
+        "clippy" => command(
+            root,
+            cargo().args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        ),
+        "test" => command(root, cargo().args(["test", "--workspace"])),
+        "doc" => command(
+            root,
+            cargo()
+                .args(["doc", "--workspace", "--no-deps"])
+                .env("RUSTDOCFLAGS", "-D warnings"),
+        ),
+        "api" => in_process(api::run(root, api::Mode::Check)),
+        "lint" => in_process(lint::run(root)),
+        "deny" => deny(root),
+        _ => Outcome::Failed(format!("no such gate `{name}`")),
+    }
+}
+
+/// Runs `cmd` in `root` with inherited stdio, so its output streams straight into the log.
+fn command(root: &Path, cmd: &mut Command) -> Outcome {
+    match cmd.current_dir(root).status() {
+        Ok(status) if status.success() => Outcome::Ok,
+        Ok(status) => Outcome::Failed(format!(
+            "exit status {}",
+            status
+                .code()
+                .map_or("signal".to_owned(), |it| it.to_string())
+        )),
+        Err(e) => Outcome::Failed(format!("could not start: {e}")),
+    }
+}
+
+fn in_process(res: Result<()>) -> Outcome {
+    match res {
+        Ok(()) => Outcome::Ok,
+        Err(e) => {
+            println!("error: {e:#}");
+            Outcome::Failed("see above".to_owned())
+        }
+    }
+}
+
+fn deny(root: &Path) -> Outcome {
+    let installed = cargo()
+        .args(["deny", "--version"])
+        .current_dir(root)
+        .output()
+        .is_ok_and(|it| it.status.success());
+    if !installed {
+        let why = "cargo-deny is not installed (cargo install --locked cargo-deny)";
+        println!("skipped: {why}");
+        return Outcome::Skipped(why.to_owned());
+    }
+    command(
+        root,
+        cargo().args(["deny", "check", "bans", "licenses", "sources"]),
+    )
+}
