@@ -21,7 +21,9 @@ pub struct MonotonicClock {
 impl MonotonicClock {
     /// A clock whose origin is now.
     pub fn new() -> Self {
-        Self { origin: Instant::now() }
+        Self {
+            origin: Instant::now(),
+        }
     }
 }
 

@@ -40,4 +40,4 @@ mod clock;
 mod limiter;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
-pub use limiter::{DEFAULT_RATE_WINDOW, Diagnostics, EventKey, Severity, Subsystem};
+pub use limiter::{Batch, DEFAULT_RATE_WINDOW, Diagnostics, EventKey, Severity, Subsystem};

@@ -56,7 +56,11 @@ pub struct EventKey {
 impl EventKey {
     /// A key for `subsystem/event` at `severity`.
     pub const fn new(subsystem: Subsystem, event: &'static str, severity: Severity) -> Self {
-        Self { subsystem, event, severity }
+        Self {
+            subsystem,
+            event,
+            severity,
+        }
     }
 }
 
@@ -84,6 +88,53 @@ struct Inner {
     state: Mutex<State>,
 }
 
+/// Reports events at one instant under one lock; see [`Diagnostics::batch`].
+pub struct Batch<'a> {
+    state: MutexGuard<'a, State>,
+    now: Duration,
+    window: Duration,
+}
+
+impl Batch<'_> {
+    /// Emits through `emit` unless the key went out less than one window ago; see
+    /// [`Diagnostics::report`]. Returns whether `emit` ran.
+    pub fn report(&mut self, key: EventKey, emit: impl FnOnce()) -> bool {
+        let now = self.now;
+        let idx = match self.state.keys.iter().position(|it| it.key == key) {
+            Some(idx) => idx,
+            None => {
+                self.state.keys.push(KeyState {
+                    key,
+                    last_emitted: now,
+                    suppressed: 0,
+                });
+                emit();
+                return true;
+            }
+        };
+        let entry = &mut self.state.keys[idx];
+        if now.saturating_sub(entry.last_emitted) < self.window {
+            entry.suppressed += 1;
+            return false;
+        }
+        let suppressed = std::mem::take(&mut entry.suppressed);
+        entry.last_emitted = now;
+        if suppressed > 0 {
+            emit_rate_limited(key, suppressed);
+        }
+        emit();
+        true
+    }
+}
+
+impl fmt::Debug for Batch<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Batch")
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A shared handle to one rate limiter. Cloning shares the state.
 ///
 /// Reporting takes a lock, but only failure paths report: a healthy tick never touches it.
@@ -94,7 +145,9 @@ pub struct Diagnostics {
 
 impl fmt::Debug for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Diagnostics").field("window", &self.inner.window).finish_non_exhaustive()
+        f.debug_struct("Diagnostics")
+            .field("window", &self.inner.window)
+            .finish_non_exhaustive()
     }
 }
 
@@ -112,8 +165,16 @@ impl Diagnostics {
 
     /// A limiter with the given window on an injected clock (tests use [`crate::ManualClock`]).
     pub fn with_clock(window: Duration, clock: Arc<dyn Clock>) -> Self {
-        let state = State { keys: Vec::with_capacity(KEY_CAPACITY) };
-        Self { inner: Arc::new(Inner { window, clock, state: Mutex::new(state) }) }
+        let state = State {
+            keys: Vec::with_capacity(KEY_CAPACITY),
+        };
+        Self {
+            inner: Arc::new(Inner {
+                window,
+                clock,
+                state: Mutex::new(state),
+            }),
+        }
     }
 
     /// The rate window.
@@ -127,35 +188,31 @@ impl Diagnostics {
     /// and dropped. When an event passes after suppressions, a `rate_limited` summary
     /// (`event`, `suppressed`) is emitted first. Returns whether `emit` ran.
     pub fn report(&self, key: EventKey, emit: impl FnOnce()) -> bool {
+        self.batch(|batch| batch.report(key, emit))
+    }
+
+    /// Runs `f` with a [`Batch`] that reports many events on one clock reading and one
+    /// lock: a scheduling pass raising hundreds of warnings pays for both once.
+    ///
+    /// Events reported through the batch are emitted while the limiter is locked, so an
+    /// emit closure must not report through this `Diagnostics` itself.
+    pub fn batch<T>(&self, f: impl FnOnce(&mut Batch<'_>) -> T) -> T {
         let now = self.inner.clock.now();
-        let mut state = self.lock();
-        let idx = match state.keys.iter().position(|it| it.key == key) {
-            Some(idx) => idx,
-            None => {
-                state.keys.push(KeyState { key, last_emitted: now, suppressed: 0 });
-                drop(state);
-                emit();
-                return true;
-            }
+        let mut batch = Batch {
+            state: self.lock(),
+            now,
+            window: self.inner.window,
         };
-        let entry = &mut state.keys[idx];
-        if now.saturating_sub(entry.last_emitted) < self.inner.window {
-            entry.suppressed += 1;
-            return false;
-        }
-        let suppressed = std::mem::take(&mut entry.suppressed);
-        entry.last_emitted = now;
-        drop(state);
-        if suppressed > 0 {
-            emit_rate_limited(key, suppressed);
-        }
-        emit();
-        true
+        f(&mut batch)
     }
 
     /// How many events of `key` were suppressed since it last went out.
     pub fn pending_suppressed(&self, key: EventKey) -> u64 {
-        self.lock().keys.iter().find(|it| it.key == key).map_or(0, |it| it.suppressed)
+        self.lock()
+            .keys
+            .iter()
+            .find(|it| it.key == key)
+            .map_or(0, |it| it.suppressed)
     }
 
     /// Emits one `rate_limited` summary per key with pending suppressions, in the order the
@@ -174,13 +231,19 @@ impl Diagnostics {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding this lock cannot leave the counters inconsistent, so a
         // poisoned lock is still usable.
-        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        let state = self.state.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let state = self
+            .state
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         for entry in state.keys.iter_mut() {
             if entry.suppressed > 0 {
                 emit_rate_limited(entry.key, std::mem::take(&mut entry.suppressed));
@@ -219,7 +282,10 @@ mod tests {
 
     fn limiter() -> (Diagnostics, Arc<ManualClock>) {
         let clock = Arc::new(ManualClock::default());
-        (Diagnostics::with_clock(Duration::from_millis(1000), clock.clone()), clock)
+        (
+            Diagnostics::with_clock(Duration::from_millis(1000), clock.clone()),
+            clock,
+        )
     }
 
     const KEY: EventKey = EventKey::new(Subsystem::System, "duplicate", Severity::Warn);

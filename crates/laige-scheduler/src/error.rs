@@ -30,7 +30,10 @@ pub struct Cycle {
 
 impl Cycle {
     pub(crate) const fn new() -> Self {
-        Self { systems: [None; MAX_SYSTEMS], len: 0 }
+        Self {
+            systems: [None; MAX_SYSTEMS],
+            len: 0,
+        }
     }
 
     pub(crate) fn push(&mut self, system: SystemRef) {
@@ -40,7 +43,9 @@ impl Cycle {
 
     /// The systems on the cycle, in walk order.
     pub fn systems(&self) -> impl ExactSizeIterator<Item = SystemRef> + '_ {
-        self.systems[..self.len].iter().map(|it| it.expect("cycle entries are set"))
+        self.systems[..self.len]
+            .iter()
+            .map(|it| it.expect("cycle entries are set"))
     }
 
     /// How many systems are on the cycle (1 for a self-dependency).
@@ -69,7 +74,9 @@ impl Cycle {
 
 impl fmt::Debug for Cycle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.systems().map(|it| it.name)).finish()
+        f.debug_list()
+            .entries(self.systems().map(|it| it.name))
+            .finish()
     }
 }
 
@@ -141,7 +148,12 @@ impl ScheduleError {
     /// Emits this failure's structured event with the contract's field keys.
     pub fn emit(&self) {
         match self {
-            ScheduleError::DepMissing { system, missing_dep, position, .. } => tracing::warn!(
+            ScheduleError::DepMissing {
+                system,
+                missing_dep,
+                position,
+                ..
+            } => tracing::warn!(
                 name: "system/dep_missing",
                 target: "laige",
                 system = system.name,
@@ -155,7 +167,11 @@ impl ScheduleError {
                 cycle = %cycle.names(),
                 "{self}"
             ),
-            ScheduleError::DoubleWriter { component, first_writer, second_writer } => {
+            ScheduleError::DoubleWriter {
+                component,
+                first_writer,
+                second_writer,
+            } => {
                 tracing::warn!(
                     name: "system/double_writer",
                     target: "laige",
@@ -172,7 +188,12 @@ impl ScheduleError {
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScheduleError::DepMissing { system, missing_dep, position, suggestion } => {
+            ScheduleError::DepMissing {
+                system,
+                missing_dep,
+                position,
+                suggestion,
+            } => {
                 write!(
                     f,
                     "{system} depends on `{missing_dep}` (entry {position} of its depends_on), \
@@ -206,7 +227,11 @@ impl fmt::Display for ScheduleError {
                     dependency.name
                 )
             }
-            ScheduleError::DoubleWriter { component, first_writer, second_writer } => write!(
+            ScheduleError::DoubleWriter {
+                component,
+                first_writer,
+                second_writer,
+            } => write!(
                 f,
                 "{first_writer} and {second_writer} both declare a write of component \
                  {component}: one writer per component; merge the two writes into one system \
@@ -249,7 +274,11 @@ impl ReadBeforeWrite {
 
 impl fmt::Display for ReadBeforeWrite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ReadBeforeWrite { reader, writer, component } = self;
+        let ReadBeforeWrite {
+            reader,
+            writer,
+            component,
+        } = self;
         write!(
             f,
             "{reader} reads component {component} before {writer} writes it, so it sees the \

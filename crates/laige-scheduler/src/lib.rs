@@ -73,7 +73,9 @@ fn compute<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
     let mut placed = [false; MAX_SYSTEMS];
     let len = graph.kahn(&mut order, &mut placed);
     if len < registry.len() {
-        return Err(ScheduleError::DependencyCycle(graph.find_cycle(registry, &placed)));
+        return Err(ScheduleError::DependencyCycle(
+            graph.find_cycle(registry, &placed),
+        ));
     }
     let writers = validate::single_writers(registry)?;
     for &i in &order[..len] {

@@ -93,7 +93,9 @@ impl Schedule {
     /// The `read_before_write` warnings, in emission order (at most [`MAX_KEPT_WARNINGS`]).
     pub fn warnings(&self) -> impl ExactSizeIterator<Item = &ReadBeforeWrite> + '_ {
         let kept = self.warning_count.min(MAX_KEPT_WARNINGS);
-        self.warnings[..kept].iter().map(|it| it.as_ref().expect("kept warnings are set"))
+        self.warnings[..kept]
+            .iter()
+            .map(|it| it.as_ref().expect("kept warnings are set"))
     }
 
     /// How many warnings scheduling raised, including any past [`MAX_KEPT_WARNINGS`].

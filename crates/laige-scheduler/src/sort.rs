@@ -14,8 +14,11 @@ pub(crate) struct Graph {
 impl Graph {
     /// Resolves every spec; the first unknown name in (system id, position) order fails.
     pub(crate) fn resolve<R>(registry: &Registry<R>) -> Result<Self, ScheduleError> {
-        let mut graph =
-            Graph { n: registry.len(), deps: [[0; MAX_DEPENDENCIES]; MAX_SYSTEMS], dep_len: [0; MAX_SYSTEMS] };
+        let mut graph = Graph {
+            n: registry.len(),
+            deps: [[0; MAX_DEPENDENCIES]; MAX_SYSTEMS],
+            dep_len: [0; MAX_SYSTEMS],
+        };
         for (i, record) in registry.iter().enumerate() {
             for (position, &dep) in record.depends_on().iter().enumerate() {
                 let Some(target) = registry.find(dep) else {
@@ -39,7 +42,11 @@ impl Graph {
 
     /// Kahn's algorithm, smallest ready id first. Fills `order` with 0-based positions and
     /// returns how many were placed; fewer than `n` means a cycle.
-    pub(crate) fn kahn(&self, order: &mut [u16; MAX_SYSTEMS], placed: &mut [bool; MAX_SYSTEMS]) -> usize {
+    pub(crate) fn kahn(
+        &self,
+        order: &mut [u16; MAX_SYSTEMS],
+        placed: &mut [bool; MAX_SYSTEMS],
+    ) -> usize {
         let n = self.n;
         let mut pending = [0u8; MAX_SYSTEMS];
         // Dependents in compressed rows: dependents of d are at start[d]..start[d + 1].
@@ -86,12 +93,18 @@ impl Graph {
 
     /// The contract's cycle walk: from the smallest unplaced id, follow each system's first
     /// unplaced dependency until a system repeats; the cycle is the path from its first visit.
-    pub(crate) fn find_cycle<R>(&self, registry: &Registry<R>, placed: &[bool; MAX_SYSTEMS]) -> Cycle {
+    pub(crate) fn find_cycle<R>(
+        &self,
+        registry: &Registry<R>,
+        placed: &[bool; MAX_SYSTEMS],
+    ) -> Cycle {
         const UNVISITED: u16 = u16::MAX;
         let mut step_of = [UNVISITED; MAX_SYSTEMS];
         let mut path = [0u16; MAX_SYSTEMS];
         let mut len = 0;
-        let mut current = (0..self.n).find(|&i| !placed[i]).expect("a cycle leaves systems unplaced");
+        let mut current = (0..self.n)
+            .find(|&i| !placed[i])
+            .expect("a cycle leaves systems unplaced");
         while step_of[current] == UNVISITED {
             step_of[current] = len as u16;
             path[len] = current as u16;
@@ -113,7 +126,10 @@ impl Graph {
 
 pub(crate) fn system_ref<R>(registry: &Registry<R>, index: usize) -> SystemRef {
     let record = &registry.records()[index];
-    SystemRef { id: record.id(), name: record.name() }
+    SystemRef {
+        id: record.id(),
+        name: record.name(),
+    }
 }
 
 pub(crate) fn id_at(index: u16) -> SystemId {

@@ -19,7 +19,11 @@ pub(crate) fn single_writers<R>(registry: &Registry<R>) -> Result<Writers, Sched
     let mut second = [NONE; MAX_COMPONENTS];
     for (i, record) in registry.iter().enumerate() {
         for c in record.writes() {
-            let slot = if first[c.index()] == NONE { &mut first } else { &mut second };
+            let slot = if first[c.index()] == NONE {
+                &mut first
+            } else {
+                &mut second
+            };
             if slot[c.index()] == NONE {
                 slot[c.index()] = i as u16;
             }
@@ -37,7 +41,11 @@ pub(crate) fn single_writers<R>(registry: &Registry<R>) -> Result<Writers, Sched
 
 /// Records (and reports) every reader placed before the writer of a component it reads,
 /// in (component id, reader id) order.
-pub(crate) fn reads_before_writes<R>(registry: &Registry<R>, writers: &Writers, schedule: &mut Schedule) {
+pub(crate) fn reads_before_writes<R>(
+    registry: &Registry<R>,
+    writers: &Writers,
+    schedule: &mut Schedule,
+) {
     let mut position = [0u16; MAX_SYSTEMS];
     for (step, id) in schedule.order().iter().enumerate() {
         position[id.index()] = step as u16;
@@ -51,23 +59,24 @@ pub(crate) fn reads_before_writes<R>(registry: &Registry<R>, writers: &Writers, 
             read_anywhere.insert(c);
         }
     }
-    let diag = registry.diagnostics();
-    for c in &read_anywhere {
-        let writer = writers.of[c.index()];
-        if writer == NONE {
-            continue;
-        }
-        for reader in &readers_of[c.index()] {
-            let reader = reader.index();
-            if position[reader] < position[usize::from(writer)] {
-                let warning = ReadBeforeWrite {
-                    reader: system_ref(registry, reader),
-                    writer: system_ref(registry, usize::from(writer)),
-                    component: c,
-                };
-                diag.report(ReadBeforeWrite::KEY, || warning.emit());
-                schedule.warn(warning);
+    registry.diagnostics().batch(|batch| {
+        for c in &read_anywhere {
+            let writer = writers.of[c.index()];
+            if writer == NONE {
+                continue;
+            }
+            for reader in &readers_of[c.index()] {
+                let reader = reader.index();
+                if position[reader] < position[usize::from(writer)] {
+                    let warning = ReadBeforeWrite {
+                        reader: system_ref(registry, reader),
+                        writer: system_ref(registry, usize::from(writer)),
+                        component: c,
+                    };
+                    batch.report(ReadBeforeWrite::KEY, || warning.emit());
+                    schedule.warn(warning);
+                }
             }
         }
-    }
+    });
 }
