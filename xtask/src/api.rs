@@ -8,7 +8,7 @@
 mod render;
 mod walk;
 
-use std::{fs, path::Path};
+use std::{collections::BTreeMap, fs, path::Path};
 
 use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
@@ -103,28 +103,37 @@ pub fn parse(text: &str) -> Result<Vec<Entry>> {
         .collect()
 }
 
-/// Describes how `new` differs from `old`: added, removed and changed items by path and kind.
+/// Describes how `new` differs from `old`, by path and kind: items added, removed, or whose signature changed.
 pub fn diff(old: &[Entry], new: &[Entry]) -> Vec<String> {
-    let key = |it: &Entry| (it.path.clone(), it.kind.clone());
-    let mut res = Vec::new();
-    for it in new.iter().filter(|it| !old.contains(it)) {
-        match old.iter().find(|o| key(o) == key(it) && !new.contains(o)) {
-            Some(before) => res.push(format!(
-                "changed: {} ({}): `{}` is now `{}`",
-                it.path, it.kind, before.signature, it.signature
-            )),
-            None => res.push(format!(
-                "added:   {} ({}): `{}`",
-                it.path, it.kind, it.signature
-            )),
-        }
-    }
+    type Sides<'a> = (Vec<&'a str>, Vec<&'a str>);
+    let mut by_key: BTreeMap<(&str, &str), Sides<'_>> = BTreeMap::new();
     for it in old.iter().filter(|it| !new.contains(it)) {
-        if !new.iter().any(|n| key(n) == key(it) && !old.contains(n)) {
+        by_key
+            .entry((&it.path, &it.kind))
+            .or_default()
+            .0
+            .push(&it.signature);
+    }
+    for it in new.iter().filter(|it| !old.contains(it)) {
+        by_key
+            .entry((&it.path, &it.kind))
+            .or_default()
+            .1
+            .push(&it.signature);
+    }
+    let mut res = Vec::new();
+    for ((path, kind), (removed, added)) in by_key {
+        let n_changed = removed.len().min(added.len());
+        for (before, after) in removed.iter().zip(&added) {
             res.push(format!(
-                "removed: {} ({}): `{}`",
-                it.path, it.kind, it.signature
+                "changed: {path} ({kind}): `{before}` is now `{after}`"
             ));
+        }
+        for it in &added[n_changed..] {
+            res.push(format!("added:   {path} ({kind}): `{it}`"));
+        }
+        for it in &removed[n_changed..] {
+            res.push(format!("removed: {path} ({kind}): `{it}`"));
         }
     }
     res
@@ -236,8 +245,8 @@ mod tests {
             diff(&old, &new),
             [
                 "changed: c::a (fn): `pub fn a()` is now `pub fn a(x: u8)`",
-                "added:   c::z (const): `pub const z: u8 = \"\\\"\"`",
                 "removed: c::b (fn): `pub fn b()`",
+                "added:   c::z (const): `pub const z: u8 = \"\\\"\"`",
             ]
         );
     }

@@ -109,7 +109,12 @@ fn push_op(out: &mut Vec<Flat>, op: String) {
     if op == ">" && matches!(out.last(), Some(Flat::Op(prev, _)) if prev == ",") {
         out.pop();
     }
-    let prefix = op == "-" && matches!(out.last(), None | Some(Flat::Op(..) | Flat::Open(_)));
+    let prefix = matches!(op.as_str(), "-" | "*" | "&" | "&&")
+        && match out.last() {
+            None | Some(Flat::Op(..) | Flat::Open(_)) => true,
+            Some(Flat::Ident(word)) => SPACED_KEYWORDS.contains(&word.as_str()),
+            Some(_) => false,
+        };
     out.push(Flat::Op(op, prefix));
 }
 
@@ -119,14 +124,16 @@ fn space_after(prev: &Flat, cur: &Flat) -> bool {
         Flat::Open(_) => false,
         Flat::Ident(_) | Flat::Lifetime(_) | Flat::Literal(_) | Flat::Close(_) => true,
         Flat::Op(op, prefix) => match op.as_str() {
-            "::" | "&" | "*" | "$" | "." | ".." | "..=" | "#" | "<" | "!" | "?" | "'" => false,
-            "-" => !prefix,
+            // A macro repetition `$(..)*` followed by the next `$` fragment.
+            "*" | "?" | "+" if matches!(cur, Flat::Op(next, _) if next == "$") => true,
+            "::" | "$" | "." | ".." | "..=" | "#" | "<" | "!" | "?" | "'" => false,
+            "-" | "*" | "&" | "&&" => !prefix,
             _ => true,
         },
     }
 }
 
-fn space_before(prev: &Flat, cur: &Flat) -> bool {
+fn space_before(prev: &Flat, cur: &Flat, macro_matcher: bool) -> bool {
     match cur {
         Flat::Close('}') => !matches!(prev, Flat::Open('{')),
         Flat::Close(_) => false,
@@ -144,7 +151,9 @@ fn space_before(prev: &Flat, cur: &Flat) -> bool {
                 Flat::Ident(word) => word == "impl",
                 _ => true,
             },
-            "*" => !matches!(prev, Flat::Close(_)),
+            // In a macro matcher, `$(..)*`, `$(..)?` and `$(..)+` are repetitions.
+            "*" | "?" | "+" if macro_matcher => !matches!(prev, Flat::Close(_)),
+            "?" => !matches!(prev, Flat::Close(_)),
             _ => true,
         },
     }
@@ -152,6 +161,10 @@ fn space_before(prev: &Flat, cur: &Flat) -> bool {
 
 /// Prints `ts` on one line with rustfmt-like spacing.
 pub fn normalize(ts: TokenStream) -> String {
+    normalize_with(ts, false)
+}
+
+fn normalize_with(ts: TokenStream, macro_matcher: bool) -> String {
     let mut flat = Vec::new();
     flatten(ts, &mut flat);
     drop_trailing_comma(&mut flat, 0, false);
@@ -160,7 +173,7 @@ pub fn normalize(ts: TokenStream) -> String {
     for cur in &flat {
         if let Some(prev) = prev
             && space_after(prev, cur)
-            && space_before(prev, cur)
+            && space_before(prev, cur, macro_matcher)
         {
             res.push(' ');
         }
@@ -202,6 +215,30 @@ fn clean_sig(sig: &Signature) -> Signature {
         }
     }
     sig
+}
+
+/// ` = value` for a constant whose value is a simple expression (literals, paths, calls and
+/// arithmetic over them), else nothing: struct and array literals spell out private fields and
+/// would churn the manifest whenever the representation changes.
+fn const_value(expr: &syn::Expr) -> String {
+    fn simple(expr: &syn::Expr) -> bool {
+        use syn::Expr;
+        match expr {
+            Expr::Lit(_) | Expr::Path(_) => true,
+            Expr::Unary(it) => simple(&it.expr),
+            Expr::Binary(it) => simple(&it.left) && simple(&it.right),
+            Expr::Paren(it) => simple(&it.expr),
+            Expr::Group(it) => simple(&it.expr),
+            Expr::Cast(it) => simple(&it.expr),
+            Expr::Call(it) => simple(&it.func) && it.args.iter().all(simple),
+            _ => false,
+        }
+    }
+    if simple(expr) {
+        format!(" = {}", norm(expr))
+    } else {
+        String::new()
+    }
 }
 
 /// `pub fn name<G>(args) -> Ret where ..`.
@@ -367,10 +404,16 @@ pub fn trait_item_sig(item: &TraitItem) -> Option<(&'static str, String, String)
             Some(("assoc type", it.ident.to_string(), text))
         }
         TraitItem::Const(it) => {
-            let mut it = it.clone();
-            it.attrs.clear();
-            let text = norm(&it).trim_end_matches(';').to_owned();
-            Some(("assoc const", it.ident.to_string(), text))
+            let value = it
+                .default
+                .as_ref()
+                .map(|(_, expr)| const_value(expr))
+                .unwrap_or_default();
+            Some((
+                "assoc const",
+                it.ident.to_string(),
+                format!("const {}: {}{value}", it.ident, norm(&it.ty)),
+            ))
         }
         _ => None,
     }
@@ -399,11 +442,11 @@ pub fn impl_item_sig(item: &ImplItem) -> Option<(&'static str, String, String)> 
         )),
         ImplItem::Const(it) => {
             let vis = if is_pub(&it.vis) { "pub " } else { "" };
-            let value = norm(&it.expr);
+            let value = const_value(&it.expr);
             Some((
                 "assoc const",
                 it.ident.to_string(),
-                format!("{vis}const {}: {} = {value}", it.ident, norm(&it.ty)),
+                format!("{vis}const {}: {}{value}", it.ident, norm(&it.ty)),
             ))
         }
         ImplItem::Type(it) => {
@@ -461,10 +504,10 @@ pub fn item_sig(
             (
                 "const",
                 format!(
-                    "pub const {}{generics}: {} = {}",
+                    "pub const {}{generics}: {}{}",
                     it.ident,
                     norm(&it.ty),
-                    norm(&it.expr)
+                    const_value(&it.expr)
                 ),
             )
         }
@@ -495,7 +538,7 @@ fn macro_sig(item: &syn::ItemMacro) -> Option<String> {
         {
             arms.push(format!(
                 "{} => {{ .. }}",
-                normalize(TokenTree::Group(group.clone()).into())
+                normalize_with(TokenTree::Group(group.clone()).into(), true)
             ));
             expect_matcher = false;
         } else if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ';') {

@@ -487,6 +487,11 @@ impl World {
             }
             name => {
                 let local = self.lookup(krate, module, name, stack);
+                let bound = self
+                    .module(krate, module)
+                    .bindings
+                    .iter()
+                    .any(|it| it.name == name);
                 if !local.is_empty() {
                     local
                 } else if let Some(k) = self.crates.iter().position(|it| it.name == name) {
@@ -494,12 +499,23 @@ impl World {
                         krate: k,
                         module: 0,
                     })]
+                } else if bound {
+                    // Bound here but unresolvable (a cycle, or an enum variant): not an outside path.
+                    Vec::new()
                 } else {
                     vec![Target::External(name.to_owned())]
                 }
             }
         };
         for seg in rest {
+            // Only modules (and outside paths) have path children; a name that is both a module and
+            // a function, as after `mod capture; pub use capture::capture;`, means the module here.
+            if cur
+                .iter()
+                .any(|it| matches!(it, Target::Def(Def::Module { .. })))
+            {
+                cur.retain(|it| matches!(it, Target::Def(Def::Module { .. })));
+            }
             let mut next = Vec::new();
             for target in cur {
                 match target {
@@ -833,16 +849,20 @@ impl World {
             Item::Union(it) => &it.attrs,
             _ => &[],
         };
+        let mut derived = BTreeSet::new();
         for attr in attrs.iter().filter(|it| it.path().is_ident("derive")) {
             let parser = Punctuated::<syn::Path, Token![,]>::parse_terminated;
-            for derived in attr.parse_args_with(parser).into_iter().flatten() {
-                let derived = render::normalize(quote::ToTokens::to_token_stream(&derived));
-                out.push(Entry {
-                    path: path.to_owned(),
-                    kind: "impl".to_owned(),
-                    signature: format!("#[derive({derived})]"),
-                });
+            for it in attr.parse_args_with(parser).into_iter().flatten() {
+                derived.insert(render::normalize(quote::ToTokens::to_token_stream(&it)));
             }
+        }
+        if !derived.is_empty() {
+            let derived: Vec<String> = derived.into_iter().collect();
+            out.push(Entry {
+                path: path.to_owned(),
+                kind: "impl".to_owned(),
+                signature: format!("#[derive({})]", derived.join(", ")),
+            });
         }
         let mut push = |name: String, kind: &str, signature: String| {
             out.push(Entry {
