@@ -1,1 +1,90 @@
-//! laige-world (work in progress).
+//! laige-world: deterministic archetype storage, and the only view of it a system gets.
+//!
+//! A [`World`] stores entities ([`Entity`]: 32-bit index, 32-bit generation) and their
+//! components (any `'static + Send + Sync` type, registered at setup to a dense
+//! [`ComponentId`]) in archetype tables of struct-of-arrays columns. Its direct methods
+//! (`spawn`, `insert`, `remove`, `get`, `each`, ...) serve setup code. A running system sees
+//! the world only through its [`SystemContext`]: typed queries checked once per call against
+//! the system's declared access, its own [`CommandBuffer`] for structural changes (applied
+//! later, in schedule order, by [`World::apply_commands`]), and its own [`Prng`] substream.
+//! [`World::state_hash`] is a pure, layout-independent hash of the live state.
+//!
+//! What it deliberately does **not** do: it never orders systems (the scheduler does), never
+//! decides what may run in parallel, and never times systems (the runner does). It trusts
+//! the declared access that the scheduler proved disjoint: that proof is the safety contract
+//! of [`SystemContext::new`], which is what lets contexts of independent systems share one
+//! [`Storage`]. [`host`] has the integration points for runners and executors.
+//!
+//! Iteration order, archetype ids, entity handles and the state hash are pure functions of
+//! the operation history: no hash map, address or clock reaches them.
+//!
+//! # Example
+//!
+//! ```
+//! use laige_world::{StateHash, StateHasher, SystemContext, World, WorldOptions};
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Pos(f32);
+//! struct Vel(f32);
+//! impl StateHash for Pos {
+//!     fn hash_state(&self, h: &mut StateHasher) { self.0.hash_state(h) }
+//! }
+//!
+//! fn movement(ctx: &mut SystemContext<'_>) {
+//!     ctx.each::<(&mut Pos, &Vel)>(|_, (pos, vel)| pos.0 += vel.0).unwrap();
+//! }
+//!
+//! let mut world = World::new(WorldOptions { seed: 7, ..WorldOptions::default() });
+//! world.register_hashed_component::<Pos>().unwrap();
+//! world.register_component::<Vel>().unwrap();
+//! let e = world.spawn((Pos(1.0), Vel(0.5))).unwrap();
+//! world.spawn((Pos(9.0),)).unwrap();
+//!
+//! let id = world
+//!     .system("Movement", movement)
+//!     .budget_ms(1.0)
+//!     .writes::<Pos>()
+//!     .reads::<Vel>()
+//!     .register()
+//!     .unwrap();
+//! movement(&mut world.context(id).unwrap());
+//! assert_eq!(world.get::<Pos>(e).unwrap(), &Pos(1.5));
+//!
+//! // Setup-time queries on the world are unchecked.
+//! let mut sum = 0.0;
+//! world.each::<&Pos>(|_, pos| sum += pos.0).unwrap();
+//! assert_eq!(sum, 10.5);
+//! ```
+#![deny(missing_docs)]
+
+mod archetype;
+mod bundle;
+mod column;
+mod command;
+mod component;
+mod context;
+mod entity;
+mod error;
+mod hash;
+pub mod host;
+mod options;
+mod prng;
+mod query;
+mod storage;
+mod world;
+
+pub use archetype::{Archetype, ArchetypeId};
+pub use bundle::{Bundle, MAX_BUNDLE};
+pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_TYPES};
+pub use context::{Queries, SystemContext, SystemFn, SystemMeta};
+pub use entity::Entity;
+pub use error::{QueryError, WorldError};
+pub use hash::{FNV_OFFSET, FNV_PRIME, StateHash, StateHasher};
+pub use host::SystemHost;
+pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
+pub use options::WorldOptions;
+pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
+pub use query::{Query, With, Without};
+pub use storage::Storage;
+pub use world::{SystemBuilder, SystemState, World};

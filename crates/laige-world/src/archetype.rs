@@ -1,0 +1,225 @@
+//! One archetype table: the entities that have exactly one set of components, stored as
+//! struct-of-arrays columns plus an entity column.
+
+use std::collections::BTreeMap;
+use std::ptr::NonNull;
+
+use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
+
+use crate::Entity;
+use crate::column::Column;
+use crate::component::Components;
+
+/// An archetype's id: dense from 0 in the order its component set was first needed.
+/// Id 0 is always the empty set (entities without components).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ArchetypeId(pub(crate) u32);
+
+impl ArchetypeId {
+    /// The archetype of entities without components.
+    pub const EMPTY: Self = Self(0);
+
+    /// The id's value.
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+
+const NO_COLUMN: u16 = u16::MAX;
+
+/// A table of all entities with one exact component set.
+///
+/// Rows are kept dense by swap-remove (see `docs/decisions/0002-row-layout.md`): removing row
+/// `r` moves the last row into `r`. Every column and the entity column always have the same
+/// length.
+pub struct Archetype {
+    id: ArchetypeId,
+    signature: ComponentSet,
+    /// The component ids in ascending order; `columns[i]` stores `components[i]`.
+    components: Vec<ComponentId>,
+    columns: Vec<Column>,
+    /// Column index by component index, [`NO_COLUMN`] when absent.
+    column_of: Box<[u16; MAX_COMPONENTS]>,
+    entities: Vec<Entity>,
+    pub(crate) add_edges: BTreeMap<ComponentId, u32>,
+    pub(crate) remove_edges: BTreeMap<ComponentId, u32>,
+}
+
+impl Archetype {
+    pub(crate) fn new(id: ArchetypeId, signature: ComponentSet, components: &Components) -> Self {
+        let ids: Vec<ComponentId> = signature.iter().collect();
+        let mut column_of = Box::new([NO_COLUMN; MAX_COMPONENTS]);
+        for (i, c) in ids.iter().enumerate() {
+            // At most MAX_COMPONENTS (256) columns, so the index fits in a u16 below NO_COLUMN.
+            column_of[c.index()] = i as u16;
+        }
+        let columns = ids
+            .iter()
+            .map(|&c| Column::new(components.get(c)))
+            .collect();
+        Self {
+            id,
+            signature,
+            components: ids,
+            columns,
+            column_of,
+            entities: Vec::new(),
+            add_edges: BTreeMap::new(),
+            remove_edges: BTreeMap::new(),
+        }
+    }
+
+    /// The archetype's id.
+    pub fn id(&self) -> ArchetypeId {
+        self.id
+    }
+
+    /// The component set.
+    pub fn signature(&self) -> &ComponentSet {
+        &self.signature
+    }
+
+    /// The component ids in ascending order.
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+
+    /// The entities in row order.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the table has no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// How many rows fit before the columns grow.
+    pub fn capacity(&self) -> usize {
+        self.entities.capacity()
+    }
+
+    /// The column index of `component`, if the archetype has it.
+    #[inline]
+    pub(crate) fn column_index(&self, component: ComponentId) -> Option<usize> {
+        let idx = self.column_of[component.index()];
+        (idx != NO_COLUMN).then_some(idx as usize)
+    }
+
+    /// The base pointer of `component`'s column, if the archetype has it.
+    #[inline]
+    pub(crate) fn column_ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        self.column_index(component).map(|i| self.columns[i].data())
+    }
+
+    /// The base pointer of the entity column.
+    #[inline]
+    pub(crate) fn entities_ptr(&self) -> NonNull<Entity> {
+        // A Vec's pointer is never null (dangling when empty).
+        NonNull::from(self.entities.as_slice()).cast()
+    }
+
+    pub(crate) fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
+        &mut self.columns
+    }
+
+    /// Makes room for one more row in every column; grows only when full (by doubling).
+    pub(crate) fn reserve_one(&mut self) {
+        let needed = self.entities.len() + 1;
+        if needed > self.entities.capacity() {
+            let cap = needed.max(self.entities.capacity() * 2).max(8);
+            self.entities.reserve_exact(cap - self.entities.len());
+        }
+        let cap = self.entities.capacity();
+        for column in &mut self.columns {
+            column.reserve_total(cap);
+        }
+    }
+
+    /// Appends `entity` to the entity column, completing a row whose values were already
+    /// pushed to every column.
+    pub(crate) fn push_entity(&mut self, entity: Entity) {
+        debug_assert!(
+            self.columns
+                .iter()
+                .all(|c| c.len() == self.entities.len() + 1)
+        );
+        self.entities.push(entity);
+    }
+
+    /// Removes `row` by swap-remove: the last row moves into `row`. Each column's removed
+    /// value is left just past its end, for the caller to move out or drop. Returns the
+    /// entity that moved into `row`, if any.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`. The caller must then move out or drop every column's value past the end
+    /// exactly once, before anything else touches the columns.
+    pub(crate) unsafe fn remove_row_to_end(&mut self, row: usize) -> Option<Entity> {
+        for column in &mut self.columns {
+            // SAFETY: `row < len`, and every column has `len` rows; the caller takes over the
+            // value left past the end.
+            unsafe { column.swap_remove_to_end(row) };
+        }
+        self.entities.swap_remove(row);
+        self.entities.get(row).copied()
+    }
+
+    /// Moves `row` to `dst` by swap-remove: each value whose component `dst` also has is
+    /// pushed to `dst`'s column; the values of the other components are left past the end
+    /// of their columns here, for the caller to move out or drop. Returns the entity that
+    /// moved into `row`, if any. The caller then pushes the values of components only `dst`
+    /// has, and the entity.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`; `dst` has room for one more row ([`Archetype::reserve_one`]). The caller
+    /// must complete `dst`'s row and take over every value left past the end here, as for
+    /// [`Archetype::remove_row_to_end`].
+    pub(crate) unsafe fn move_row_to(&mut self, row: usize, dst: &mut Archetype) -> Option<Entity> {
+        // SAFETY: `row < len`; the values left past the end are handled just below or by
+        // the caller.
+        let moved = unsafe { self.remove_row_to_end(row) };
+        for (column, &component) in self.columns.iter_mut().zip(&self.components) {
+            if let Some(j) = dst.column_index(component) {
+                let src = column.ptr_at(column.len());
+                // SAFETY: `src` is the value just left past the end, of `component`'s type, and
+                // `dst.columns[j]` stores that same type and has room; the value is moved, so
+                // nothing here touches it again.
+                unsafe { dst.columns[j].push(src) };
+            }
+        }
+        moved
+    }
+}
+
+impl std::fmt::Debug for Archetype {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archetype")
+            .field("id", &self.id)
+            .field("components", &self.components)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// The lookup key of a component set: its four bit words.
+pub(crate) fn signature_key(set: &ComponentSet) -> [u64; 4] {
+    let mut key = [0u64; 4];
+    for c in set.iter() {
+        key[c.index() / 64] |= 1 << (c.index() % 64);
+    }
+    key
+}

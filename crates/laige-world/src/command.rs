@@ -1,0 +1,361 @@
+//! Deferred structural changes: a reusable command buffer per system.
+//!
+//! Systems never change the world's structure directly; they record spawn, despawn, insert
+//! and remove in their [`CommandBuffer`] through [`Commands`], and
+//! [`World::apply_commands`](crate::World::apply_commands) applies the buffers in schedule
+//! order at the end of the system phase.
+
+mod apply;
+mod arena;
+
+use std::ptr;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use laige_registry::{ComponentId, ComponentSet};
+
+use crate::bundle::Bundle;
+use crate::component::DropFn;
+use crate::{Entity, Storage, WorldError};
+use arena::Arena;
+
+pub use apply::ApplyStats;
+
+/// A placeholder for an entity spawned by a command; it gets its real [`Entity`] when the
+/// buffer is applied. Later commands of the same buffer, in the same tick, may target it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct PendingEntity {
+    buffer: u32,
+    epoch: u32,
+    index: u32,
+}
+
+impl PendingEntity {
+    /// Its position among the spawns of its buffer, from 0.
+    pub fn index(self) -> u32 {
+        self.index
+    }
+}
+
+/// What a command acts on: a live entity, or one spawned earlier in the same buffer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum CommandTarget {
+    /// An existing entity; skipped (and reported) if stale when the command is applied.
+    Entity(Entity),
+    /// An entity spawned earlier in this buffer.
+    Pending(PendingEntity),
+}
+
+impl From<Entity> for CommandTarget {
+    fn from(entity: Entity) -> Self {
+        CommandTarget::Entity(entity)
+    }
+}
+
+impl From<PendingEntity> for CommandTarget {
+    fn from(pending: PendingEntity) -> Self {
+        CommandTarget::Pending(pending)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Entity(Entity),
+    Pending(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Command {
+    Spawn {
+        signature: ComponentSet,
+        first: u32,
+        count: u32,
+    },
+    Despawn {
+        target: Target,
+    },
+    Insert {
+        target: Target,
+        value: u32,
+    },
+    Remove {
+        target: Target,
+        component: ComponentId,
+    },
+}
+
+/// One value in the arena.
+#[derive(Clone, Copy, Debug)]
+struct Value {
+    offset: usize,
+    component: ComponentId,
+    drop: Option<DropFn>,
+    /// Still owned by the buffer (not yet moved into the world or dropped).
+    live: bool,
+}
+
+/// A reusable list of structural commands. Component values are stored in a byte arena
+/// (aligned for each value), not boxed; clearing keeps every capacity, so a buffer that has
+/// seen its largest tick allocates nothing more.
+///
+/// Each registered system owns one (see [`World::system_commands`](crate::World::system_commands));
+/// a standalone buffer for setup code comes from [`CommandBuffer::new`] and is filled
+/// through [`World::commands`](crate::World::commands).
+#[derive(Debug)]
+pub struct CommandBuffer {
+    id: u32,
+    epoch: u32,
+    /// The identity of the world whose component ids the buffer holds; 0 while empty.
+    world: u64,
+    commands: Vec<Command>,
+    values: Vec<Value>,
+    arena: Arena,
+    spawns: u32,
+    resolved: Vec<Option<Entity>>,
+}
+
+impl Default for CommandBuffer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CommandBuffer {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        // Buffer ids only tell placeholders of different buffers apart.
+        static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+        Self {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            epoch: 0,
+            world: 0,
+            commands: Vec::new(),
+            values: Vec::new(),
+            arena: Arena::new(),
+            spawns: 0,
+            resolved: Vec::new(),
+        }
+    }
+
+    /// The number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// Whether no command is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// The entities the last apply spawned, by spawn index ([`PendingEntity::index`]);
+    /// `None` where a spawn failed. Valid until the next apply.
+    pub fn last_spawned(&self) -> &[Option<Entity>] {
+        &self.resolved
+    }
+
+    /// Drops every recorded command and value, keeping the capacity. Placeholders handed
+    /// out so far become invalid.
+    pub fn clear(&mut self) {
+        for i in 0..self.values.len() {
+            self.drop_value(i);
+        }
+        self.reset();
+    }
+
+    fn reset(&mut self) {
+        self.commands.clear();
+        self.values.clear();
+        self.arena.clear();
+        self.spawns = 0;
+        self.world = 0;
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+
+    /// Drops value `i` if the buffer still owns it.
+    fn drop_value(&mut self, i: usize) {
+        let value = &mut self.values[i];
+        if !std::mem::replace(&mut value.live, false) {
+            return;
+        }
+        if let Some(drop) = value.drop {
+            let at = self.arena.ptr(value.offset);
+            // SAFETY: a live value is a valid value of its component's type at an aligned
+            // offset; marking it dead first means it is dropped once, even if the drop panics.
+            unsafe { drop(at) };
+        }
+    }
+
+    fn bind(&mut self, storage: &Storage) -> Result<(), WorldError> {
+        if self.world != 0 && self.world != storage.identity() {
+            return Err(storage.report(WorldError::ForeignCommandBuffer));
+        }
+        self.world = storage.identity();
+        Ok(())
+    }
+
+    fn target(&self, target: CommandTarget, storage: &Storage) -> Result<Target, WorldError> {
+        match target {
+            CommandTarget::Entity(entity) => Ok(Target::Entity(entity)),
+            CommandTarget::Pending(p)
+                if p.buffer == self.id && p.epoch == self.epoch && p.index < self.spawns =>
+            {
+                Ok(Target::Pending(p.index))
+            }
+            CommandTarget::Pending(p) => {
+                Err(storage.report(WorldError::InvalidPending { index: p.index }))
+            }
+        }
+    }
+
+    /// Moves the value at `src` (of `component`'s type) into the arena.
+    ///
+    /// # Safety
+    ///
+    /// `src` points to a valid value of `component`'s type in `storage`, which the caller
+    /// gives up.
+    unsafe fn push_value(
+        &mut self,
+        storage: &Storage,
+        component: ComponentId,
+        src: *const u8,
+    ) -> u32 {
+        let info = storage.components.get(component);
+        let offset = self.arena.alloc(info.layout());
+        let at = self.arena.ptr(offset);
+        // SAFETY: the arena reserved `size` bytes at an offset aligned for the type; `src`
+        // is a valid value, moved by a byte copy.
+        unsafe { ptr::copy_nonoverlapping(src, at, info.size()) };
+        let index = self.values.len() as u32;
+        self.values.push(Value {
+            offset,
+            component,
+            drop: info.drop,
+            live: true,
+        });
+        index
+    }
+}
+
+/// The handle systems (and setup code) record commands through: a command buffer plus the
+/// world's component registry.
+///
+/// Recording fails only for mistakes that can be seen at once (an unregistered type, a
+/// repeated bundle type, a placeholder from elsewhere); problems that depend on the world at
+/// apply time (a stale entity, the entity limit) make that command be skipped and reported
+/// when applied.
+#[derive(Debug)]
+pub struct Commands<'a> {
+    buffer: &'a mut CommandBuffer,
+    storage: &'a Storage,
+}
+
+impl<'a> Commands<'a> {
+    pub(crate) fn new(buffer: &'a mut CommandBuffer, storage: &'a Storage) -> Self {
+        Self { buffer, storage }
+    }
+
+    /// Records spawning an entity with `bundle`; returns its placeholder.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`] or [`WorldError::BundleDuplicate`]; nothing is
+    /// recorded and the bundle is dropped.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<PendingEntity, WorldError> {
+        let ids = B::resolve(&self.storage.components).map_err(|err| self.storage.report(err))?;
+        self.buffer.bind(self.storage)?;
+        let first = self.buffer.values.len() as u32;
+        let buffer = &mut *self.buffer;
+        let storage = self.storage;
+        // SAFETY: `take` hands out each value of the resolved components once, which is
+        // moved into the arena and then forgotten by `take`.
+        bundle.take(&ids, &mut |component, src| unsafe {
+            buffer.push_value(storage, component, src);
+        });
+        let count = self.buffer.values.len() as u32 - first;
+        self.buffer.commands.push(Command::Spawn {
+            signature: ids.set,
+            first,
+            count,
+        });
+        let index = self.buffer.spawns;
+        self.buffer.spawns += 1;
+        Ok(PendingEntity {
+            buffer: self.buffer.id,
+            epoch: self.buffer.epoch,
+            index,
+        })
+    }
+
+    /// Records despawning `target`.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::InvalidPending`] for a placeholder from another buffer or tick.
+    pub fn despawn(&mut self, target: impl Into<CommandTarget>) -> Result<(), WorldError> {
+        let target = self.buffer.target(target.into(), self.storage)?;
+        self.buffer.bind(self.storage)?;
+        self.buffer.commands.push(Command::Despawn { target });
+        Ok(())
+    }
+
+    /// Records setting `target`'s `T` to `value` (adding it, or replacing the old value).
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`], or [`WorldError::InvalidPending`]; nothing is
+    /// recorded and `value` is dropped.
+    pub fn insert<T: Send + Sync + 'static>(
+        &mut self,
+        target: impl Into<CommandTarget>,
+        value: T,
+    ) -> Result<(), WorldError> {
+        let target = self.buffer.target(target.into(), self.storage)?;
+        let component = self.storage.require::<T>()?;
+        self.buffer.bind(self.storage)?;
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: `value` is a valid `T`, the type of `component`; it is moved into the arena
+        // and, being `ManuallyDrop`, not dropped here.
+        let value = unsafe {
+            self.buffer
+                .push_value(self.storage, component, ptr::from_ref(&*value).cast())
+        };
+        self.buffer.commands.push(Command::Insert { target, value });
+        Ok(())
+    }
+
+    /// Records removing `target`'s `T` (dropping it); a no-op when applied to an entity
+    /// without one.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`], or [`WorldError::InvalidPending`].
+    pub fn remove<T: 'static>(
+        &mut self,
+        target: impl Into<CommandTarget>,
+    ) -> Result<(), WorldError> {
+        let target = self.buffer.target(target.into(), self.storage)?;
+        let component = self.storage.require::<T>()?;
+        self.buffer.bind(self.storage)?;
+        self.buffer
+            .commands
+            .push(Command::Remove { target, component });
+        Ok(())
+    }
+
+    /// The number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Whether no command is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+}
+
+impl Drop for CommandBuffer {
+    fn drop(&mut self) {
+        for i in 0..self.values.len() {
+            self.drop_value(i);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Applying a command buffer to the storage, in recording order.
+
+use std::ops::AddAssign;
+
+use super::{Command, CommandBuffer, Target};
+use crate::{Entity, Storage, WorldError};
+
+/// What applying command buffers did.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct ApplyStats {
+    /// Commands carried out.
+    pub applied: usize,
+    /// Commands skipped: stale targets, failed spawns (and commands on them).
+    pub skipped: usize,
+}
+
+impl AddAssign for ApplyStats {
+    fn add_assign(&mut self, other: Self) {
+        self.applied += other.applied;
+        self.skipped += other.skipped;
+    }
+}
+
+impl CommandBuffer {
+    fn resolve(&self, target: Target) -> Option<Entity> {
+        match target {
+            Target::Entity(entity) => Some(entity),
+            Target::Pending(index) => self.resolved.get(index as usize).copied().flatten(),
+        }
+    }
+}
+
+impl Storage {
+    /// Applies every command of `buffer` in recording order, then empties it (keeping its
+    /// capacity). A command whose target is stale is skipped, its value dropped, and reported
+    /// (`ecs/stale_entity_access`, or `ecs/stale_entity_destroy` for a despawn).
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::ForeignCommandBuffer`] when the buffer was filled for another world; it
+    /// is then cleared without applying anything.
+    pub(crate) fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
+        if buffer.world != 0 && buffer.world != self.identity() {
+            buffer.clear();
+            return Err(self.report(WorldError::ForeignCommandBuffer));
+        }
+        let mut stats = ApplyStats::default();
+        buffer.resolved.clear();
+        for i in 0..buffer.commands.len() {
+            let done = match buffer.commands[i] {
+                Command::Spawn {
+                    signature,
+                    first,
+                    count,
+                } => {
+                    let range = first as usize..(first + count) as usize;
+                    let values = &mut buffer.values;
+                    let arena = &mut buffer.arena;
+                    // SAFETY: the values were recorded from a bundle resolved to exactly
+                    // `signature`, one per component, each live and owned by the buffer; each is
+                    // marked dead as it is moved.
+                    let spawned = unsafe {
+                        self.spawn_with(&signature, |row| {
+                            for value in &mut values[range.clone()] {
+                                value.live = false;
+                                row.write(value.component, arena.ptr(value.offset));
+                            }
+                        })
+                    };
+                    if spawned.is_err() {
+                        for v in range {
+                            buffer.drop_value(v);
+                        }
+                    }
+                    buffer.resolved.push(spawned.ok());
+                    spawned.is_ok()
+                }
+                Command::Despawn { target } => match self.live_target(buffer, target, "despawn") {
+                    Some((entity, location)) => {
+                        self.despawn_at(entity, location);
+                        true
+                    }
+                    None => false,
+                },
+                Command::Insert { target, value } => {
+                    match self.live_target(buffer, target, "insert") {
+                        Some((entity, location)) => {
+                            let value = &mut buffer.values[value as usize];
+                            value.live = false;
+                            let src = buffer.arena.ptr(value.offset);
+                            // SAFETY: the entity is live at `location`; the value is a valid,
+                            // aligned value of its component's type, owned by the buffer until now
+                            // (marked dead above, so the buffer never drops it).
+                            unsafe { self.insert_erased(entity, location, value.component, src) };
+                            true
+                        }
+                        None => {
+                            buffer.drop_value(value as usize);
+                            false
+                        }
+                    }
+                }
+                Command::Remove { target, component } => {
+                    match self.live_target(buffer, target, "remove") {
+                        Some((entity, location)) => {
+                            // SAFETY: the entity is live at `location`; no output: the value is dropped.
+                            unsafe { self.remove_erased(entity, location, component, None) };
+                            true
+                        }
+                        None => false,
+                    }
+                }
+            };
+            if done {
+                stats.applied += 1;
+            } else {
+                stats.skipped += 1;
+            }
+        }
+        buffer.reset();
+        Ok(stats)
+    }
+
+    /// The live entity a command targets, or `None` (reported when stale; a failed spawn was
+    /// reported when it failed).
+    fn live_target(
+        &self,
+        buffer: &CommandBuffer,
+        target: Target,
+        op: &'static str,
+    ) -> Option<(Entity, crate::entity::Location)> {
+        let entity = buffer.resolve(target)?;
+        match self.entities.location(entity) {
+            Some(location) => Some((entity, location)),
+            None => {
+                self.report(WorldError::StaleEntity { entity, op });
+                None
+            }
+        }
+    }
+}

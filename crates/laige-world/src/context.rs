@@ -1,0 +1,257 @@
+//! The system context: the only view of the world a running system has.
+
+use laige_diag::Diagnostics;
+use laige_registry::{ComponentSet, SystemId, SystemRecord};
+
+use crate::command::{CommandBuffer, Commands};
+use crate::query::{Query, each_chunk_in, each_in};
+use crate::{Entity, Prng, QueryError, Storage};
+
+/// A system function: a plain `fn` that sees the world only through its context.
+pub type SystemFn = fn(&mut SystemContext<'_>);
+
+/// Who a context runs for: the system's id, name and declared access.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SystemMeta {
+    /// The system's id.
+    pub id: SystemId,
+    /// The system's registration name.
+    pub name: &'static str,
+    /// The components it declared read-only.
+    pub reads: ComponentSet,
+    /// The components it declared write (writing includes reading).
+    pub writes: ComponentSet,
+}
+
+impl SystemMeta {
+    /// The meta of a registered system.
+    pub fn of<R>(record: &SystemRecord<R>) -> Self {
+        Self {
+            id: record.id(),
+            name: record.name(),
+            reads: *record.reads(),
+            writes: *record.writes(),
+        }
+    }
+}
+
+/// The checked query half of a context, split off by [`SystemContext::split`] so a query's
+/// closure can record commands and draw random numbers at the same time.
+///
+/// Every query is checked once per call against the system's declared access.
+#[derive(Debug)]
+pub struct Queries<'a> {
+    storage: &'a Storage,
+    meta: &'a SystemMeta,
+}
+
+impl<'a> Queries<'a> {
+    /// Calls `f` with each matching entity and its item: archetypes in ascending id, rows
+    /// in table order.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::Undeclared`] when the system did not declare an access the query needs
+    /// (reads need a read or write declaration, writes a write declaration);
+    /// [`QueryError::Aliased`] for a query naming a component twice with a write. Nothing is
+    /// visited then, and `ecs/access_violation` (or `ecs/query_aliased`) is reported.
+    pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
+        // SAFETY: `Queries` is only built from a context, whose constructor guarantees that
+        // the declared access is exclusive as declared; `each_in` checks `Q` against it first.
+        // `&mut self` keeps a second query of this context from running inside `f`.
+        unsafe { each_in::<Q>(self.storage, Some(self.meta), f) }
+    }
+
+    /// Calls `f` once per matching non-empty archetype with its entities and whole columns
+    /// (`&[T]`, `&mut [T]`, ...), in ascending archetype id.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::each`].
+    pub fn each_chunk<Q: Query>(
+        &mut self,
+        f: impl FnMut(&[Entity], Q::Chunk<'_>),
+    ) -> Result<(), QueryError> {
+        // SAFETY: as for `each`.
+        unsafe { each_chunk_in::<Q>(self.storage, Some(self.meta), f) }
+    }
+
+    /// The storage's metadata: liveness, counts, archetypes.
+    pub fn storage(&self) -> &'a Storage {
+        self.storage
+    }
+}
+
+/// The only view of the world a running system has: checked queries over the storage, its
+/// own command buffer, its own PRNG substream, and diagnostics.
+///
+/// Built fresh for every run and never stored. Structural changes go through
+/// [`SystemContext::commands`] and are applied after the system phase.
+///
+/// ```
+/// use laige_world::{World, WorldOptions, SystemContext};
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+///
+/// fn movement(ctx: &mut SystemContext<'_>) {
+///     ctx.each::<(&mut Pos, &Vel)>(|_, (pos, vel)| pos.0 += vel.0).unwrap();
+/// }
+///
+/// let mut world = World::new(WorldOptions::default());
+/// world.register_component::<Pos>().unwrap();
+/// world.register_component::<Vel>().unwrap();
+/// let e = world.spawn((Pos(0.0), Vel(2.0))).unwrap();
+/// let id = world.system("Movement", movement).budget_ms(1.0).writes::<Pos>().reads::<Vel>().register().unwrap();
+/// movement(&mut world.context(id).unwrap());
+/// assert_eq!(world.get::<Pos>(e).unwrap().0, 2.0);
+/// ```
+#[derive(Debug)]
+pub struct SystemContext<'w> {
+    storage: &'w Storage,
+    meta: SystemMeta,
+    commands: &'w mut CommandBuffer,
+    rng: Option<&'w mut Prng>,
+}
+
+impl<'w> SystemContext<'w> {
+    /// A context for the system described by `meta`.
+    ///
+    /// # Safety
+    ///
+    /// While this context lives, no other live context (or anything else) may write a
+    /// component that `meta` declares (read or write), or read a component that `meta`
+    /// declares write. The scheduler proves this for contexts that run in parallel; the
+    /// sequential runner creates one context at a time. The safe way to get a context is
+    /// [`World::context`](crate::World::context) or [`SystemHost`](crate::SystemHost).
+    pub unsafe fn new(
+        storage: &'w Storage,
+        meta: SystemMeta,
+        commands: &'w mut CommandBuffer,
+        rng: Option<&'w mut Prng>,
+    ) -> Self {
+        Self {
+            storage,
+            meta,
+            commands,
+            rng,
+        }
+    }
+
+    /// The running system's id.
+    pub fn id(&self) -> SystemId {
+        self.meta.id
+    }
+
+    /// The running system's name.
+    pub fn name(&self) -> &'static str {
+        self.meta.name
+    }
+
+    /// The components the system declared read-only.
+    pub fn reads(&self) -> &ComponentSet {
+        &self.meta.reads
+    }
+
+    /// The components the system declared write.
+    pub fn writes(&self) -> &ComponentSet {
+        &self.meta.writes
+    }
+
+    /// The id, name and declared access together.
+    pub fn meta(&self) -> &SystemMeta {
+        &self.meta
+    }
+
+    /// The storage's metadata: liveness, counts, archetypes.
+    pub fn storage(&self) -> &'w Storage {
+        self.storage
+    }
+
+    /// The diagnostics the world reports through.
+    pub fn diagnostics(&self) -> &'w Diagnostics {
+        &self.storage.diag
+    }
+
+    /// The system's own PRNG substream; `None` in a non-deterministic world.
+    pub fn rng(&mut self) -> Option<&mut Prng> {
+        self.rng.as_deref_mut()
+    }
+
+    /// The system's command buffer, for structural changes applied after the system phase.
+    pub fn commands(&mut self) -> Commands<'_> {
+        Commands::new(self.commands, self.storage)
+    }
+
+    /// Splits the context into its checked queries, its commands and its PRNG, so a query's
+    /// closure can use the other two.
+    ///
+    /// ```
+    /// # use laige_world::{SystemContext, Entity};
+    /// struct Health(i32);
+    /// struct Dead;
+    /// fn reaper(ctx: &mut SystemContext<'_>) {
+    ///     let (mut queries, mut commands, _rng) = ctx.split();
+    ///     queries.each::<&Health>(|e, health| {
+    ///         if health.0 <= 0 {
+    ///             commands.insert(e, Dead).unwrap();
+    ///         }
+    ///     }).unwrap();
+    /// }
+    /// ```
+    pub fn split(&mut self) -> (Queries<'_>, Commands<'_>, Option<&mut Prng>) {
+        (
+            Queries {
+                storage: self.storage,
+                meta: &self.meta,
+            },
+            Commands::new(self.commands, self.storage),
+            self.rng.as_deref_mut(),
+        )
+    }
+
+    /// Calls `f` with each matching entity and its item: archetypes in ascending id, rows in
+    /// table order. `&mut self` makes a nested query (or a command) inside `f` a compile
+    /// error; use [`SystemContext::each_with_commands`] or [`SystemContext::split`] to record
+    /// commands while iterating.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::each`]: an undeclared access or an aliasing query.
+    pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
+        // SAFETY: the constructor's contract makes the declared access exclusive as declared;
+        // `each_in` checks `Q` against it before touching a row.
+        unsafe { each_in::<Q>(self.storage, Some(&self.meta), f) }
+    }
+
+    /// Calls `f` once per matching non-empty archetype with its entities and whole columns.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::each`].
+    pub fn each_chunk<Q: Query>(
+        &mut self,
+        f: impl FnMut(&[Entity], Q::Chunk<'_>),
+    ) -> Result<(), QueryError> {
+        // SAFETY: as for `each`.
+        unsafe { each_chunk_in::<Q>(self.storage, Some(&self.meta), f) }
+    }
+
+    /// Like [`SystemContext::each`], with the system's commands passed to `f`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::each`].
+    pub fn each_with_commands<Q: Query>(
+        &mut self,
+        mut f: impl FnMut(Entity, Q::Item<'_>, &mut Commands<'_>),
+    ) -> Result<(), QueryError> {
+        let mut commands = Commands::new(self.commands, self.storage);
+        // SAFETY: as for `each`; the command buffer is a separate object from the storage.
+        unsafe {
+            each_in::<Q>(self.storage, Some(&self.meta), |e, item| {
+                f(e, item, &mut commands)
+            })
+        }
+    }
+}

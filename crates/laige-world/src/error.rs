@@ -1,0 +1,340 @@
+//! World and query failures: each names what failed and says how to fix it, and each has
+//! one rate-limited structured event.
+
+use std::fmt;
+
+use laige_diag::{EventKey, Severity, Subsystem};
+use laige_registry::{Access, ComponentId, MAX_COMPONENTS, SystemId};
+
+use crate::Entity;
+
+/// Why a World operation failed. Nothing panics: every failure is one of these, plus one
+/// rate-limited `ecs/...` event ([`WorldError::event`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum WorldError {
+    /// The handle names no live entity: it was despawned, or comes from another world.
+    /// Event `ecs/stale_entity_access` (`ecs/stale_entity_destroy` for a despawn), fields
+    /// `entity_id`, `generation`.
+    StaleEntity {
+        /// The stale handle.
+        entity: Entity,
+        /// What was attempted (`get`, `insert`, `despawn`, ...).
+        op: &'static str,
+    },
+    /// The component type was never registered. Event `ecs/component_unregistered`.
+    UnregisteredComponent {
+        /// The Rust type name.
+        component: &'static str,
+    },
+    /// The entity is live but lacks the component. Event `ecs/component_missing`.
+    MissingComponent {
+        /// The entity.
+        entity: Entity,
+        /// The component's type name.
+        component: &'static str,
+    },
+    /// The type is already registered. Event `ecs/component_duplicate`, fields
+    /// `component_id`, `size`, `alignment`.
+    ComponentDuplicate {
+        /// The type name.
+        component: &'static str,
+        /// Its existing id.
+        id: ComponentId,
+        /// `size_of`.
+        size: usize,
+        /// `align_of`.
+        alignment: usize,
+    },
+    /// The world already has [`MAX_COMPONENTS`] component types. Event `ecs/component_budget`.
+    ComponentLimit {
+        /// The type that did not fit.
+        component: &'static str,
+    },
+    /// A bundle lists one component type twice. Event `ecs/bundle_duplicate`.
+    BundleDuplicate {
+        /// The repeated type.
+        component: &'static str,
+    },
+    /// The world already holds its `max_entities`. Event `ecs/entity_limit`.
+    EntityLimit {
+        /// The limit.
+        max_entities: u32,
+    },
+    /// No such system is registered. Event `ecs/system_unknown`.
+    UnknownSystem {
+        /// The raw id asked for.
+        id: u32,
+        /// How many systems are registered.
+        systems: usize,
+    },
+    /// A pending-entity placeholder was used outside the command buffer (and the tick) that
+    /// made it. Event `ecs/pending_entity_invalid`.
+    InvalidPending {
+        /// The placeholder's spawn index in its buffer.
+        index: u32,
+    },
+    /// A command buffer filled for one world was applied to another.
+    /// Event `ecs/command_buffer_foreign`.
+    ForeignCommandBuffer,
+}
+
+impl WorldError {
+    /// The event name, without the `ecs/` prefix.
+    pub fn event(&self) -> &'static str {
+        match self {
+            WorldError::StaleEntity { op: "despawn", .. } => "stale_entity_destroy",
+            WorldError::StaleEntity { .. } => "stale_entity_access",
+            WorldError::UnregisteredComponent { .. } => "component_unregistered",
+            WorldError::MissingComponent { .. } => "component_missing",
+            WorldError::ComponentDuplicate { .. } => "component_duplicate",
+            WorldError::ComponentLimit { .. } => "component_budget",
+            WorldError::BundleDuplicate { .. } => "bundle_duplicate",
+            WorldError::EntityLimit { .. } => "entity_limit",
+            WorldError::UnknownSystem { .. } => "system_unknown",
+            WorldError::InvalidPending { .. } => "pending_entity_invalid",
+            WorldError::ForeignCommandBuffer => "command_buffer_foreign",
+        }
+    }
+
+    /// The rate-limit key of this failure's event.
+    pub fn key(&self) -> EventKey {
+        EventKey::new(Subsystem::Ecs, self.event(), Severity::Warn)
+    }
+
+    /// Emits this failure's structured event with the contract's field keys.
+    pub fn emit(&self) {
+        macro_rules! warn {
+            ($name:literal $(, $($field:tt)*)?) => {
+                tracing::warn!(name: $name, target: "laige", $($($field)*,)? "{}", self)
+            };
+        }
+        match *self {
+            WorldError::StaleEntity {
+                entity,
+                op: "despawn",
+            } => warn!(
+                "ecs/stale_entity_destroy",
+                entity_id = entity.index(),
+                generation = entity.generation()
+            ),
+            WorldError::StaleEntity { entity, op } => warn!(
+                "ecs/stale_entity_access",
+                entity_id = entity.index(),
+                generation = entity.generation(),
+                op
+            ),
+            WorldError::UnregisteredComponent { component } => {
+                warn!("ecs/component_unregistered", component)
+            }
+            WorldError::MissingComponent { entity, component } => warn!(
+                "ecs/component_missing",
+                entity_id = entity.index(),
+                generation = entity.generation(),
+                component
+            ),
+            WorldError::ComponentDuplicate {
+                id,
+                size,
+                alignment,
+                ..
+            } => {
+                warn!(
+                    "ecs/component_duplicate",
+                    component_id = id.get(),
+                    size,
+                    alignment
+                )
+            }
+            WorldError::ComponentLimit { component } => warn!("ecs/component_budget", component),
+            WorldError::BundleDuplicate { component } => warn!("ecs/bundle_duplicate", component),
+            WorldError::EntityLimit { max_entities } => warn!("ecs/entity_limit", max_entities),
+            WorldError::UnknownSystem { id, systems } => warn!("ecs/system_unknown", id, systems),
+            WorldError::InvalidPending { index } => warn!("ecs/pending_entity_invalid", index),
+            WorldError::ForeignCommandBuffer => warn!("ecs/command_buffer_foreign"),
+        }
+    }
+}
+
+impl fmt::Display for WorldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            WorldError::StaleEntity { entity, op } => write!(
+                f,
+                "{op}: entity {entity} is stale (despawned, or not from this world): \
+                 drop handles of despawned entities, or check `is_alive` first"
+            ),
+            WorldError::UnregisteredComponent { component } => write!(
+                f,
+                "component type `{component}` is not registered: call \
+                 `world.register_component::<{component}>()` during setup"
+            ),
+            WorldError::MissingComponent { entity, component } => write!(
+                f,
+                "entity {entity} has no `{component}`: insert it first, or use `has` to check"
+            ),
+            WorldError::ComponentDuplicate { component, id, .. } => write!(
+                f,
+                "component type `{component}` is already registered (id {id}): register each \
+                 type once"
+            ),
+            WorldError::ComponentLimit { component } => write!(
+                f,
+                "cannot register `{component}`: the world already has {MAX_COMPONENTS} component \
+                 types; merge small components"
+            ),
+            WorldError::BundleDuplicate { component } => write!(
+                f,
+                "a bundle lists `{component}` twice: list each component type once"
+            ),
+            WorldError::EntityLimit { max_entities } => write!(
+                f,
+                "cannot spawn: the world holds its maximum of {max_entities} entities; despawn \
+                 some or raise `WorldOptions::max_entities`"
+            ),
+            WorldError::UnknownSystem { id, systems } => write!(
+                f,
+                "no system has id {id} (registered ids are 1..={systems}): use an id returned \
+                 by `register_system`"
+            ),
+            WorldError::InvalidPending { index } => write!(
+                f,
+                "pending entity #{index} belongs to another command buffer or an earlier tick: \
+                 use a placeholder only in the buffer, and the tick, whose `spawn` returned it"
+            ),
+            WorldError::ForeignCommandBuffer => write!(
+                f,
+                "the command buffer was filled for another world: apply a buffer only to the \
+                 world that filled it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WorldError {}
+
+/// Why a query was refused. Checked once per query call, in every build, before any row is
+/// visited.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// The running system touches a component it did not declare, or writes one it declared
+    /// read-only. Event `ecs/access_violation` (`system`, `system_id`, `component`, `access`).
+    Undeclared {
+        /// The system's name.
+        system: &'static str,
+        /// The system's id.
+        system_id: SystemId,
+        /// The component's type name.
+        component: &'static str,
+        /// The access the query needs.
+        access: Access,
+        /// What the system declared for it, if anything.
+        declared: Option<Access>,
+    },
+    /// One query names the same component twice with a write among them, e.g.
+    /// `(&mut T, &T)`. Event `ecs/query_aliased`.
+    Aliased {
+        /// The system running the query; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The component's type name.
+        component: &'static str,
+    },
+}
+
+impl QueryError {
+    /// The event name, without the `ecs/` prefix.
+    pub const fn event(&self) -> &'static str {
+        match self {
+            QueryError::Undeclared { .. } => "access_violation",
+            QueryError::Aliased { .. } => "query_aliased",
+        }
+    }
+
+    /// The rate-limit key of this failure's event.
+    pub const fn key(&self) -> EventKey {
+        EventKey::new(Subsystem::Ecs, self.event(), Severity::Warn)
+    }
+
+    /// Emits this failure's structured event.
+    pub fn emit(&self) {
+        match *self {
+            QueryError::Undeclared {
+                system,
+                system_id,
+                component,
+                access,
+                ..
+            } => tracing::warn!(
+                name: "ecs/access_violation",
+                target: "laige",
+                system,
+                system_id = system_id.get(),
+                component,
+                access = access.name(),
+                "{}",
+                self
+            ),
+            QueryError::Aliased { system, component } => tracing::warn!(
+                name: "ecs/query_aliased",
+                target: "laige",
+                system = system.unwrap_or(""),
+                component,
+                "{}",
+                self
+            ),
+        }
+    }
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            QueryError::Undeclared {
+                system,
+                component,
+                access: Access::Write,
+                declared: Some(Access::Read),
+                ..
+            } => {
+                write!(
+                    f,
+                    "system `{system}` writes `{component}` but declared it read-only: declare \
+                     `.writes::<{component}>()` instead of `.reads::<{component}>()`"
+                )
+            }
+            QueryError::Undeclared {
+                system,
+                component,
+                access,
+                ..
+            } => write!(
+                f,
+                "system `{system}` {verb} `{component}` without declaring it: add \
+                 `.{decl}::<{component}>()` to its registration",
+                verb = if access == Access::Write {
+                    "writes"
+                } else {
+                    "reads"
+                },
+                decl = if access == Access::Write {
+                    "writes"
+                } else {
+                    "reads"
+                },
+            ),
+            QueryError::Aliased { system, component } => {
+                if let Some(system) = system {
+                    write!(f, "system `{system}`: ")?;
+                }
+                write!(
+                    f,
+                    "the query names `{component}` twice with a write among them, which would \
+                     alias a mutable reference: name it once (`&mut {component}` also reads it)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}

@@ -1,0 +1,214 @@
+//! Typed queries: what a system asks for, checked once per call against what it declared.
+//!
+//! A query is a type: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`](crate::Entity), the
+//! filters [`With<T>`] and [`Without<T>`], or a tuple of up to 8 of these (tuples nest).
+//! Matched archetypes are visited in ascending id, rows in table order.
+
+mod elements;
+mod filter;
+mod iter;
+mod tuple;
+
+use laige_registry::{Access, ComponentId, ComponentSet};
+
+use crate::QueryError;
+use crate::archetype::Archetype;
+use crate::component::Components;
+use crate::context::SystemMeta;
+
+pub use filter::{With, Without};
+pub(crate) use iter::{each_chunk_in, each_in};
+
+/// A query over component storage.
+///
+/// `Item<'a>` is what the per-entity closure of [`SystemContext::each`](crate::SystemContext::each)
+/// gets for one row; `Chunk<'a>` is what the per-archetype closure of
+/// [`SystemContext::each_chunk`](crate::SystemContext::each_chunk) gets: slices over whole
+/// columns, which the compiler can vectorise.
+///
+/// | element | item | chunk | access |
+/// |---|---|---|---|
+/// | `&T` | `&T` | `&[T]` | read `T`; entity must have `T` |
+/// | `&mut T` | `&mut T` | `&mut [T]` | write `T`; entity must have `T` |
+/// | `Option<&T>` | `Option<&T>` | `Option<&[T]>` | read `T` |
+/// | `Option<&mut T>` | `Option<&mut T>` | `Option<&mut [T]>` | write `T` |
+/// | `Entity` | `Entity` | `&[Entity]` | none |
+/// | `With<T>` / `Without<T>` | `()` | `()` | none (presence only) |
+///
+/// # Safety
+///
+/// Implementations must declare in `init` every component they read or write, and `item` /
+/// `chunk` must touch nothing else. The impls in this crate do; the hidden methods use
+/// crate-internal types, so it cannot be implemented elsewhere.
+pub unsafe trait Query {
+    /// What one row yields.
+    type Item<'a>;
+    /// What one archetype yields.
+    type Chunk<'a>;
+    /// The resolved component ids.
+    #[doc(hidden)]
+    type State: Copy;
+    /// Raw column pointers for one archetype.
+    #[doc(hidden)]
+    type Fetch: Copy;
+
+    /// Resolves component ids and records the access in `desc`, checking it.
+    #[doc(hidden)]
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError>;
+
+    /// The column pointers of a matched archetype.
+    #[doc(hidden)]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch;
+
+    /// The item of `row`.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched archetype with more than `row` rows; the caller has the
+    /// declared access for `'a`; the same row is not yielded twice while a mutable item of it
+    /// lives.
+    #[doc(hidden)]
+    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
+
+    /// The chunk of a whole archetype of `len` rows.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Query::item`], for all `len` rows at once.
+    #[doc(hidden)]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
+}
+
+/// What a query touches, built by [`Query::init`] and checked element by element.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct QueryDesc<'a> {
+    components: &'a Components,
+    declared: Option<&'a SystemMeta>,
+    required: ComponentSet,
+    excluded: ComponentSet,
+    reads: ComponentSet,
+    writes: ComponentSet,
+    unmatchable: bool,
+}
+
+impl<'a> QueryDesc<'a> {
+    pub(crate) fn new(components: &'a Components, declared: Option<&'a SystemMeta>) -> Self {
+        Self {
+            components,
+            declared,
+            required: ComponentSet::EMPTY,
+            excluded: ComponentSet::EMPTY,
+            reads: ComponentSet::EMPTY,
+            writes: ComponentSet::EMPTY,
+            unmatchable: false,
+        }
+    }
+
+    /// Whether rows of `archetype` match.
+    #[inline]
+    pub(crate) fn matches(&self, archetype: &Archetype) -> bool {
+        !self.unmatchable
+            && self.required.is_subset(archetype.signature())
+            && !self.excluded.intersects(archetype.signature())
+    }
+
+    fn undeclared<T>(
+        &self,
+        meta: &SystemMeta,
+        access: Access,
+        declared: Option<Access>,
+    ) -> QueryError {
+        QueryError::Undeclared {
+            system: meta.name,
+            system_id: meta.id,
+            component: std::any::type_name::<T>(),
+            access,
+            declared,
+        }
+    }
+
+    fn aliased<T>(&self) -> QueryError {
+        QueryError::Aliased {
+            system: self.declared.map(|meta| meta.name),
+            component: std::any::type_name::<T>(),
+        }
+    }
+
+    /// Records a read of `T`; `required` when the entity must have it.
+    pub(crate) fn read<T: 'static>(
+        &mut self,
+        required: bool,
+    ) -> Result<Option<ComponentId>, QueryError> {
+        self.access::<T>(Access::Read, required)
+    }
+
+    /// Records a write of `T`; `required` when the entity must have it.
+    pub(crate) fn write<T: 'static>(
+        &mut self,
+        required: bool,
+    ) -> Result<Option<ComponentId>, QueryError> {
+        self.access::<T>(Access::Write, required)
+    }
+
+    fn access<T: 'static>(
+        &mut self,
+        access: Access,
+        required: bool,
+    ) -> Result<Option<ComponentId>, QueryError> {
+        let Some(id) = self.components.id_of::<T>() else {
+            // A type never registered can neither be declared nor stored.
+            if let Some(meta) = self.declared {
+                return Err(self.undeclared::<T>(meta, access, None));
+            }
+            self.unmatchable |= required;
+            return Ok(None);
+        };
+        let aliased = match access {
+            Access::Read => self.writes.contains(id),
+            Access::Write => self.writes.contains(id) || self.reads.contains(id),
+        };
+        if aliased {
+            return Err(self.aliased::<T>());
+        }
+        if let Some(meta) = self.declared {
+            let declared = if meta.writes.contains(id) {
+                Some(Access::Write)
+            } else if meta.reads.contains(id) {
+                Some(Access::Read)
+            } else {
+                None
+            };
+            let allowed = match access {
+                Access::Read => declared.is_some(),
+                Access::Write => declared == Some(Access::Write),
+            };
+            if !allowed {
+                return Err(self.undeclared::<T>(meta, access, declared));
+            }
+        }
+        match access {
+            Access::Read => self.reads.insert(id),
+            Access::Write => self.writes.insert(id),
+        };
+        if required {
+            self.required.insert(id);
+        }
+        Ok(Some(id))
+    }
+
+    /// Records a presence filter: with `T` (`present`) or without it.
+    pub(crate) fn filter<T: 'static>(&mut self, present: bool) {
+        match (self.components.id_of::<T>(), present) {
+            (Some(id), true) => {
+                self.required.insert(id);
+            }
+            (Some(id), false) => {
+                self.excluded.insert(id);
+            }
+            // Nothing has an unregistered type.
+            (None, true) => self.unmatchable = true,
+            (None, false) => {}
+        }
+    }
+}

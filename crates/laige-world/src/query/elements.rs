@@ -1,0 +1,168 @@
+//! The data elements of a query: `&T`, `&mut T`, their `Option`s, and `Entity`.
+
+use std::ptr::NonNull;
+use std::slice;
+
+use laige_registry::ComponentId;
+
+use super::{Query, QueryDesc};
+use crate::archetype::Archetype;
+use crate::{Entity, QueryError};
+
+/// The typed column base of `component` in `archetype`, if it has it.
+#[inline]
+fn column<T>(archetype: &Archetype, component: Option<ComponentId>) -> Option<NonNull<T>> {
+    component
+        .and_then(|c| archetype.column_ptr(c))
+        .map(NonNull::cast)
+}
+
+// SAFETY: `init` records a read of `T` (required); `item`/`chunk` only read `T`'s column.
+unsafe impl<T: Send + Sync + 'static> Query for &T {
+    type Item<'a> = &'a T;
+    type Chunk<'a> = &'a [T];
+    type State = Option<ComponentId>;
+    type Fetch = NonNull<T>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.read::<T>(true)
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        // A matched archetype has the column; the dangling fallback is never dereferenced.
+        column(archetype, *state).unwrap_or(NonNull::dangling())
+    }
+
+    #[inline(always)]
+    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
+        // SAFETY: the caller guarantees `row` is in bounds of a matched archetype's column of
+        // `T`, and read access for `'a`.
+        unsafe { &*fetch.as_ptr().add(row) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a [T] {
+        // SAFETY: the column holds `len` initialised, aligned values; read access for `'a`.
+        unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
+    }
+}
+
+// SAFETY: `init` records a write of `T` (required), which rejects any other access to `T`
+// in the same query; `item`/`chunk` only touch `T`'s column.
+unsafe impl<T: Send + Sync + 'static> Query for &mut T {
+    type Item<'a> = &'a mut T;
+    type Chunk<'a> = &'a mut [T];
+    type State = Option<ComponentId>;
+    type Fetch = NonNull<T>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.write::<T>(true)
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        column(archetype, *state).unwrap_or(NonNull::dangling())
+    }
+
+    #[inline(always)]
+    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
+        // SAFETY: in bounds, exclusive write access for `'a`, and each row yielded once.
+        unsafe { &mut *fetch.as_ptr().add(row) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a mut [T] {
+        // SAFETY: `len` initialised values, exclusive write access for `'a`, one chunk per
+        // archetype.
+        unsafe { slice::from_raw_parts_mut(fetch.as_ptr(), len) }
+    }
+}
+
+// SAFETY: `init` records a read of `T` (optional); only `T`'s column is read.
+unsafe impl<T: Send + Sync + 'static> Query for Option<&T> {
+    type Item<'a> = Option<&'a T>;
+    type Chunk<'a> = Option<&'a [T]>;
+    type State = Option<ComponentId>;
+    type Fetch = Option<NonNull<T>>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.read::<T>(false)
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        column(archetype, *state)
+    }
+
+    #[inline(always)]
+    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
+        // SAFETY: as for `&T`, when the archetype has the column.
+        fetch.map(|p| unsafe { &*p.as_ptr().add(row) })
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Option<&'a [T]> {
+        // SAFETY: as for `&T`, when the archetype has the column.
+        fetch.map(|p| unsafe { slice::from_raw_parts(p.as_ptr(), len) })
+    }
+}
+
+// SAFETY: `init` records a write of `T` (optional); only `T`'s column is touched.
+unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
+    type Item<'a> = Option<&'a mut T>;
+    type Chunk<'a> = Option<&'a mut [T]>;
+    type State = Option<ComponentId>;
+    type Fetch = Option<NonNull<T>>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.write::<T>(false)
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        column(archetype, *state)
+    }
+
+    #[inline(always)]
+    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
+        // SAFETY: as for `&mut T`, when the archetype has the column.
+        fetch.map(|p| unsafe { &mut *p.as_ptr().add(row) })
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Option<&'a mut [T]> {
+        // SAFETY: as for `&mut T`, when the archetype has the column.
+        fetch.map(|p| unsafe { slice::from_raw_parts_mut(p.as_ptr(), len) })
+    }
+}
+
+// SAFETY: reads only the entity column, which no system writes (it changes only under
+// `&mut Storage`).
+unsafe impl Query for Entity {
+    type Item<'a> = Entity;
+    type Chunk<'a> = &'a [Entity];
+    type State = ();
+    type Fetch = NonNull<Entity>;
+
+    fn init(_: &mut QueryDesc<'_>) -> Result<(), QueryError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn fetch(_: &(), archetype: &Archetype) -> Self::Fetch {
+        archetype.entities_ptr()
+    }
+
+    #[inline(always)]
+    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: `row` is in bounds of the archetype's entity column.
+        unsafe { *fetch.as_ptr().add(row) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a [Entity] {
+        // SAFETY: the entity column holds `len` entities and is not written while `'a` lives.
+        unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
+    }
+}

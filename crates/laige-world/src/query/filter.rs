@@ -1,0 +1,60 @@
+//! Presence filters: `With<T>` and `Without<T>`.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::{Query, QueryDesc};
+use crate::QueryError;
+use crate::archetype::Archetype;
+
+/// A query element that matches only entities that have a `T`, without reading it.
+///
+/// Yields `()`. Needs no declared access: presence changes only when commands are applied,
+/// never while systems run.
+pub struct With<T>(PhantomData<fn() -> T>);
+
+/// A query element that matches only entities that have no `T`.
+///
+/// Yields `()`. Needs no declared access.
+pub struct Without<T>(PhantomData<fn() -> T>);
+
+impl<T> fmt::Debug for With<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "With<{}>", std::any::type_name::<T>())
+    }
+}
+
+impl<T> fmt::Debug for Without<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Without<{}>", std::any::type_name::<T>())
+    }
+}
+
+macro_rules! filter {
+    ($ty:ident, $present:literal) => {
+        // SAFETY: a filter touches no column; it only narrows the matched archetypes.
+        unsafe impl<T: 'static> Query for $ty<T> {
+            type Item<'a> = ();
+            type Chunk<'a> = ();
+            type State = ();
+            type Fetch = ();
+
+            fn init(desc: &mut QueryDesc<'_>) -> Result<(), QueryError> {
+                desc.filter::<T>($present);
+                Ok(())
+            }
+
+            #[inline]
+            fn fetch(_: &(), _: &Archetype) {}
+
+            #[inline(always)]
+            unsafe fn item<'a>(_: &(), _: usize) -> Self::Item<'a> {}
+
+            #[inline]
+            unsafe fn chunk<'a>(_: &(), _: usize) -> Self::Chunk<'a> {}
+        }
+    };
+}
+
+filter!(With, true);
+filter!(Without, false);

@@ -1,0 +1,69 @@
+//! The iteration loops shared by the world (unchecked) and system contexts (checked).
+
+use super::{Query, QueryDesc};
+use crate::context::SystemMeta;
+use crate::{Entity, QueryError, Storage};
+
+/// Resolves and checks `Q`; reports a refusal.
+fn prepare<'a, Q: Query>(
+    storage: &'a Storage,
+    declared: Option<&'a SystemMeta>,
+) -> Result<(Q::State, QueryDesc<'a>), QueryError> {
+    let mut desc = QueryDesc::new(&storage.components, declared);
+    match Q::init(&mut desc) {
+        Ok(state) => Ok((state, desc)),
+        Err(err) => Err(storage.report(err)),
+    }
+}
+
+/// Calls `f` for every row matched by `Q`: archetypes in ascending id, rows in table order.
+///
+/// # Safety
+///
+/// For `'s`, the caller has the access `Q` needs to every matched column: no one else writes
+/// a component `Q` reads, and no one else touches a component `Q` writes. (`Storage` cannot
+/// change structurally meanwhile: it is borrowed for `'s`.) With `declared`, `Q` is checked
+/// against it first, which is how a context turns its scheduler-proven declaration into this
+/// guarantee.
+pub(crate) unsafe fn each_in<'s, Q: Query>(
+    storage: &'s Storage,
+    declared: Option<&SystemMeta>,
+    mut f: impl FnMut(Entity, Q::Item<'s>),
+) -> Result<(), QueryError> {
+    let (state, desc) = prepare::<Q>(storage, declared)?;
+    for table in storage.archetypes() {
+        if table.is_empty() || !desc.matches(table) {
+            continue;
+        }
+        let fetch = Q::fetch(&state, table);
+        for (row, &entity) in table.entities().iter().enumerate() {
+            // SAFETY: `row` is in bounds of a matched table; access is the caller's promise;
+            // each row is yielded once per call, and `Q` has no aliasing elements (`prepare`).
+            f(entity, unsafe { Q::item(&fetch, row) });
+        }
+    }
+    Ok(())
+}
+
+/// Calls `f` once per non-empty matched archetype with its entities and whole columns.
+///
+/// # Safety
+///
+/// As for [`each_in`].
+pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
+    storage: &'s Storage,
+    declared: Option<&SystemMeta>,
+    mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
+) -> Result<(), QueryError> {
+    let (state, desc) = prepare::<Q>(storage, declared)?;
+    for table in storage.archetypes() {
+        if table.is_empty() || !desc.matches(table) {
+            continue;
+        }
+        let fetch = Q::fetch(&state, table);
+        // SAFETY: the whole table is matched; access is the caller's promise; each table is
+        // yielded once per call.
+        f(table.entities(), unsafe { Q::chunk(&fetch, table.len()) });
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! Tuples of query elements, up to 8 (tuples nest for more).
+
+use super::{Query, QueryDesc};
+use crate::QueryError;
+use crate::archetype::Archetype;
+
+macro_rules! tuple_query {
+    ($($name:ident),*) => {
+        // SAFETY: every element's access is recorded (and checked against the others) by its
+        // own `init`; each element touches only what it recorded.
+        unsafe impl<$($name: Query),*> Query for ($($name,)*) {
+            type Item<'a> = ($($name::Item<'a>,)*);
+            type Chunk<'a> = ($($name::Chunk<'a>,)*);
+            type State = ($($name::State,)*);
+            type Fetch = ($($name::Fetch,)*);
+
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+                Ok(($($name::init(desc)?,)*))
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+                let ($($name,)*) = state;
+                ($($name::fetch($name, archetype),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $name::item($name, row) },)*)
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $name::chunk($name, len) },)*)
+            }
+        }
+    };
+}
+
+tuple_query!();
+tuple_query!(A);
+tuple_query!(A, B);
+tuple_query!(A, B, C);
+tuple_query!(A, B, C, D);
+tuple_query!(A, B, C, D, E);
+tuple_query!(A, B, C, D, E, F);
+tuple_query!(A, B, C, D, E, F, G);
+tuple_query!(A, B, C, D, E, F, G, H);

@@ -1,0 +1,202 @@
+//! The storage a system context borrows: entities, component types and archetype tables.
+
+mod ops;
+mod state_hash;
+
+use std::collections::BTreeMap;
+
+use laige_diag::Diagnostics;
+use laige_registry::{ComponentId, ComponentSet};
+
+use crate::archetype::{Archetype, ArchetypeId, signature_key};
+use crate::component::Components;
+use crate::entity::{Entities, Location};
+use crate::{Entity, WorldError};
+
+/// All component data of a world, without its systems.
+///
+/// # The access contract
+///
+/// Column data can be written through a shared `&Storage`: that is what lets several
+/// [`SystemContext`](crate::SystemContext)s run at once. It is sound because every such write
+/// happens inside a context, whose `unsafe` constructor demands that no other live context
+/// may write a component this one declares, or read one it writes (the scheduler proves this
+/// from declared access), and because each context checks every query against its system's
+/// declared access before touching a row. Structural changes (spawn, despawn, insert, remove)
+/// need `&mut Storage`, so they never overlap a context.
+///
+/// Through a plain `&Storage` only metadata is readable: liveness, counts, archetypes.
+pub struct Storage {
+    pub(crate) entities: Entities,
+    pub(crate) components: Components,
+    pub(crate) archetypes: Vec<Archetype>,
+    by_signature: BTreeMap<[u64; 4], u32>,
+    pub(crate) diag: Diagnostics,
+    identity: u64,
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Storage")
+            .field("entities", &self.entities.live())
+            .field("components", &self.components.len())
+            .field("archetypes", &self.archetypes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Storage {
+    pub(crate) fn new(capacity: u32, max_entities: u32, diag: Diagnostics) -> Self {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        // Identity only tells two worlds apart for command buffers; it never reaches state.
+        static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
+        let components = Components::default();
+        let empty = Archetype::new(ArchetypeId::EMPTY, ComponentSet::EMPTY, &components);
+        let mut by_signature = BTreeMap::new();
+        by_signature.insert(signature_key(&ComponentSet::EMPTY), 0);
+        Self {
+            entities: Entities::new(capacity, max_entities),
+            components,
+            archetypes: vec![empty],
+            by_signature,
+            diag,
+            identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    pub(crate) fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// Reports `err` through the rate limiter and returns it.
+    pub(crate) fn report<E: Reportable>(&self, err: E) -> E {
+        self.diag.report(err.key(), || err.emit());
+        err
+    }
+
+    /// The number of live entities.
+    pub fn len(&self) -> usize {
+        self.entities.live() as usize
+    }
+
+    /// Whether no entity is live.
+    pub fn is_empty(&self) -> bool {
+        self.entities.live() == 0
+    }
+
+    /// Whether `entity` is live. A pure query: a stale handle is `false`, with no event.
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.is_alive(entity)
+    }
+
+    /// The registered component types.
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// The id of component type `T`, if registered.
+    pub fn component_id<T: 'static>(&self) -> Option<ComponentId> {
+        self.components.id_of::<T>()
+    }
+
+    /// The archetype tables in id order (id 0 is the empty set).
+    pub fn archetypes(&self) -> &[Archetype] {
+        &self.archetypes
+    }
+
+    /// The archetype of a live entity.
+    pub fn archetype_of(&self, entity: Entity) -> Option<ArchetypeId> {
+        self.entities
+            .location(entity)
+            .map(|loc| ArchetypeId(loc.archetype))
+    }
+
+    /// The diagnostics this storage reports through.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
+
+    /// The location of `entity`, or a reported stale error.
+    pub(crate) fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
+        self.entities
+            .location(entity)
+            .ok_or_else(|| self.report(WorldError::StaleEntity { entity, op }))
+    }
+
+    /// The id of `T`, or a reported unregistered error.
+    pub(crate) fn require<T: 'static>(&self) -> Result<ComponentId, WorldError> {
+        self.components.id_of::<T>().ok_or_else(|| {
+            self.report(WorldError::UnregisteredComponent {
+                component: std::any::type_name::<T>(),
+            })
+        })
+    }
+
+    /// The archetype for `signature`, created (with the next id) when first needed.
+    pub(crate) fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
+        let key = signature_key(signature);
+        if let Some(&id) = self.by_signature.get(&key) {
+            return id;
+        }
+        let id = u32::try_from(self.archetypes.len()).expect("fewer than 2^32 archetypes");
+        self.archetypes.push(Archetype::new(
+            ArchetypeId(id),
+            *signature,
+            &self.components,
+        ));
+        self.by_signature.insert(key, id);
+        id
+    }
+
+    /// The archetype reached from `from` by adding `component`.
+    pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
+            return to;
+        }
+        let mut signature = *self.archetypes[from as usize].signature();
+        signature.insert(component);
+        let to = self.archetype_for(&signature);
+        self.archetypes[from as usize]
+            .add_edges
+            .insert(component, to);
+        to
+    }
+
+    /// The archetype reached from `from` by removing `component`.
+    pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if let Some(&to) = self.archetypes[from as usize].remove_edges.get(&component) {
+            return to;
+        }
+        let mut signature = *self.archetypes[from as usize].signature();
+        signature.remove(component);
+        let to = self.archetype_for(&signature);
+        self.archetypes[from as usize]
+            .remove_edges
+            .insert(component, to);
+        to
+    }
+}
+
+/// A failure that has a rate-limited event.
+pub(crate) trait Reportable: Copy {
+    fn key(&self) -> laige_diag::EventKey;
+    fn emit(&self);
+}
+
+impl Reportable for WorldError {
+    fn key(&self) -> laige_diag::EventKey {
+        WorldError::key(self)
+    }
+    fn emit(&self) {
+        WorldError::emit(self)
+    }
+}
+
+impl Reportable for crate::QueryError {
+    fn key(&self) -> laige_diag::EventKey {
+        crate::QueryError::key(self)
+    }
+    fn emit(&self) {
+        crate::QueryError::emit(self)
+    }
+}

@@ -1,0 +1,199 @@
+//! Structural operations on type-erased values: spawn, insert, remove, despawn.
+//!
+//! Each keeps every table consistent (equal column lengths, entity locations up to date)
+//! before it runs any component's `Drop`, so a panicking drop leaks instead of corrupting.
+
+use std::ptr;
+
+use laige_registry::{ComponentId, ComponentSet};
+
+use crate::archetype::Archetype;
+use crate::entity::Location;
+use crate::{Entity, Storage, WorldError};
+
+/// Pushes the values of one new row into its archetype's columns.
+pub(crate) struct RowWriter<'a> {
+    archetype: &'a mut Archetype,
+}
+
+impl RowWriter<'_> {
+    /// Moves the value at `src` into `component`'s column.
+    ///
+    /// # Safety
+    ///
+    /// `component` is in the row's archetype and written once per row; `src` points to a
+    /// valid value of its type, which the caller gives up.
+    #[inline]
+    pub(crate) unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
+        let Some(col) = self.archetype.column_index(component) else {
+            debug_assert!(false, "component {component} is not in the row's archetype");
+            return;
+        };
+        // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
+        // write per row; `spawn_with` reserved room for the row.
+        unsafe { self.archetype.columns_mut()[col].push(src) }
+    }
+}
+
+impl Storage {
+    /// Spawns an entity with the component set `signature`; `fill` writes its values.
+    ///
+    /// # Safety
+    ///
+    /// If `fill` runs, it must [`RowWriter::write`] every component of `signature` exactly
+    /// once. When the entity limit is reached `fill` does not run (it is dropped, with what
+    /// it owns).
+    pub(crate) unsafe fn spawn_with(
+        &mut self,
+        signature: &ComponentSet,
+        fill: impl FnOnce(&mut RowWriter<'_>),
+    ) -> Result<Entity, WorldError> {
+        let archetype = self.archetype_for(signature);
+        let table = &mut self.archetypes[archetype as usize];
+        let row = table.len() as u32;
+        let location = Location { archetype, row };
+        let Some(entity) = self.entities.alloc(location) else {
+            return Err(self.report(WorldError::EntityLimit {
+                max_entities: self.entities.max(),
+            }));
+        };
+        table.reserve_one();
+        fill(&mut RowWriter { archetype: table });
+        table.push_entity(entity);
+        Ok(entity)
+    }
+
+    /// A pointer to `component`'s value of the entity at `location`, if it has one.
+    #[inline]
+    pub(crate) fn value_ptr(&self, location: Location, component: ComponentId) -> Option<*mut u8> {
+        let table = &self.archetypes[location.archetype as usize];
+        let col = table.column_index(component)?;
+        Some(table.columns()[col].ptr_at(location.row as usize))
+    }
+
+    /// Sets `component` of the live entity at `location` to the value at `src`: replaces
+    /// (dropping the old value) when present, else moves the entity to the archetype with
+    /// the component added.
+    ///
+    /// # Safety
+    ///
+    /// `entity` is live at `location`; `src` points to a valid, aligned value of
+    /// `component`'s type that the caller gives up, and is writable (a replaced old value is
+    /// dropped in place there).
+    pub(crate) unsafe fn insert_erased(
+        &mut self,
+        entity: Entity,
+        location: Location,
+        component: ComponentId,
+        src: *mut u8,
+    ) {
+        let from = location.archetype;
+        let row = location.row as usize;
+        if let Some(col) = self.archetypes[from as usize].column_index(component) {
+            // SAFETY: `row` is the live entity's row; `src` is a valid value of the column's type.
+            unsafe { self.archetypes[from as usize].columns_mut()[col].replace(row, src) };
+            return;
+        }
+        let to = self.add_target(from, component);
+        let Ok([src_table, dst]) = self
+            .archetypes
+            .get_disjoint_mut([from as usize, to as usize])
+        else {
+            unreachable!("adding a component always changes the archetype");
+        };
+        dst.reserve_one();
+        // SAFETY: `row` is in bounds; `dst` has room. Every component of `src_table` is also in
+        // `dst` (a superset), so nothing is left past the end.
+        let moved = unsafe { src_table.move_row_to(row, dst) };
+        let col = dst
+            .column_index(component)
+            .expect("the target has the added component");
+        // SAFETY: `src` is a valid value of `component`'s type, given up by the caller.
+        unsafe { dst.columns_mut()[col].push(src) };
+        dst.push_entity(entity);
+        let new_row = (dst.len() - 1) as u32;
+        self.entities.set_location(
+            entity,
+            Location {
+                archetype: to,
+                row: new_row,
+            },
+        );
+        if let Some(moved) = moved {
+            self.entities.set_location(moved, location);
+        }
+    }
+
+    /// Removes `component` from the live entity at `location`. Returns whether it had it;
+    /// the value is moved to `out` when given, else dropped.
+    ///
+    /// # Safety
+    ///
+    /// `entity` is live at `location`; `out`, when given, is valid for writing one value of
+    /// `component`'s type.
+    pub(crate) unsafe fn remove_erased(
+        &mut self,
+        entity: Entity,
+        location: Location,
+        component: ComponentId,
+        out: Option<*mut u8>,
+    ) -> bool {
+        let from = location.archetype;
+        let row = location.row as usize;
+        let Some(col) = self.archetypes[from as usize].column_index(component) else {
+            return false;
+        };
+        let to = self.remove_target(from, component);
+        let Ok([src_table, dst]) = self
+            .archetypes
+            .get_disjoint_mut([from as usize, to as usize])
+        else {
+            unreachable!("removing a present component always changes the archetype");
+        };
+        dst.reserve_one();
+        // SAFETY: `row` is in bounds; `dst` has room. Only `component`'s value is left past
+        // the end (dst has every other component), and it is taken over below.
+        let moved = unsafe { src_table.move_row_to(row, dst) };
+        dst.push_entity(entity);
+        let new_row = (dst.len() - 1) as u32;
+        self.entities.set_location(
+            entity,
+            Location {
+                archetype: to,
+                row: new_row,
+            },
+        );
+        if let Some(moved) = moved {
+            self.entities.set_location(moved, location);
+        }
+        let column = &mut src_table.columns_mut()[col];
+        match out {
+            Some(out) => {
+                // SAFETY: the value past the end is live and unclaimed; `out` is valid for one
+                // value of its type; moving it claims it.
+                unsafe {
+                    ptr::copy_nonoverlapping(column.ptr_at(column.len()), out, column.item().size())
+                }
+            }
+            // SAFETY: the value past the end is live and unclaimed.
+            None => unsafe { column.drop_past_end() },
+        }
+        true
+    }
+
+    /// Despawns the live entity at `location`, dropping its values.
+    pub(crate) fn despawn_at(&mut self, entity: Entity, location: Location) {
+        let table = &mut self.archetypes[location.archetype as usize];
+        // SAFETY: the entity is live, so its row is in bounds; every value left past the end
+        // is dropped below, once.
+        let moved = unsafe { table.remove_row_to_end(location.row as usize) };
+        if let Some(moved) = moved {
+            self.entities.set_location(moved, location);
+        }
+        self.entities.free(entity);
+        for column in table.columns_mut() {
+            // SAFETY: `remove_row_to_end` left one unclaimed value past each column's end.
+            unsafe { column.drop_past_end() };
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! The World: storage plus systems, and the direct methods setup code uses.
+
+mod components;
+mod systems;
+
+use std::mem::ManuallyDrop;
+
+use laige_diag::Diagnostics;
+use laige_registry::{ComponentId, Registry};
+
+use crate::archetype::Archetype;
+use crate::bundle::Bundle;
+use crate::command::{ApplyStats, CommandBuffer, Commands};
+use crate::query::{Query, each_chunk_in, each_in};
+use crate::{Entity, QueryError, StateHasher, Storage, SystemFn, WorldError, WorldOptions};
+
+pub use systems::{SystemBuilder, SystemState};
+
+/// Archetype storage for entities and components, plus the registered systems with their
+/// command buffers and PRNG substreams.
+///
+/// The direct methods (`spawn`, `insert`, `get`, `each`, ...) serve setup code and tests;
+/// systems see the world only through a [`SystemContext`](crate::SystemContext).
+pub struct World {
+    pub(crate) storage: Storage,
+    pub(crate) registry: Registry<SystemFn>,
+    pub(crate) systems: Vec<SystemState>,
+    options: WorldOptions,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("storage", &self.storage)
+            .field("systems", &self.registry.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new(WorldOptions::default())
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new(options: WorldOptions) -> Self {
+        let diag = options.diagnostics.clone().unwrap_or_default();
+        let max = options.max_entities.unwrap_or(u32::MAX);
+        Self {
+            storage: Storage::new(options.capacity, max, diag.clone()),
+            registry: Registry::with_diagnostics(diag),
+            systems: Vec::new(),
+            options,
+        }
+    }
+
+    /// The options the world was created with.
+    pub fn options(&self) -> &WorldOptions {
+        &self.options
+    }
+
+    /// The diagnostics the world (and its registry) report through.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.storage.diag
+    }
+
+    /// The storage, for metadata (liveness, counts, archetypes).
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    /// The archetype tables in id order; id 0 holds the entities without components.
+    pub fn archetypes(&self) -> &[Archetype] {
+        self.storage.archetypes()
+    }
+
+    /// Spawns an entity with the components of `bundle`, a tuple such as `(Pos, Vel)` or
+    /// `(Pos,)`; `()` spawns an entity without components.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`], or
+    /// [`WorldError::EntityLimit`]; the bundle is dropped.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, WorldError> {
+        let ids = B::resolve(&self.storage.components).map_err(|err| self.storage.report(err))?;
+        // SAFETY: `take` hands out one valid value per resolved component, in order, each of
+        // the type of its id, and forgets them; the row is written exactly once per component.
+        unsafe {
+            self.storage.spawn_with(&ids.set, |row| {
+                bundle.take(&ids, &mut |component, src| row.write(component, src));
+            })
+        }
+    }
+
+    /// Despawns `entity`, dropping its components.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`] (event `ecs/stale_entity_destroy`).
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), WorldError> {
+        let location = self.storage.locate(entity, "despawn")?;
+        self.storage.despawn_at(entity, location);
+        Ok(())
+    }
+
+    /// Sets `entity`'s `T` to `value`: adds it (moving the entity to another archetype), or
+    /// replaces and drops the old value.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`]; `value` is
+    /// dropped.
+    pub fn insert<T: Send + Sync + 'static>(
+        &mut self,
+        entity: Entity,
+        value: T,
+    ) -> Result<(), WorldError> {
+        let location = self.storage.locate(entity, "insert")?;
+        let component = self.storage.require::<T>()?;
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: the entity is live at `location`; `value` is a valid, aligned, writable `T`
+        // (the type of `component`), given up: `ManuallyDrop` keeps it from being dropped
+        // here, whether it was moved into the column or holds the replaced old value, which
+        // `insert_erased` dropped in place.
+        unsafe {
+            self.storage
+                .insert_erased(entity, location, component, (&raw mut *value).cast())
+        };
+        Ok(())
+    }
+
+    /// Removes `entity`'s `T` and returns it; `Ok(None)` when it has none.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`].
+    pub fn remove<T: Send + Sync + 'static>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<T>, WorldError> {
+        let location = self.storage.locate(entity, "remove")?;
+        let component = self.storage.require::<T>()?;
+        let mut out = std::mem::MaybeUninit::<T>::uninit();
+        // SAFETY: the entity is live at `location`; `out` is valid for one `T`.
+        let had = unsafe {
+            self.storage
+                .remove_erased(entity, location, component, Some(out.as_mut_ptr().cast()))
+        };
+        // SAFETY: `remove_erased` moved the value into `out` when it returned true.
+        Ok(had.then(|| unsafe { out.assume_init() }))
+    }
+
+    /// `entity`'s `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`], [`WorldError::UnregisteredComponent`] or
+    /// [`WorldError::MissingComponent`].
+    pub fn get<T: 'static>(&self, entity: Entity) -> Result<&T, WorldError> {
+        let ptr = self.value_ptr::<T>(entity, "get")?;
+        // SAFETY: a live entity's value of `T`; `&self` excludes writers.
+        Ok(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// `entity`'s `T`, mutably.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::get`].
+    pub fn get_mut<T: 'static>(&mut self, entity: Entity) -> Result<&mut T, WorldError> {
+        let ptr = self.value_ptr::<T>(entity, "get_mut")?;
+        // SAFETY: a live entity's value of `T`; `&mut self` excludes every other access.
+        Ok(unsafe { &mut *ptr.cast::<T>() })
+    }
+
+    fn value_ptr<T: 'static>(
+        &self,
+        entity: Entity,
+        op: &'static str,
+    ) -> Result<*mut u8, WorldError> {
+        let location = self.storage.locate(entity, op)?;
+        let component = self.storage.require::<T>()?;
+        self.storage.value_ptr(location, component).ok_or_else(|| {
+            self.storage.report(WorldError::MissingComponent {
+                entity,
+                component: std::any::type_name::<T>(),
+            })
+        })
+    }
+
+    /// Whether `entity` has a `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`].
+    pub fn has<T: 'static>(&self, entity: Entity) -> Result<bool, WorldError> {
+        let location = self.storage.locate(entity, "has")?;
+        let component = self.storage.require::<T>()?;
+        Ok(self.storage.value_ptr(location, component).is_some())
+    }
+
+    /// Whether `entity` is live. A pure query: stale is `false`, with no event.
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.storage.is_alive(entity)
+    }
+
+    /// The number of live entities.
+    pub fn len(&self) -> usize {
+        self.storage.len()
+    }
+
+    /// Whether no entity is live.
+    pub fn is_empty(&self) -> bool {
+        self.storage.is_empty()
+    }
+
+    /// The id of component type `T`, if registered.
+    pub fn component_id<T: 'static>(&self) -> Option<ComponentId> {
+        self.storage.component_id::<T>()
+    }
+
+    /// A setup-time query over the whole world; not checked against any declared access.
+    /// Visits matched archetypes in ascending id, rows in table order.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::Aliased`] for a query naming a component twice with a write.
+    pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
+        // SAFETY: `&mut self` gives exclusive access to every column.
+        unsafe { each_in::<Q>(&self.storage, None, f) }
+    }
+
+    /// The per-archetype form of [`World::each`]: entities and whole columns as slices.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::each`].
+    pub fn each_chunk<Q: Query>(
+        &mut self,
+        f: impl FnMut(&[Entity], Q::Chunk<'_>),
+    ) -> Result<(), QueryError> {
+        // SAFETY: `&mut self` gives exclusive access to every column.
+        unsafe { each_chunk_in::<Q>(&self.storage, None, f) }
+    }
+
+    /// Records commands for this world in a standalone `buffer`; apply it with
+    /// [`World::apply`].
+    pub fn commands<'a>(&'a self, buffer: &'a mut CommandBuffer) -> Commands<'a> {
+        Commands::new(buffer, &self.storage)
+    }
+
+    /// Applies a standalone command buffer in recording order, and empties it.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::ForeignCommandBuffer`] for a buffer filled for another world.
+    pub fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
+        self.storage.apply(buffer)
+    }
+
+    /// FNV-1a 64 (big-endian u64 words) of the live state, in this order:
+    ///
+    /// 1. the live entity count;
+    /// 2. per live entity in ascending index: index, generation, its component count, then
+    ///    per component in ascending id: the id, followed for a hashed component by the words
+    ///    of its [`StateHash`](crate::StateHash);
+    /// 3. the registered system count, then per system in ascending id: the id, 1 and the
+    ///    PRNG's seed and two state words when it has a substream, else 0.
+    ///
+    /// Row layout, archetype ids and slot-reuse history do not enter it, only the live
+    /// state. A pure function; allocates nothing.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StateHasher::new();
+        self.storage.hash_components(&mut h);
+        h.write_u64(self.systems.len() as u64);
+        for (index, system) in self.systems.iter().enumerate() {
+            h.write_u64(index as u64 + 1);
+            match system.rng() {
+                Some(rng) => {
+                    let (s0, s1) = rng.state();
+                    h.write_u64(1);
+                    h.write_u64(rng.seed());
+                    h.write_u64(s0);
+                    h.write_u64(s1);
+                }
+                None => h.write_u64(0),
+            }
+        }
+        h.finish()
+    }
+
+    /// Parts 1 and 2 of [`World::state_hash`]: the components only, no PRNG state.
+    pub fn component_state_hash(&self) -> u64 {
+        let mut h = StateHasher::new();
+        self.storage.hash_components(&mut h);
+        h.finish()
+    }
+}

@@ -1,0 +1,144 @@
+//! Registering systems: the typed builder, and each system's command buffer and PRNG.
+
+use laige_registry::{Access, Budget, Io, RegisterError, Registry, SystemDef, SystemId};
+
+use crate::{CommandBuffer, Prng, SystemFn, World};
+
+/// What the world keeps per registered system besides its registry record: its command
+/// buffer and, in a deterministic world, its PRNG substream.
+#[derive(Debug)]
+pub struct SystemState {
+    commands: CommandBuffer,
+    rng: Option<Prng>,
+}
+
+impl SystemState {
+    /// The system's command buffer.
+    pub fn commands(&self) -> &CommandBuffer {
+        &self.commands
+    }
+
+    /// The system's PRNG substream; `None` in a non-deterministic world.
+    pub fn rng(&self) -> Option<&Prng> {
+        self.rng.as_ref()
+    }
+
+    /// The command buffer and PRNG, mutably, to build a context from.
+    pub fn parts_mut(&mut self) -> (&mut CommandBuffer, Option<&mut Prng>) {
+        (&mut self.commands, self.rng.as_mut())
+    }
+}
+
+impl World {
+    /// The system registry (names, budgets, dependencies, declared access).
+    pub fn registry(&self) -> &Registry<SystemFn> {
+        &self.registry
+    }
+
+    /// Registers a system from a raw definition; prefer [`World::system`], which resolves
+    /// component types for you. On success the system gets its command buffer and, in a
+    /// deterministic world, the PRNG substream `Prng::derive_substream(seed, id)`.
+    ///
+    /// # Errors
+    ///
+    /// The registry's [`RegisterError`], reported as its `system/...` event.
+    pub fn register_system(&mut self, def: SystemDef<SystemFn>) -> Result<SystemId, RegisterError> {
+        let id = self.registry.register(def)?;
+        let rng = self
+            .options()
+            .deterministic
+            .then(|| Prng::derive_substream(self.options().seed, id.get()));
+        self.systems.push(SystemState {
+            commands: CommandBuffer::new(),
+            rng,
+        });
+        debug_assert_eq!(self.systems.len(), id.get() as usize);
+        Ok(id)
+    }
+
+    /// Starts registering the system `name` running `run`:
+    /// `world.system("Movement", movement).budget_ms(1.0).after("Input").writes::<Pos>().reads::<Vel>().register()`.
+    pub fn system(&mut self, name: &'static str, run: SystemFn) -> SystemBuilder<'_> {
+        SystemBuilder {
+            world: self,
+            def: SystemDef::new(name, run),
+        }
+    }
+
+    /// The state of system `id`, if registered.
+    pub fn system_state(&self, id: SystemId) -> Option<&SystemState> {
+        self.systems.get(id.index())
+    }
+
+    /// The command buffer of system `id`, if registered.
+    pub fn system_commands(&self, id: SystemId) -> Option<&CommandBuffer> {
+        self.system_state(id).map(SystemState::commands)
+    }
+
+    /// The PRNG substream of system `id`, if registered and the world is deterministic.
+    pub fn system_rng(&self, id: SystemId) -> Option<&Prng> {
+        self.system_state(id).and_then(SystemState::rng)
+    }
+}
+
+/// A typed system registration: declares access by component type, so user code never
+/// handles [`ComponentId`](laige_registry::ComponentId)s. Finish with
+/// [`SystemBuilder::register`].
+#[must_use = "a system is registered only by `.register()`"]
+#[derive(Debug)]
+pub struct SystemBuilder<'w> {
+    world: &'w mut World,
+    def: SystemDef<SystemFn>,
+}
+
+impl SystemBuilder<'_> {
+    /// Sets the time budget in milliseconds (rounded to Q16.16).
+    pub fn budget_ms(mut self, ms: f32) -> Self {
+        self.def = self.def.budget_ms(ms);
+        self
+    }
+
+    /// Sets the time budget.
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.def = self.def.budget(budget);
+        self
+    }
+
+    /// Sets the `depends_on` spec: the names of the systems this one runs after, comma
+    /// separated (`"Input, Physics"`). Calling it again replaces the spec.
+    pub fn after(mut self, spec: &'static str) -> Self {
+        self.def = self.def.depends_on(spec);
+        self
+    }
+
+    /// Declares that the system reads `T`. A type not registered makes registration fail
+    /// with `io_unregistered`.
+    pub fn reads<T: 'static>(self) -> Self {
+        self.io::<T>(Access::Read)
+    }
+
+    /// Declares that the system writes (and may read) `T`.
+    pub fn writes<T: 'static>(self) -> Self {
+        self.io::<T>(Access::Write)
+    }
+
+    fn io<T: 'static>(mut self, access: Access) -> Self {
+        let component = self.world.component_id::<T>();
+        self.def = self.def.io(Io { component, access });
+        self
+    }
+
+    /// The definition built so far.
+    pub fn def(&self) -> &SystemDef<SystemFn> {
+        &self.def
+    }
+
+    /// Registers the system, as [`World::register_system`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::register_system`].
+    pub fn register(self) -> Result<SystemId, RegisterError> {
+        self.world.register_system(self.def)
+    }
+}
