@@ -205,13 +205,24 @@ pub fn is_pub(vis: &Visibility) -> bool {
     matches!(vis, Visibility::Public(_))
 }
 
-/// `sig` with the attributes of its parameters removed.
+/// `sig` without what only matters inside the body: parameter attributes and `mut` bindings.
 fn clean_sig(sig: &Signature) -> Signature {
     let mut sig = sig.clone();
     for arg in &mut sig.inputs {
         match arg {
-            syn::FnArg::Receiver(it) => it.attrs.clear(),
-            syn::FnArg::Typed(it) => it.attrs.clear(),
+            syn::FnArg::Receiver(it) => {
+                it.attrs.clear();
+                // `mut self` is a binding; `&mut self` is part of the signature.
+                if it.reference.is_none() {
+                    it.mutability = None;
+                }
+            }
+            syn::FnArg::Typed(it) => {
+                it.attrs.clear();
+                if let syn::Pat::Ident(pat) = &mut *it.pat {
+                    pat.mutability = None;
+                }
+            }
         }
     }
     sig
