@@ -58,7 +58,7 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-runner",
-        &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
+        &["laige-diag", "laige-registry", "laige-scheduler", "tracing", "quanta"],
         false,
     ),
     layer(

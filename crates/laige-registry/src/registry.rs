@@ -14,10 +14,9 @@ use crate::{
 
 /// One registered system, as the registry keeps it.
 #[derive(Clone, Debug)]
-pub struct SystemRecord<R> {
+pub struct SystemRecord {
     id: SystemId,
     name: &'static str,
-    run: R,
     budget: Budget,
     spec: &'static str,
     deps: DepSpec<'static>,
@@ -26,7 +25,7 @@ pub struct SystemRecord<R> {
     writes: ComponentSet,
 }
 
-impl<R> SystemRecord<R> {
+impl SystemRecord {
     /// The system's id.
     pub fn id(&self) -> SystemId {
         self.id
@@ -35,11 +34,6 @@ impl<R> SystemRecord<R> {
     /// The registration name.
     pub fn name(&self) -> &'static str {
         self.name
-    }
-
-    /// What runs.
-    pub fn run(&self) -> &R {
-        &self.run
     }
 
     /// The time budget.
@@ -95,7 +89,10 @@ impl<R> SystemRecord<R> {
 /// allocates.
 #[derive(Debug)]
 pub struct Registry<R> {
-    records: Vec<SystemRecord<R>>,
+    records: Vec<SystemRecord>,
+    // Run payloads live apart from the records, densely, so a tick's dispatch loop walks
+    // a few cache lines instead of one large record per system.
+    runs: Vec<R>,
     names: NameIndex,
     components: ComponentSet,
     diag: Diagnostics,
@@ -120,6 +117,7 @@ impl<R> Registry<R> {
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
         Self {
             records: Vec::with_capacity(MAX_SYSTEMS),
+            runs: Vec::with_capacity(MAX_SYSTEMS),
             names: NameIndex::new(),
             components: ComponentSet::EMPTY,
             diag,
@@ -156,10 +154,11 @@ impl<R> Registry<R> {
     /// is emitted (rate limited) too. A failed registration changes nothing.
     pub fn register(&mut self, def: SystemDef<R>) -> Result<SystemId, RegisterError> {
         match self.validate(def) {
-            Ok(record) => {
+            Ok((record, run)) => {
                 let id = record.id;
                 self.names.insert(record.name, self.records.len());
                 self.records.push(record);
+                self.runs.push(run);
                 Ok(id)
             }
             Err(err) => {
@@ -169,7 +168,7 @@ impl<R> Registry<R> {
         }
     }
 
-    fn validate(&self, def: SystemDef<R>) -> Result<SystemRecord<R>, RegisterError> {
+    fn validate(&self, def: SystemDef<R>) -> Result<(SystemRecord, R), RegisterError> {
         let name = def.name;
         if !is_valid_name(name) {
             return Err(RegisterError::NameInvalid { name, budget_raw: def.budget.raw() });
@@ -190,17 +189,17 @@ impl<R> Registry<R> {
         if self.records.len() >= MAX_SYSTEMS {
             return Err(RegisterError::BudgetExhausted { name, systems: self.records.len() });
         }
-        Ok(SystemRecord {
+        let record = SystemRecord {
             id: SystemId::from_index(self.records.len()),
             name,
-            run,
             budget: def.budget,
             spec: def.depends_on,
             deps,
             io: def.io,
             reads,
             writes,
-        })
+        };
+        Ok((record, run))
     }
 
     fn resolve_io(
@@ -244,7 +243,7 @@ impl<R> Registry<R> {
     /// # Errors
     ///
     /// [`UnknownSystem`] when `id` is past the registered systems.
-    pub fn get(&self, id: SystemId) -> Result<&SystemRecord<R>, UnknownSystem> {
+    pub fn get(&self, id: SystemId) -> Result<&SystemRecord, UnknownSystem> {
         self.records
             .get(id.index())
             .ok_or(UnknownSystem { id: id.get(), systems: self.records.len() })
@@ -255,19 +254,33 @@ impl<R> Registry<R> {
     /// # Errors
     ///
     /// [`UnknownSystem`] for 0 or an id past the registered systems.
-    pub fn get_raw(&self, id: u32) -> Result<&SystemRecord<R>, UnknownSystem> {
+    pub fn get_raw(&self, id: u32) -> Result<&SystemRecord, UnknownSystem> {
         let unknown = UnknownSystem { id, systems: self.records.len() };
         SystemId::new(id).ok_or(unknown).and_then(|id| self.get(id))
     }
 
     /// The records in id order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &SystemRecord<R>> + '_ {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &SystemRecord> + '_ {
         self.records.iter()
     }
 
     /// The records as a slice, indexed by [`SystemId::index`].
-    pub fn records(&self) -> &[SystemRecord<R>] {
+    pub fn records(&self) -> &[SystemRecord] {
         &self.records
+    }
+
+    /// What system `id` runs.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when `id` is past the registered systems.
+    pub fn run(&self, id: SystemId) -> Result<&R, UnknownSystem> {
+        self.runs.get(id.index()).ok_or(UnknownSystem { id: id.get(), systems: self.runs.len() })
+    }
+
+    /// The run payloads, indexed by [`SystemId::index`].
+    pub fn runs(&self) -> &[R] {
+        &self.runs
     }
 
     /// The id of the system named exactly `name` (case-sensitive).

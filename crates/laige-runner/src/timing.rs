@@ -81,7 +81,7 @@ impl Timing {
     /// A run strictly over budget emits `system/budget_overrun`; a run at three times the
     /// budget or more also emits `system/budget_critical`, warn first. The counters count
     /// every breach; only the events are rate limited.
-    pub fn observe<R>(&mut self, system: &SystemRecord<R>, nanos: u64, diag: &Diagnostics) {
+    pub fn observe(&mut self, system: &SystemRecord, nanos: u64, diag: &Diagnostics) {
         let record = &mut self.records[system.id().index()];
         record.window[(record.total % WINDOW_SAMPLES as u64) as usize] = nanos;
         record.total += 1;
