@@ -32,7 +32,7 @@ fn registry() -> Registry<Run> {
 /// Definition `i`: system `Sys{i}`, writing component i + 1 (even i) or reading it (odd i).
 fn def(names: &[&'static str], i: usize) -> SystemDef<Run> {
     let def = SystemDef::new(names[i], tick as Run).budget(Budget::from_millis(1));
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         def.writes(component(i))
     } else {
         def.reads(component(i))

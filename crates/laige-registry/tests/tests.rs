@@ -137,7 +137,7 @@ fn view(registry: &Registry<Run>) -> Vec<RecordView> {
                 r.depends_on().to_vec(),
                 r.reads().iter().map(ComponentId::get).collect(),
                 r.writes().iter().map(ComponentId::get).collect(),
-                *r.run() as usize,
+                *registry.run(r.id()).unwrap() as usize,
             )
         })
         .collect()
@@ -297,7 +297,10 @@ fn def_stored_by_value() {
     assert_eq!(record.budget().raw(), 1 << 15);
     assert_eq!(record.depends_on_spec(), "Later");
     assert_eq!(record.depends_on(), ["Later"]);
-    assert!(std::ptr::fn_addr_eq(*record.run(), noop as Run));
+    assert!(std::ptr::fn_addr_eq(
+        *registry.run(id).unwrap(),
+        noop as Run
+    ));
     assert!(record.declares_write(VEL));
 }
 
@@ -363,8 +366,8 @@ fn stored_run_is_the_system() {
         health: vec![(10, 10)],
         health_count: 0,
     };
-    (registry.get(mover).unwrap().run())(&mut world);
-    (registry.get(reader).unwrap().run())(&mut world);
+    (registry.run(mover).unwrap())(&mut world);
+    (registry.run(reader).unwrap())(&mut world);
     assert_eq!(world.vel, [0x1234]);
     assert_eq!(world.pos, [(1, 2)]);
     assert_eq!(world.health, [(10, 10)]);
@@ -618,6 +621,7 @@ fn registration_check_order(
     // Nothing changed: same count, same records, and the next id is still free.
     assert_eq!(registry.len(), len);
     assert_eq!(view(&registry), before);
+    assert_eq!(registry.runs().len(), len);
     if !def.name.is_empty() && def.name != "Existing" {
         assert_eq!(registry.find(def.name), None);
     }
@@ -689,7 +693,10 @@ fn duplicate_name_is_an_error() {
     assert_eq!(registry.len(), 1);
     let record = registry.get(first).unwrap();
     assert_eq!(record.budget(), Budget::from_millis(1));
-    assert!(std::ptr::fn_addr_eq(*record.run(), noop as Run));
+    assert!(std::ptr::fn_addr_eq(
+        *registry.run(first).unwrap(),
+        noop as Run
+    ));
     assert_eq!(registry.find("Dup"), Some(first));
 }
 
@@ -761,6 +768,11 @@ fn system_query_validates_the_id() {
             registry.get(sid(1)).unwrap_err(),
             UnknownSystem { id: 1, systems: 0 }
         );
+        assert_eq!(
+            registry.run(sid(1)).unwrap_err(),
+            UnknownSystem { id: 1, systems: 0 }
+        );
+        assert!(registry.runs().is_empty());
     });
     assert!(events.is_empty());
 
@@ -774,8 +786,17 @@ fn system_query_validates_the_id() {
             registry.get_raw(0).unwrap_err(),
             UnknownSystem { id: 0, systems: 1 }
         );
+        assert_eq!(
+            registry.run(sid(2)).unwrap_err(),
+            UnknownSystem { id: 2, systems: 1 }
+        );
         assert_eq!(registry.get(id).unwrap().name(), "Only");
         assert_eq!(registry.get_raw(1).unwrap().id(), id);
+        assert!(std::ptr::fn_addr_eq(
+            *registry.run(id).unwrap(),
+            noop as Run
+        ));
+        assert_eq!(registry.runs().len(), 1);
     });
     assert!(events.is_empty());
 }
