@@ -25,7 +25,7 @@ pub struct SystemMeta {
 
 impl SystemMeta {
     /// The meta of a registered system.
-    pub fn of<R>(record: &SystemRecord<R>) -> Self {
+    pub fn of(record: &SystemRecord) -> Self {
         Self {
             id: record.id(),
             name: record.name(),

@@ -12,7 +12,7 @@
 //! // `order` comes from the scheduler: `schedule(world.registry())?.order()`.
 //! let (registry, mut host) = world.split_for_run();
 //! for &id in &order {
-//!     let run = *registry.get(id).unwrap().run();
+//!     let run = *registry.run(id).unwrap();
 //!     host.run(id, &run).unwrap();
 //! }
 //! world.apply_commands(order.iter().copied()).unwrap();

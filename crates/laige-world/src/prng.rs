@@ -126,7 +126,7 @@ mod tests {
         let before = rng;
         assert_eq!(rng.next_range(5, 5), 5);
         assert_eq!(rng, before, "an empty range draws nothing");
-        assert_eq!(rng.next_range(0, u32::MAX) < u32::MAX, true);
+        assert!(rng.next_range(0, u32::MAX) < u32::MAX);
     }
 
     #[test]

@@ -1,0 +1,229 @@
+//! Command buffers: schedule-order application, placeholders, stale targets, reuse.
+
+use laige_testkit::capture;
+use laige_world::{CommandBuffer, Entity, SystemContext, SystemId, World, WorldError};
+
+use crate::support::{Counted, Counter, Health, Pos, Tag, one, pos, world};
+
+fn write_one(ctx: &mut SystemContext<'_>) {
+    let target = first(ctx);
+    ctx.commands().insert(target, Health(1)).unwrap();
+    ctx.commands().spawn((Health(10),)).unwrap();
+    ctx.commands().spawn((Health(11),)).unwrap();
+}
+
+fn write_two(ctx: &mut SystemContext<'_>) {
+    let target = first(ctx);
+    ctx.commands().insert(target, Health(2)).unwrap();
+    ctx.commands().spawn((Health(20),)).unwrap();
+}
+
+/// The first entity with a `Pos`.
+fn first(ctx: &mut SystemContext<'_>) -> Entity {
+    let mut found = None;
+    ctx.each::<(Entity, &Pos)>(|_, (e, _)| {
+        found.get_or_insert(e);
+    })
+    .unwrap();
+    found.unwrap()
+}
+
+fn two_writers() -> (World, Entity, SystemId, SystemId) {
+    let mut world = world();
+    let e = world.spawn((pos(1.0),)).unwrap();
+    let one = world
+        .system("One", write_one)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    let two = world
+        .system("Two", write_two)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    let (registry, mut host) = world.split_for_run();
+    for id in [one, two] {
+        let run = *registry.run(id).unwrap();
+        host.run(id, &run).unwrap();
+    }
+    (world, e, one, two)
+}
+
+fn spawned_health(world: &World, id: SystemId) -> Vec<(u32, i32)> {
+    world
+        .system_commands(id)
+        .unwrap()
+        .last_spawned()
+        .iter()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.index(), world.get::<Health>(e).unwrap().0)
+        })
+        .collect()
+}
+
+#[test]
+fn buffers_apply_in_the_given_order() {
+    let (mut world, e, one, two) = two_writers();
+    let stats = world.apply_commands([one, two]).unwrap();
+    assert_eq!((stats.applied, stats.skipped), (5, 0));
+    assert_eq!(
+        world.get::<Health>(e).unwrap().0,
+        2,
+        "the later buffer wins"
+    );
+    assert_eq!(spawned_health(&world, one), [(1, 10), (2, 11)]);
+    assert_eq!(spawned_health(&world, two), [(3, 20)]);
+
+    let (mut world, e, one, two) = two_writers();
+    world.apply_commands([two, one]).unwrap();
+    assert_eq!(world.get::<Health>(e).unwrap().0, 1);
+    assert_eq!(
+        spawned_health(&world, two),
+        [(1, 20)],
+        "ids are assigned in apply order"
+    );
+    assert_eq!(spawned_health(&world, one), [(2, 10), (3, 11)]);
+    assert!(
+        world.system_commands(one).unwrap().is_empty(),
+        "applied buffers are emptied"
+    );
+}
+
+#[test]
+fn placeholders_are_usable_by_later_commands_of_the_same_buffer() {
+    let mut world = world();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = world.commands(&mut buffer);
+    let a = cmds.spawn((pos(1.0),)).unwrap();
+    let b = cmds.spawn(()).unwrap();
+    cmds.insert(a, Health(5)).unwrap();
+    cmds.insert(b, Tag).unwrap();
+    cmds.remove::<Pos>(a).unwrap();
+    cmds.despawn(b).unwrap();
+    assert_eq!((a.index(), b.index(), cmds.len()), (0, 1, 6));
+    world.apply(&mut buffer).unwrap();
+    let spawned = buffer.last_spawned().to_vec();
+    let (ea, eb) = (spawned[0].unwrap(), spawned[1].unwrap());
+    assert_eq!(world.get::<Health>(ea).unwrap().0, 5);
+    assert!(!world.has::<Pos>(ea).unwrap());
+    assert!(!world.is_alive(eb));
+
+    // A placeholder is valid only in its own buffer, and only until that buffer is applied.
+    let mut other = CommandBuffer::new();
+    let (result, events) = capture(|| world.commands(&mut other).insert(a, Tag));
+    assert_eq!(result, Err(WorldError::InvalidPending { index: 0 }));
+    one(&events, "ecs/pending_entity_invalid");
+    assert_eq!(
+        world.commands(&mut buffer).despawn(a),
+        Err(WorldError::InvalidPending { index: 0 })
+    );
+    assert!(buffer.is_empty() && other.is_empty());
+}
+
+#[test]
+fn stale_targets_are_skipped_reported_and_their_values_dropped() {
+    let counter = Counter::default();
+    let mut world = world();
+    world.register_component::<Counted>().unwrap();
+    let gone = world.spawn((pos(1.0),)).unwrap();
+    let kept = world.spawn((pos(2.0),)).unwrap();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = world.commands(&mut buffer);
+    cmds.despawn(gone).unwrap();
+    cmds.insert(gone, counter.make(1)).unwrap();
+    cmds.remove::<Pos>(gone).unwrap();
+    cmds.despawn(gone).unwrap();
+    cmds.insert(kept, counter.make(2)).unwrap();
+    let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
+    assert_eq!((stats.applied, stats.skipped), (2, 3));
+    assert_eq!(
+        counter.dropped(),
+        1,
+        "the skipped insert's value is dropped"
+    );
+    let access = one(&events, "ecs/stale_entity_access");
+    assert_eq!(
+        (access.field("entity_id"), access.field("generation")),
+        (Some("0"), Some("1"))
+    );
+    assert_eq!(access.field("op"), Some("insert"));
+    one(&events, "ecs/stale_entity_destroy");
+    assert_eq!(world.get::<Counted>(kept).unwrap().value, 2);
+}
+
+#[test]
+fn a_buffer_belongs_to_one_world() {
+    let mut a = world();
+    let mut b = world();
+    let e = a.spawn(()).unwrap();
+    let mut buffer = CommandBuffer::new();
+    a.commands(&mut buffer).insert(e, Tag).unwrap();
+    let (result, events) = capture(|| b.apply(&mut buffer));
+    assert_eq!(result, Err(WorldError::ForeignCommandBuffer));
+    one(&events, "ecs/command_buffer_foreign");
+    assert!(buffer.is_empty(), "the foreign commands were dropped");
+    assert_eq!(
+        b.commands(&mut buffer).insert(e, Tag),
+        Ok(()),
+        "an emptied buffer can be rebound"
+    );
+    assert!(!a.has::<Tag>(e).unwrap());
+}
+
+#[test]
+fn recording_errors_are_immediate() {
+    let mut world = world();
+    let e = world.spawn(()).unwrap();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = world.commands(&mut buffer);
+    assert!(matches!(
+        cmds.insert(e, 5u8),
+        Err(WorldError::UnregisteredComponent { .. })
+    ));
+    assert!(matches!(
+        cmds.remove::<u8>(e),
+        Err(WorldError::UnregisteredComponent { .. })
+    ));
+    assert!(matches!(
+        cmds.spawn((Tag, Tag)),
+        Err(WorldError::BundleDuplicate { .. })
+    ));
+    assert!(cmds.is_empty());
+}
+
+#[test]
+fn unknown_systems_in_the_order_are_reported_the_rest_applied() {
+    let (mut world, e, one, _) = two_writers();
+    let ghost = SystemId::new(9).unwrap();
+    let (result, events) = capture(|| world.apply_commands([ghost, one]));
+    assert_eq!(result, Err(WorldError::UnknownSystem { id: 9, systems: 2 }));
+    crate::support::one(&events, "ecs/system_unknown");
+    assert_eq!(
+        world.get::<Health>(e).unwrap().0,
+        1,
+        "system One's buffer was applied"
+    );
+}
+
+#[test]
+fn spawn_failures_skip_their_dependent_commands() {
+    let mut world = crate::support::world_with(laige_world::WorldOptions {
+        max_entities: Some(1),
+        ..Default::default()
+    });
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = world.commands(&mut buffer);
+    let a = cmds.spawn((pos(1.0),)).unwrap();
+    let b = cmds.spawn((pos(2.0),)).unwrap();
+    cmds.insert(b, Tag).unwrap();
+    cmds.insert(a, Tag).unwrap();
+    let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
+    assert_eq!((stats.applied, stats.skipped), (2, 2));
+    one(&events, "ecs/entity_limit");
+    assert_eq!(buffer.last_spawned().len(), 2);
+    assert!(buffer.last_spawned()[1].is_none());
+    assert!(world.has::<Tag>(buffer.last_spawned()[0].unwrap()).unwrap());
+}

@@ -1,0 +1,189 @@
+//! Entity handles: generations, stale handles, slot reuse, capacity.
+
+use laige_testkit::capture;
+use laige_world::{Entity, World, WorldError, WorldOptions};
+
+use crate::support::{Health, Pos, Tag, one, pos, world, world_with};
+
+#[test]
+fn handles_start_at_generation_one_and_print_index_v_generation() {
+    let mut world = world();
+    let a = world.spawn(()).unwrap();
+    let b = world.spawn((pos(1.0),)).unwrap();
+    assert_eq!((a.index(), a.generation()), (0, 1));
+    assert_eq!((b.index(), b.generation()), (1, 1));
+    assert_eq!(format!("{b} {b:?}"), "1v1 1v1");
+    assert_eq!(
+        Entity::from_parts(0, 0),
+        None,
+        "generation 0 is never a handle"
+    );
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn despawn_bumps_the_generation_and_makes_the_old_handle_stale() {
+    let mut world = world();
+    let a = world.spawn((pos(1.0), Health(3))).unwrap();
+    world.despawn(a).unwrap();
+    assert!(!world.is_alive(a));
+    let b = world.spawn((Tag,)).unwrap();
+    assert_eq!(
+        (b.index(), b.generation()),
+        (0, 2),
+        "the slot is reused with the next generation"
+    );
+    assert!(world.is_alive(b) && !world.is_alive(a));
+    assert_eq!(
+        world.get::<Pos>(a),
+        Err(WorldError::StaleEntity {
+            entity: a,
+            op: "get"
+        })
+    );
+}
+
+#[test]
+fn stale_handles_are_errors_with_events_never_panics() {
+    let mut world = world();
+    let a = world.spawn((pos(1.0),)).unwrap();
+    world.despawn(a).unwrap();
+    let (results, events) = capture(|| {
+        [
+            world.get::<Pos>(a).err(),
+            world.has::<Pos>(a).err(),
+            world.insert(a, Health(1)).err(),
+            world.remove::<Pos>(a).err(),
+            world.get_mut::<Pos>(a).err(),
+        ]
+    });
+    for (result, op) in results
+        .iter()
+        .zip(["get", "has", "insert", "remove", "get_mut"])
+    {
+        assert_eq!(*result, Some(WorldError::StaleEntity { entity: a, op }));
+    }
+    // One event; the repeats inside the rate window are counted, not emitted.
+    let event = one(&events, "ecs/stale_entity_access");
+    assert_eq!(event.level, "warn");
+    assert_eq!(event.field("entity_id"), Some("0"));
+    assert_eq!(event.field("generation"), Some("1"));
+    assert!(
+        event.message.contains("entity 0v1 is stale"),
+        "{}",
+        event.message
+    );
+
+    let (result, events) = capture(|| world.despawn(a));
+    assert_eq!(
+        result,
+        Err(WorldError::StaleEntity {
+            entity: a,
+            op: "despawn"
+        })
+    );
+    let event = one(&events, "ecs/stale_entity_destroy");
+    assert_eq!(
+        (event.field("entity_id"), event.field("generation")),
+        (Some("0"), Some("1"))
+    );
+}
+
+#[test]
+fn error_messages_name_the_entity_and_the_fix() {
+    let mut world = world();
+    let a = world.spawn(()).unwrap();
+    let missing = world.get::<Pos>(a).unwrap_err().to_string();
+    assert!(
+        missing.contains("0v1") && missing.contains("Pos") && missing.contains("insert it first"),
+        "{missing}"
+    );
+    world.despawn(a).unwrap();
+    let stale = world.get::<Pos>(a).unwrap_err().to_string();
+    assert!(
+        stale.contains("0v1") && stale.contains("is_alive"),
+        "{stale}"
+    );
+}
+
+/// The sequence of handles a fixed history produces.
+fn history(world: &mut World) -> Vec<Entity> {
+    let mut out = Vec::new();
+    let mut live = Vec::new();
+    for round in 0..5u32 {
+        for i in 0..6 {
+            live.push(world.spawn((pos((round * 10 + i) as f32),)).unwrap());
+        }
+        // Despawn every other live entity, oldest first.
+        let mut keep = Vec::new();
+        for (i, e) in live.drain(..).enumerate() {
+            if i % 2 == 0 {
+                world.despawn(e).unwrap();
+            } else {
+                keep.push(e);
+            }
+        }
+        live = keep;
+        out.extend(live.iter().copied());
+    }
+    out
+}
+
+#[test]
+fn slot_reuse_is_deterministic_and_lifo() {
+    let (mut a, mut b) = (world(), world());
+    assert_eq!(history(&mut a), history(&mut b));
+
+    let mut world = world();
+    let e: Vec<Entity> = (0..4).map(|_| world.spawn(()).unwrap()).collect();
+    world.despawn(e[1]).unwrap();
+    world.despawn(e[3]).unwrap();
+    // LIFO: the most recently freed slot first, then the other, then a fresh one.
+    let reused: Vec<(u32, u32)> = (0..3)
+        .map(|_| world.spawn(()).unwrap())
+        .map(|e| (e.index(), e.generation()))
+        .collect();
+    assert_eq!(reused, [(3, 2), (1, 2), (4, 1)]);
+}
+
+#[test]
+fn capacity_grows_past_65536_entities() {
+    let mut world = world_with(WorldOptions {
+        capacity: 16,
+        ..WorldOptions::default()
+    });
+    let n = 70_000u32;
+    let handles: Vec<Entity> = (0..n)
+        .map(|i| world.spawn((Health(i as i32),)).unwrap())
+        .collect();
+    assert_eq!(world.len(), n as usize);
+    assert_eq!(handles.last().unwrap().index(), n - 1);
+    for (i, e) in handles.iter().enumerate().step_by(997) {
+        assert_eq!(world.get::<Health>(*e).unwrap().0, i as i32);
+    }
+    let mut sum = 0i64;
+    world.each::<&Health>(|_, h| sum += i64::from(h.0)).unwrap();
+    assert_eq!(sum, i64::from(n) * i64::from(n - 1) / 2);
+}
+
+#[test]
+fn max_entities_is_a_reported_limit() {
+    let mut world = world_with(WorldOptions {
+        max_entities: Some(2),
+        ..WorldOptions::default()
+    });
+    let a = world.spawn(()).unwrap();
+    world.spawn((Tag,)).unwrap();
+    let (result, events) = capture(|| world.spawn((pos(1.0),)));
+    assert_eq!(result, Err(WorldError::EntityLimit { max_entities: 2 }));
+    assert_eq!(
+        one(&events, "ecs/entity_limit").field("max_entities"),
+        Some("2")
+    );
+    assert_eq!(world.len(), 2);
+    world.despawn(a).unwrap();
+    assert!(
+        world.spawn((pos(1.0),)).is_ok(),
+        "room again after a despawn"
+    );
+}

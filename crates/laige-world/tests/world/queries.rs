@@ -1,0 +1,399 @@
+//! Queries: element kinds, filters, order, chunks, and the access-check matrix.
+
+use laige_testkit::capture;
+use laige_world::{Access, Entity, QueryError, SystemContext, SystemId, With, Without, World};
+use rstest::rstest;
+
+use crate::support::{Health, Pos, Tag, Unregistered, Vel, Wide, named, one, pos, vel, world};
+
+/// Entities in three archetypes created in the order {Pos, Tag}, {Pos}, {Pos, Vel}.
+fn layered() -> (World, Vec<Entity>) {
+    let mut world = world();
+    let es = vec![
+        world.spawn((pos(0.0), Tag)).unwrap(),
+        world.spawn((pos(1.0),)).unwrap(),
+        world.spawn((pos(2.0), vel(2.0))).unwrap(),
+        world.spawn((pos(3.0), Tag)).unwrap(),
+        world.spawn((pos(4.0), vel(4.0))).unwrap(),
+        world.spawn((Health(5),)).unwrap(),
+    ];
+    (world, es)
+}
+
+#[test]
+fn archetypes_in_ascending_id_rows_in_table_order() {
+    let (mut world, es) = layered();
+    let mut seen = Vec::new();
+    world.each::<&Pos>(|e, _| seen.push(e)).unwrap();
+    assert_eq!(seen, [es[0], es[3], es[1], es[2], es[4]]);
+    let mut all = Vec::new();
+    world
+        .each::<Entity>(|e, item| {
+            assert_eq!(e, item);
+            all.push(e);
+        })
+        .unwrap();
+    assert_eq!(
+        all,
+        [es[0], es[3], es[1], es[2], es[4], es[5]],
+        "`Entity` alone visits every entity"
+    );
+}
+
+#[test]
+fn read_write_and_optional_elements() {
+    let (mut world, es) = layered();
+    world
+        .each::<(&mut Pos, &Vel)>(|_, (p, v)| p.x += v.x)
+        .unwrap();
+    assert_eq!(world.get::<Pos>(es[2]).unwrap().x, 4.0);
+    assert_eq!(world.get::<Pos>(es[4]).unwrap().x, 8.0);
+    assert_eq!(world.get::<Pos>(es[1]).unwrap().x, 1.0);
+
+    let mut opt = Vec::new();
+    world
+        .each::<(Entity, &Pos, Option<&Vel>)>(|_, (e, _, v)| opt.push((e, v.map(|v| v.x))))
+        .unwrap();
+    assert_eq!(
+        opt,
+        [
+            (es[0], None),
+            (es[3], None),
+            (es[1], None),
+            (es[2], Some(2.0)),
+            (es[4], Some(4.0))
+        ]
+    );
+
+    world
+        .each::<Option<&mut Vel>>(|_, v| {
+            if let Some(v) = v {
+                v.y = 0.0
+            }
+        })
+        .unwrap();
+    assert_eq!(world.get::<Vel>(es[2]).unwrap().y, 0.0);
+}
+
+#[test]
+fn with_and_without_filter_without_access() {
+    let (mut world, es) = layered();
+    let mut with = Vec::new();
+    world
+        .each::<(&Pos, With<Tag>)>(|e, _| with.push(e))
+        .unwrap();
+    assert_eq!(with, [es[0], es[3]]);
+    let mut without = Vec::new();
+    world
+        .each::<(&Pos, Without<Tag>, Without<Vel>)>(|e, _| without.push(e))
+        .unwrap();
+    assert_eq!(without, [es[1]]);
+    let mut nothing = 0;
+    world
+        .each::<(Entity, With<Unregistered>)>(|_, _| nothing += 1)
+        .unwrap();
+    world.each::<&Unregistered>(|_, _| nothing += 1).unwrap();
+    assert_eq!(
+        nothing, 0,
+        "an unregistered type matches nothing in setup queries"
+    );
+    let mut everything = 0;
+    world
+        .each::<(Entity, Without<Unregistered>)>(|_, _| everything += 1)
+        .unwrap();
+    assert_eq!(everything, 6);
+}
+
+#[test]
+fn nested_tuples_and_eight_elements() {
+    let (mut world, es) = layered();
+    world.insert(es[2], Health(7)).unwrap();
+    let mut seen = Vec::new();
+    world
+        .each::<(
+            Entity,
+            &Pos,
+            Option<&Vel>,
+            Option<&Wide>,
+            Without<Tag>,
+            With<Vel>,
+            Option<&Tag>,
+            (Entity, &mut Health),
+        )>(|_, (e, p, v, w, (), (), t, (e2, h2))| {
+            h2.0 += 1;
+            seen.push((e, e2, p.x, v.is_some(), w.map(|w| w.0), t.is_some(), h2.0));
+        })
+        .unwrap();
+    assert_eq!(seen, [(es[2], es[2], 2.0, true, None, false, 8)]);
+    assert_eq!(world.get::<Health>(es[2]).unwrap().0, 8);
+}
+
+#[test]
+fn chunks_are_whole_columns_per_archetype() {
+    let (mut world, es) = layered();
+    let mut calls = Vec::new();
+    world
+        .each_chunk::<(&mut Pos, Option<&Vel>)>(|entities, (ps, vs)| {
+            for p in ps.iter_mut() {
+                p.y = 100.0;
+            }
+            calls.push((entities.to_vec(), ps.len(), vs.map(<[Vel]>::len)));
+        })
+        .unwrap();
+    assert_eq!(
+        calls,
+        [
+            (vec![es[0], es[3]], 2, None),
+            (vec![es[1]], 1, None),
+            (vec![es[2], es[4]], 2, Some(2))
+        ]
+    );
+    assert_eq!(world.get::<Pos>(es[4]).unwrap().y, 100.0);
+}
+
+#[test]
+fn aliasing_in_one_query_is_rejected_before_any_visit() {
+    let (mut world, _) = layered();
+    let mut visits = 0;
+    let (results, events) = capture(|| {
+        [
+            world.each::<(&mut Pos, &Pos)>(|_, _| visits += 1),
+            world.each::<(&Pos, &mut Pos)>(|_, _| visits += 1),
+            world.each::<(&mut Pos, Option<&mut Pos>)>(|_, _| visits += 1),
+            world.each::<(Entity, (Option<&Pos>, &mut Pos))>(|_, _| visits += 1),
+        ]
+    });
+    let component = std::any::type_name::<Pos>();
+    for result in results {
+        assert_eq!(
+            result,
+            Err(QueryError::Aliased {
+                system: None,
+                component
+            })
+        );
+    }
+    assert_eq!(visits, 0);
+    assert_eq!(
+        one(&events, "ecs/query_aliased").field("component"),
+        Some(component)
+    );
+    // Reading twice is fine.
+    world
+        .each::<(&Pos, &Pos)>(|_, (a, b)| assert_eq!(a, b))
+        .unwrap();
+}
+
+/// What the matrix system declares for `Pos` (it always declares a read of `Vel`).
+#[derive(Clone, Copy, Debug)]
+enum Decl {
+    Nothing,
+    Read,
+    Write,
+}
+
+/// The query the matrix runs.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    ReadPos,
+    WritePos,
+    OptReadPos,
+    OptWritePos,
+    AliasWriteRead,
+    ReadVelWritePos,
+    WithPos,
+    WithoutPos,
+    Entities,
+    ChunkWritePos,
+    ReadHealth,
+    ReadUnregistered,
+}
+
+fn noop(_: &mut SystemContext<'_>) {}
+
+fn matrix_world(decl: Decl) -> (World, SystemId) {
+    let mut world = world();
+    for i in 0..3 {
+        world.spawn((pos(i as f32), vel(1.0))).unwrap();
+    }
+    let builder = world.system("Matrix", noop).budget_ms(1.0).reads::<Vel>();
+    let builder = match decl {
+        Decl::Nothing => builder,
+        Decl::Read => builder.reads::<Pos>(),
+        Decl::Write => builder.writes::<Pos>(),
+    };
+    let id = builder.register().unwrap();
+    (world, id)
+}
+
+fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usize) {
+    let mut n = 0;
+    let res = match query {
+        Run::ReadPos => ctx.each::<&Pos>(|_, _| n += 1),
+        Run::WritePos => ctx.each::<&mut Pos>(|_, p| {
+            p.x += 1.0;
+            n += 1;
+        }),
+        Run::OptReadPos => ctx.each::<(&Vel, Option<&Pos>)>(|_, _| n += 1),
+        Run::OptWritePos => ctx.each::<(&Vel, Option<&mut Pos>)>(|_, _| n += 1),
+        Run::AliasWriteRead => ctx.each::<(&mut Pos, &Pos)>(|_, _| n += 1),
+        Run::ReadVelWritePos => ctx.each::<(&Vel, &mut Pos)>(|_, _| n += 1),
+        Run::WithPos => ctx.each::<(&Vel, With<Pos>)>(|_, _| n += 1),
+        Run::WithoutPos => ctx.each::<(Entity, Without<Pos>)>(|_, _| n += 1),
+        Run::Entities => ctx.each::<Entity>(|_, _| n += 1),
+        Run::ChunkWritePos => ctx.each_chunk::<&mut Pos>(|es, _| n += es.len()),
+        Run::ReadHealth => ctx.each::<&Health>(|_, _| n += 1),
+        Run::ReadUnregistered => ctx.each::<&Unregistered>(|_, _| n += 1),
+    };
+    (res, n)
+}
+
+/// `Ok(visits)`, or the refused access (`None` for aliasing) and what was declared.
+type Expect = Result<usize, (&'static str, Option<(Access, Option<Access>)>)>;
+
+const POS: &str = "Pos";
+
+#[rstest]
+#[case::undeclared_read(Decl::Nothing, Run::ReadPos, Err((POS, Some((Access::Read, None)))))]
+#[case::undeclared_write(Decl::Nothing, Run::WritePos, Err((POS, Some((Access::Write, None)))))]
+#[case::write_of_read_declared(Decl::Read, Run::WritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::option_mut_of_read_declared(Decl::Read, Run::OptWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::option_read_undeclared(Decl::Nothing, Run::OptReadPos, Err((POS, Some((Access::Read, None)))))]
+#[case::chunk_write_of_read_declared(Decl::Read, Run::ChunkWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::write_second_element(Decl::Read, Run::ReadVelWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::undeclared_other_component(Decl::Write, Run::ReadHealth, Err(("Health", Some((Access::Read, None)))))]
+#[case::unregistered_type(Decl::Write, Run::ReadUnregistered, Err(("Unregistered", Some((Access::Read, None)))))]
+#[case::aliasing(Decl::Write, Run::AliasWriteRead, Err((POS, None)))]
+#[case::read_of_read_declared(Decl::Read, Run::ReadPos, Ok(3))]
+#[case::read_of_write_declared(Decl::Write, Run::ReadPos, Ok(3))]
+#[case::write_of_write_declared(Decl::Write, Run::WritePos, Ok(3))]
+#[case::option_read_of_read_declared(Decl::Read, Run::OptReadPos, Ok(3))]
+#[case::option_mut_of_write_declared(Decl::Write, Run::OptWritePos, Ok(3))]
+#[case::write_second_element_declared(Decl::Write, Run::ReadVelWritePos, Ok(3))]
+#[case::chunk_write_declared(Decl::Write, Run::ChunkWritePos, Ok(3))]
+#[case::filters_need_no_declaration(Decl::Nothing, Run::WithPos, Ok(3))]
+#[case::without_needs_no_declaration(Decl::Nothing, Run::WithoutPos, Ok(0))]
+#[case::entities_need_no_declaration(Decl::Nothing, Run::Entities, Ok(3))]
+fn access_matrix(#[case] decl: Decl, #[case] query: Run, #[case] expected: Expect) {
+    let (mut world, id) = matrix_world(decl);
+    let ((result, visits), events) = capture(|| run(&mut world.context(id).unwrap(), query));
+    match expected {
+        Ok(n) => {
+            assert_eq!(result, Ok(()), "{decl:?} {query:?}");
+            assert_eq!(visits, n);
+            assert!(events.is_empty(), "{}", laige_testkit::render(&events));
+        }
+        Err((component, access)) => {
+            let err = result.unwrap_err();
+            assert_eq!(visits, 0, "checked before the first row");
+            let message = err.to_string();
+            assert!(
+                message.contains("`Matrix`") && message.contains(component),
+                "{message}"
+            );
+            match (err, access) {
+                (
+                    QueryError::Undeclared {
+                        system,
+                        system_id,
+                        component: name,
+                        access,
+                        declared,
+                    },
+                    Some(want),
+                ) => {
+                    assert_eq!((system, system_id), ("Matrix", id));
+                    assert!(name.ends_with(component), "{name}");
+                    assert_eq!((access, declared), want);
+                    let event = one(&events, "ecs/access_violation");
+                    assert_eq!(event.field("system"), Some("Matrix"));
+                    assert_eq!(event.field("component"), Some(name));
+                    assert_eq!(event.field("access"), Some(access.name()));
+                }
+                (
+                    QueryError::Aliased {
+                        system,
+                        component: name,
+                    },
+                    None,
+                ) => {
+                    assert_eq!(system, Some("Matrix"));
+                    assert!(name.ends_with(component));
+                    one(&events, "ecs/query_aliased");
+                }
+                (err, want) => panic!("{decl:?} {query:?}: got {err:?}, want {want:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_violation_is_checked_per_call_and_reported_rate_limited() {
+    let (mut world, id) = matrix_world(Decl::Read);
+    let (results, events) = capture(|| {
+        let mut ctx = world.context(id).unwrap();
+        (0..5)
+            .map(|_| run(&mut ctx, Run::WritePos).0.is_err())
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(results, [true; 5], "every call is refused");
+    assert_eq!(
+        named(&events, "ecs/access_violation").len(),
+        1,
+        "one event per rate window"
+    );
+    assert_eq!(
+        world.diagnostics().pending_suppressed(
+            QueryError::Undeclared {
+                system: "Matrix",
+                system_id: id,
+                component: "",
+                access: Access::Write,
+                declared: None,
+            }
+            .key()
+        ),
+        4
+    );
+}
+
+fn reaper(ctx: &mut SystemContext<'_>) {
+    ctx.each_with_commands::<(&Health, Option<&Pos>)>(|e, (h, p), cmds| {
+        if h.0 <= 0 {
+            cmds.despawn(e).unwrap();
+        } else if p.is_none() {
+            cmds.insert(e, pos(h.0 as f32)).unwrap();
+        }
+    })
+    .unwrap();
+    let (mut queries, mut cmds, rng) = ctx.split();
+    let rng = rng.unwrap();
+    queries
+        .each::<(Entity, &Health)>(|_, (e, _)| {
+            if rng.next_range(0, 2) == 7 {
+                cmds.remove::<Health>(e).unwrap();
+            }
+        })
+        .unwrap();
+}
+
+#[test]
+fn commands_can_be_recorded_while_iterating() {
+    let mut world = world();
+    let dead = world.spawn((Health(0), pos(0.0))).unwrap();
+    let alive = world.spawn((Health(3),)).unwrap();
+    let id = world
+        .system("Reaper", reaper)
+        .budget_ms(1.0)
+        .reads::<Health>()
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    reaper(&mut world.context(id).unwrap());
+    assert!(world.is_alive(dead), "commands are deferred");
+    assert_eq!(world.system_commands(id).unwrap().len(), 2);
+    let stats = world.apply_commands([id]).unwrap();
+    assert_eq!((stats.applied, stats.skipped), (2, 0));
+    assert!(!world.is_alive(dead));
+    assert_eq!(world.get::<Pos>(alive).unwrap(), &pos(3.0));
+}

@@ -1,0 +1,185 @@
+//! System registration through the world, and the host the runner drives.
+
+use laige_registry::{Access, ComponentId, Io, RegisterError, SystemDef};
+use laige_runner::Host;
+use laige_testkit::capture;
+use laige_world::{SystemContext, SystemFn, SystemId, World, WorldError};
+
+use crate::support::{Pos, Unregistered, Vel, one, pos, vel, world};
+
+fn movement(ctx: &mut SystemContext<'_>) {
+    ctx.each::<(&mut Pos, &Vel)>(|_, (p, v)| {
+        p.x += v.x;
+        p.y += v.y;
+    })
+    .unwrap();
+}
+
+fn input(_: &mut SystemContext<'_>) {}
+
+#[test]
+fn the_builder_declares_access_by_type() {
+    let mut world = world();
+    let id = world
+        .system("Movement", movement)
+        .budget_ms(1.0)
+        .after("Input")
+        .writes::<Pos>()
+        .reads::<Vel>()
+        .register()
+        .unwrap();
+    let record = world.registry().get(id).unwrap();
+    assert_eq!(
+        (record.name(), record.depends_on()),
+        ("Movement", &["Input"][..])
+    );
+    assert_eq!(record.budget().raw(), 65536);
+    let (pos_id, vel_id) = (
+        world.component_id::<Pos>().unwrap(),
+        world.component_id::<Vel>().unwrap(),
+    );
+    assert!(record.declares_write(pos_id) && record.declares_read(vel_id));
+    assert!(!record.declares_read(pos_id) && !record.declares_write(vel_id));
+    assert!(world.system_commands(id).unwrap().is_empty());
+    assert!(world.system_rng(id).is_some());
+}
+
+#[test]
+fn an_unregistered_type_is_io_unregistered() {
+    let mut world = world();
+    let (result, events) = capture(|| {
+        world
+            .system("Bad", input)
+            .budget_ms(1.0)
+            .reads::<Pos>()
+            .reads::<Unregistered>()
+            .register()
+    });
+    assert_eq!(
+        result,
+        Err(RegisterError::IoUnregistered {
+            name: "Bad",
+            position: 1
+        })
+    );
+    one(&events, "system/io_unregistered");
+    assert!(world.registry().is_empty());
+    assert_eq!(
+        world.system_state(SystemId::new(1).unwrap()).map(|_| ()),
+        None,
+        "no state for a refused system"
+    );
+}
+
+#[test]
+fn registry_errors_pass_through_and_change_nothing() {
+    let mut world = world();
+    world
+        .system("Input", input)
+        .budget_ms(1.0)
+        .register()
+        .unwrap();
+    let dup = world.system("Input", input).budget_ms(2.0).register();
+    assert!(matches!(
+        dup,
+        Err(RegisterError::Duplicate { name: "Input", .. })
+    ));
+    let twice = world
+        .system("Twice", input)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .writes::<Pos>()
+        .register();
+    assert!(matches!(
+        twice,
+        Err(RegisterError::IoDuplicate { name: "Twice", .. })
+    ));
+    let no_budget = world.system("Free", input).register();
+    assert!(matches!(
+        no_budget,
+        Err(RegisterError::BudgetInvalid { .. })
+    ));
+    assert_eq!(world.registry().len(), 1);
+}
+
+#[test]
+fn raw_definitions_register_too() {
+    let mut world = world();
+    let pos_id: ComponentId = world.component_id::<Pos>().unwrap();
+    let def = SystemDef::new("Raw", movement as SystemFn)
+        .budget_ms(0.5)
+        .writes(pos_id)
+        .io(Io {
+            component: world.component_id::<Vel>(),
+            access: Access::Read,
+        });
+    let id = world.register_system(def).unwrap();
+    let e = world.spawn((pos(1.0), vel(1.0))).unwrap();
+    let (registry, mut host) = world.split_for_run();
+    let run = *registry.run(id).unwrap();
+    host.run(id, &run).unwrap();
+    assert_eq!(world.get::<Pos>(e).unwrap(), &Pos { x: 2.0, y: 1.0 });
+}
+
+#[test]
+fn the_host_runs_systems_by_id_for_a_runner() {
+    let mut world = world();
+    let e = world.spawn((pos(0.0), vel(1.0))).unwrap();
+    world
+        .system("Input", input)
+        .budget_ms(1.0)
+        .register()
+        .unwrap();
+    let id = world
+        .system("Movement", movement)
+        .budget_ms(1.0)
+        .writes::<Pos>()
+        .reads::<Vel>()
+        .register()
+        .unwrap();
+    let (registry, mut host) = world.split_for_run();
+    let order: Vec<SystemId> = registry.iter().map(|r| r.id()).collect();
+    for _ in 0..3 {
+        for &id in &order {
+            host.run_system(id, registry.run(id).unwrap());
+        }
+    }
+    assert_eq!(world.get::<Pos>(e).unwrap().x, 3.0);
+
+    let ghost = SystemId::new(3).unwrap();
+    let (_, mut host) = world.split_for_run();
+    let (result, events) = capture(|| host.run(ghost, &(movement as SystemFn)));
+    assert_eq!(result, Err(WorldError::UnknownSystem { id: 3, systems: 2 }));
+    one(&events, "ecs/system_unknown");
+    assert!(world.context(ghost).is_err());
+    let ctx = world.context(id).unwrap();
+    assert_eq!((ctx.id(), ctx.name()), (id, "Movement"));
+    assert!(
+        ctx.writes()
+            .contains(ctx.storage().component_id::<Pos>().unwrap())
+    );
+}
+
+#[test]
+fn worlds_with_the_same_setup_get_the_same_ids() {
+    let build = || {
+        let mut world = World::default();
+        world.register_component::<Vel>().unwrap();
+        world.register_component::<Pos>().unwrap();
+        let a = world
+            .system("Input", input)
+            .budget_ms(1.0)
+            .register()
+            .unwrap();
+        let b = world
+            .system("Movement", movement)
+            .budget_ms(1.0)
+            .writes::<Pos>()
+            .reads::<Vel>()
+            .register()
+            .unwrap();
+        (world.component_id::<Pos>().unwrap().get(), a.get(), b.get())
+    };
+    assert_eq!(build(), (2, 1, 2));
+    assert_eq!(build(), build());
+}
