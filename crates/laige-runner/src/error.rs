@@ -44,7 +44,11 @@ impl RunError {
     /// Emits the failure's structured event with the contract's field keys.
     pub fn emit(&self) {
         match *self {
-            RunError::ScheduleStale { scheduled_systems, current_systems, .. } => tracing::warn!(
+            RunError::ScheduleStale {
+                scheduled_systems,
+                current_systems,
+                ..
+            } => tracing::warn!(
                 name: "system/schedule_stale",
                 target: "laige",
                 scheduled_systems,
@@ -69,7 +73,11 @@ impl fmt::Display for RunError {
                 f,
                 "the schedule was computed from another registry: compute it from this one"
             ),
-            RunError::ScheduleStale { scheduled_systems, current_systems, .. } => write!(
+            RunError::ScheduleStale {
+                scheduled_systems,
+                current_systems,
+                ..
+            } => write!(
                 f,
                 "the schedule covers {scheduled_systems} systems but {current_systems} are \
                  registered: compute the schedule again after registering systems"

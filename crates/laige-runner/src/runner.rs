@@ -40,7 +40,11 @@ impl Runner {
 
     /// A runner with the given options.
     pub fn with_options(options: RunnerOptions) -> Self {
-        Self { options, timing: Timing::new(), clock: quanta::Clock::new() }
+        Self {
+            options,
+            timing: Timing::new(),
+            clock: quanta::Clock::new(),
+        }
     }
 
     /// The runner's options.
@@ -123,7 +127,9 @@ pub fn check<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), RunEr
 }
 
 fn check_quiet<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), RunError> {
-    let foreign = schedule.registry_identity().is_some_and(|it| it != registry.identity());
+    let foreign = schedule
+        .registry_identity()
+        .is_some_and(|it| it != registry.identity());
     if foreign || schedule.system_count() != registry.len() {
         return Err(RunError::ScheduleStale {
             scheduled_systems: schedule.system_count(),
@@ -142,7 +148,10 @@ fn check_quiet<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), Run
         }
     }
     if schedule.order().len() < registry.len() {
-        return Err(RunError::ScheduleInvalid { slot: schedule.order().len(), id: 0 });
+        return Err(RunError::ScheduleInvalid {
+            slot: schedule.order().len(),
+            id: 0,
+        });
     }
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use laige_diag::{Diagnostics, EventKey, Severity, Subsystem};
-use laige_registry::{MAX_SYSTEMS, SystemId, SystemRecord};
+use laige_registry::{Budget, MAX_SYSTEMS, SystemId, SystemRecord};
 
 /// Samples kept per system: about a second at 60 Hz.
 pub const WINDOW_SAMPLES: usize = 64;
@@ -23,8 +23,13 @@ struct Record {
 }
 
 impl Record {
-    const EMPTY: Self =
-        Self { window: [0; WINDOW_SAMPLES], total: 0, last_ns: 0, warns: 0, errors: 0 };
+    const EMPTY: Self = Self {
+        window: [0; WINDOW_SAMPLES],
+        total: 0,
+        last_ns: 0,
+        warns: 0,
+        errors: 0,
+    };
 
     fn stored(&self) -> usize {
         (self.total as usize).min(WINDOW_SAMPLES)
@@ -73,7 +78,9 @@ impl Default for Timing {
 impl Timing {
     /// Records for [`MAX_SYSTEMS`] systems.
     pub fn new() -> Self {
-        Self { records: vec![Record::EMPTY; MAX_SYSTEMS] }
+        Self {
+            records: vec![Record::EMPTY; MAX_SYSTEMS],
+        }
     }
 
     /// Records one run of `system` lasting `nanos`, and reports a budget breach.
@@ -86,14 +93,12 @@ impl Timing {
         record.window[(record.total % WINDOW_SAMPLES as u64) as usize] = nanos;
         record.total += 1;
         record.last_ns = nanos;
-        let budget = system.budget().as_nanos();
-        // Budgets are Q16.16 ms, so `as_nanos` rounds down by under a nanosecond; compare
-        // in raw units to keep "strictly over" exact.
-        let over = u128::from(nanos) * 65536 > u128::from(system.budget().raw() as u32) * 1_000_000;
-        let critical = nanos >= budget.saturating_mul(CRITICAL_MULTIPLIER) && over;
-        if !over {
+        // `as_nanos` rounds the exact Q16.16 budget down, and for a whole number of
+        // nanoseconds `nanos > floor(budget)` is exactly `nanos > budget`.
+        if nanos <= system.budget().as_nanos() {
             return;
         }
+        let critical = is_critical(nanos, system.budget());
         let breach = Breach {
             system: system.name(),
             id: system.id(),
@@ -140,6 +145,13 @@ impl Timing {
     }
 }
 
+/// Whether `nanos` is at least [`CRITICAL_MULTIPLIER`] times `budget`, exactly:
+/// `nanos >= 3 * raw * 1e6 / 65536`, compared without division.
+fn is_critical(nanos: u64, budget: Budget) -> bool {
+    let raw = u128::from(budget.raw().max(0).unsigned_abs());
+    u128::from(nanos) * 65536 >= u128::from(CRITICAL_MULTIPLIER) * raw * 1_000_000
+}
+
 /// Nearest-rank percentile over `samples`: sort, rank `ceil(p·n/100)` clamped to at least 1.
 fn percentile(samples: &[u64], p: usize) -> u64 {
     if samples.is_empty() {
@@ -168,7 +180,14 @@ impl Breach {
     const CRITICAL: EventKey = EventKey::new(Subsystem::System, "budget_critical", Severity::Error);
 
     fn emit_overrun(&self) {
-        let Breach { system, id, measured_ms, budget_ms, p99_ms, window_samples } = *self;
+        let Breach {
+            system,
+            id,
+            measured_ms,
+            budget_ms,
+            p99_ms,
+            window_samples,
+        } = *self;
         tracing::warn!(
             name: "system/budget_overrun",
             target: "laige",
@@ -184,7 +203,14 @@ impl Breach {
     }
 
     fn emit_critical(&self) {
-        let Breach { system, id, measured_ms, budget_ms, p99_ms, window_samples } = *self;
+        let Breach {
+            system,
+            id,
+            measured_ms,
+            budget_ms,
+            p99_ms,
+            window_samples,
+        } = *self;
         tracing::error!(
             name: "system/budget_critical",
             target: "laige",
@@ -203,7 +229,17 @@ impl Breach {
 
 #[cfg(test)]
 mod tests {
-    use super::percentile;
+    use super::{Budget, is_critical, percentile};
+
+    #[test]
+    fn critical_is_exact_at_three_times_the_budget() {
+        let half_ms = Budget::from_raw(32768);
+        assert!(is_critical(1_500_000, half_ms));
+        assert!(!is_critical(1_499_999, half_ms));
+        // 1 raw step is 15.2587890625 ns: 3x is 45.7763671875 ns.
+        assert!(is_critical(46, Budget::from_raw(1)));
+        assert!(!is_critical(45, Budget::from_raw(1)));
+    }
 
     #[test]
     fn nearest_rank_percentile() {
