@@ -1,0 +1,145 @@
+//! Per-entity iteration cost against a plain loop over `Vec`s (ecs_bench_suite
+//! `simple_iter`: 10,000 entities, `pos += vel`), plus `add_remove`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use laige_world::{CommandBuffer, Entity, SystemContext, World, WorldOptions};
+
+#[derive(Clone, Copy)]
+struct Transform(#[allow(dead_code)] [f32; 16]);
+#[derive(Clone, Copy)]
+struct Position([f32; 3]);
+#[derive(Clone, Copy)]
+struct Rotation(#[allow(dead_code)] [f32; 3]);
+#[derive(Clone, Copy)]
+struct Velocity([f32; 3]);
+struct A(#[allow(dead_code)] f32);
+struct B(#[allow(dead_code)] f32);
+
+const N: usize = 10_000;
+
+fn identity() -> Transform {
+    let mut m = [0.0; 16];
+    for i in 0..4 {
+        m[i * 5] = 1.0;
+    }
+    Transform(m)
+}
+
+fn simple_world() -> (World, laige_world::SystemId) {
+    let mut world = World::new(WorldOptions {
+        capacity: N as u32,
+        ..WorldOptions::default()
+    });
+    world.register_component::<Transform>().unwrap();
+    world.register_component::<Position>().unwrap();
+    world.register_component::<Rotation>().unwrap();
+    world.register_component::<Velocity>().unwrap();
+    for _ in 0..N {
+        world
+            .spawn((
+                identity(),
+                Position([1.0, 0.0, 0.0]),
+                Rotation([1.0, 0.0, 0.0]),
+                Velocity([1.0, 0.0, 0.0]),
+            ))
+            .unwrap();
+    }
+    let id = world
+        .system("Move", move_system)
+        .budget_ms(1.0)
+        .writes::<Position>()
+        .reads::<Velocity>()
+        .register()
+        .unwrap();
+    (world, id)
+}
+
+#[inline(always)]
+fn step(p: &mut Position, v: &Velocity) {
+    for i in 0..3 {
+        p.0[i] += v.0[i];
+    }
+}
+
+fn move_system(ctx: &mut SystemContext<'_>) {
+    ctx.each::<(&mut Position, &Velocity)>(|_, (p, v)| step(p, v))
+        .unwrap();
+}
+
+fn simple_iter(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simple_iter");
+    let mut ps = vec![Position([1.0, 0.0, 0.0]); N];
+    let vs = vec![Velocity([1.0, 0.0, 0.0]); N];
+    let ts = vec![identity(); N];
+    let rs = vec![Rotation([1.0, 0.0, 0.0]); N];
+    black_box((&ts, &rs));
+    group.bench_function("plain_vec", |b| {
+        b.iter(|| {
+            for (p, v) in black_box(&mut ps).iter_mut().zip(black_box(&vs)) {
+                step(p, v);
+            }
+        })
+    });
+    let (mut world, id) = simple_world();
+    group.bench_function("world_each", |b| {
+        b.iter(|| {
+            world
+                .each::<(&mut Position, &Velocity)>(|_, (p, v)| step(p, v))
+                .unwrap()
+        })
+    });
+    group.bench_function("context_each", |b| {
+        b.iter(|| move_system(&mut world.context(id).unwrap()))
+    });
+    group.bench_function("context_each_chunk", |b| {
+        b.iter(|| {
+            world
+                .context(id)
+                .unwrap()
+                .each_chunk::<(&mut Position, &Velocity)>(|_, (ps, vs)| {
+                    for (p, v) in ps.iter_mut().zip(vs) {
+                        step(p, v);
+                    }
+                })
+                .unwrap()
+        })
+    });
+    group.finish();
+}
+
+fn add_remove(c: &mut Criterion) {
+    let mut world = World::new(WorldOptions::default());
+    world.register_component::<A>().unwrap();
+    world.register_component::<B>().unwrap();
+    let es: Vec<Entity> = (0..N).map(|_| world.spawn((A(0.0),)).unwrap()).collect();
+    c.bench_function("add_remove/direct", |b| {
+        b.iter(|| {
+            for &e in &es {
+                world.insert(e, B(0.0)).unwrap();
+            }
+            for &e in &es {
+                world.remove::<B>(e).unwrap();
+            }
+        })
+    });
+    let mut buffer = CommandBuffer::new();
+    c.bench_function("add_remove/commands", |b| {
+        b.iter(|| {
+            let mut cmds = world.commands(&mut buffer);
+            for &e in &es {
+                cmds.insert(e, B(0.0)).unwrap();
+            }
+            world.apply(&mut buffer).unwrap();
+            let mut cmds = world.commands(&mut buffer);
+            for &e in &es {
+                cmds.remove::<B>(e).unwrap();
+            }
+            world.apply(&mut buffer).unwrap();
+        })
+    });
+}
+
+criterion_group!(benches, simple_iter, add_remove);
+criterion_main!(benches);
