@@ -22,7 +22,9 @@ impl Budget {
 
     /// A whole number of milliseconds, saturating at the Q16.16 range.
     pub const fn from_millis(ms: i32) -> Self {
-        Self { raw: ms.saturating_mul(Self::ONE_MS_RAW) }
+        Self {
+            raw: ms.saturating_mul(Self::ONE_MS_RAW),
+        }
     }
 
     /// Milliseconds from an `f32`, rounded to the nearest raw step (ties to even) and
@@ -31,7 +33,9 @@ impl Budget {
         let scaled = ms as f64 * 65536.0;
         let rounded = round_ties_even(scaled);
         // `as` saturates at the i32 range and maps NaN to 0.
-        Self { raw: rounded as i32 }
+        Self {
+            raw: rounded as i32,
+        }
     }
 
     /// The raw Q16.16 value.

@@ -1,32 +1,110 @@
-//! A fixed 256-bit set of component ids: membership in O(1), no allocation.
+//! Fixed 256-bit sets of dense ids: membership in O(1), no allocation.
 
 use std::fmt;
+use std::marker::PhantomData;
 
-use crate::ComponentId;
+use crate::{ComponentId, SystemId};
 
-/// A set of [`ComponentId`]s, stored as four 64-bit words (bit `id - 1`).
+/// An id that is dense from 1 and at most 256, so a set of them fits in four words.
+pub trait DenseId: Copy {
+    /// The 0-based position of the id.
+    fn index(self) -> usize;
+    /// The id at a 0-based position, if the position is in range.
+    fn from_index(index: usize) -> Option<Self>;
+}
+
+impl DenseId for ComponentId {
+    fn index(self) -> usize {
+        ComponentId::index(self)
+    }
+
+    fn from_index(index: usize) -> Option<Self> {
+        ComponentId::from_index(index)
+    }
+}
+
+impl DenseId for SystemId {
+    fn index(self) -> usize {
+        SystemId::index(self)
+    }
+
+    fn from_index(index: usize) -> Option<Self> {
+        u32::try_from(index + 1)
+            .ok()
+            .filter(|&v| v <= 256)
+            .and_then(SystemId::new)
+    }
+}
+
+/// A set of dense ids, stored as four 64-bit words (bit `id - 1`).
 ///
 /// Iteration is always in ascending id order, so it is safe to let it reach an order
 /// or a warning sequence.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct ComponentSet {
+pub struct IdSet<I> {
     words: [u64; 4],
+    _id: PhantomData<fn() -> I>,
 }
 
-impl ComponentSet {
-    /// The empty set.
-    pub const EMPTY: Self = Self { words: [0; 4] };
+/// A set of [`ComponentId`]s.
+pub type ComponentSet = IdSet<ComponentId>;
 
+/// A set of [`SystemId`]s.
+pub type SystemSet = IdSet<SystemId>;
+
+impl<I> Clone for IdSet<I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I> Copy for IdSet<I> {}
+
+impl<I> PartialEq for IdSet<I> {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
+impl<I> Eq for IdSet<I> {}
+
+impl<I> std::hash::Hash for IdSet<I> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.words.hash(state);
+    }
+}
+
+impl<I> Default for IdSet<I> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<I> IdSet<I> {
+    /// The empty set.
+    pub const EMPTY: Self = Self {
+        words: [0; 4],
+        _id: PhantomData,
+    };
+
+    const fn from_words(words: [u64; 4]) -> Self {
+        Self {
+            words,
+            _id: PhantomData,
+        }
+    }
+}
+
+impl<I: DenseId> IdSet<I> {
     /// Whether `id` is in the set.
     #[inline]
-    pub const fn contains(&self, id: ComponentId) -> bool {
+    pub fn contains(&self, id: I) -> bool {
         let idx = id.index();
         self.words[idx / 64] & (1 << (idx % 64)) != 0
     }
 
     /// Adds `id`; returns whether it was new.
     #[inline]
-    pub fn insert(&mut self, id: ComponentId) -> bool {
+    pub fn insert(&mut self, id: I) -> bool {
         let idx = id.index();
         let bit = 1 << (idx % 64);
         let fresh = self.words[idx / 64] & bit == 0;
@@ -36,7 +114,7 @@ impl ComponentSet {
 
     /// Removes `id`; returns whether it was there.
     #[inline]
-    pub fn remove(&mut self, id: ComponentId) -> bool {
+    pub fn remove(&mut self, id: I) -> bool {
         let idx = id.index();
         let bit = 1 << (idx % 64);
         let present = self.words[idx / 64] & bit != 0;
@@ -84,42 +162,53 @@ impl ComponentSet {
     /// The ids in both sets.
     #[inline]
     pub const fn intersection(&self, other: &Self) -> Self {
-        Self {
-            words: [
-                self.words[0] & other.words[0],
-                self.words[1] & other.words[1],
-                self.words[2] & other.words[2],
-                self.words[3] & other.words[3],
-            ],
-        }
+        Self::from_words([
+            self.words[0] & other.words[0],
+            self.words[1] & other.words[1],
+            self.words[2] & other.words[2],
+            self.words[3] & other.words[3],
+        ])
     }
 
     /// The ids in either set.
     #[inline]
     pub const fn union(&self, other: &Self) -> Self {
-        Self {
-            words: [
-                self.words[0] | other.words[0],
-                self.words[1] | other.words[1],
-                self.words[2] | other.words[2],
-                self.words[3] | other.words[3],
-            ],
-        }
+        Self::from_words([
+            self.words[0] | other.words[0],
+            self.words[1] | other.words[1],
+            self.words[2] | other.words[2],
+            self.words[3] | other.words[3],
+        ])
+    }
+
+    /// The ids of `self` that are not in `other`.
+    #[inline]
+    pub const fn difference(&self, other: &Self) -> Self {
+        Self::from_words([
+            self.words[0] & !other.words[0],
+            self.words[1] & !other.words[1],
+            self.words[2] & !other.words[2],
+            self.words[3] & !other.words[3],
+        ])
     }
 
     /// The smallest id in both sets, if any.
-    pub fn first_common(&self, other: &Self) -> Option<ComponentId> {
+    pub fn first_common(&self, other: &Self) -> Option<I> {
         self.intersection(other).iter().next()
     }
 
     /// The ids in ascending order.
-    pub fn iter(&self) -> Iter {
-        Iter { words: self.words, word: 0 }
+    pub fn iter(&self) -> Iter<I> {
+        Iter {
+            words: self.words,
+            word: 0,
+            _id: PhantomData,
+        }
     }
 }
 
-impl FromIterator<ComponentId> for ComponentSet {
-    fn from_iter<I: IntoIterator<Item = ComponentId>>(iter: I) -> Self {
+impl<I: DenseId> FromIterator<I> for IdSet<I> {
+    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
         let mut set = Self::EMPTY;
         for id in iter {
             set.insert(id);
@@ -128,29 +217,32 @@ impl FromIterator<ComponentId> for ComponentSet {
     }
 }
 
-impl fmt::Debug for ComponentSet {
+impl<I: DenseId + fmt::Display> fmt::Debug for IdSet<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(ComponentId::get)).finish()
+        f.debug_set()
+            .entries(self.iter().map(|it| it.index() + 1))
+            .finish()
     }
 }
 
-/// Ascending iterator over a [`ComponentSet`].
+/// Ascending iterator over an [`IdSet`].
 #[derive(Clone, Debug)]
-pub struct Iter {
+pub struct Iter<I> {
     words: [u64; 4],
     word: usize,
+    _id: PhantomData<fn() -> I>,
 }
 
-impl Iterator for Iter {
-    type Item = ComponentId;
+impl<I: DenseId> Iterator for Iter<I> {
+    type Item = I;
 
-    fn next(&mut self) -> Option<ComponentId> {
+    fn next(&mut self) -> Option<I> {
         while self.word < 4 {
             let bits = self.words[self.word];
             if bits != 0 {
                 let bit = bits.trailing_zeros() as usize;
                 self.words[self.word] &= bits - 1;
-                return ComponentId::from_index(self.word * 64 + bit);
+                return I::from_index(self.word * 64 + bit);
             }
             self.word += 1;
         }
@@ -158,11 +250,11 @@ impl Iterator for Iter {
     }
 }
 
-impl IntoIterator for &ComponentSet {
-    type Item = ComponentId;
-    type IntoIter = Iter;
+impl<I: DenseId> IntoIterator for &IdSet<I> {
+    type Item = I;
+    type IntoIter = Iter<I>;
 
-    fn into_iter(self) -> Iter {
+    fn into_iter(self) -> Iter<I> {
         self.iter()
     }
 }

@@ -47,7 +47,10 @@ pub struct IoList {
 impl IoList {
     /// The empty list.
     pub const EMPTY: Self = Self {
-        items: [Io { component: None, access: Access::Read }; MAX_IO],
+        items: [Io {
+            component: None,
+            access: Access::Read,
+        }; MAX_IO],
         len: 0,
         overflowed: false,
     };
@@ -114,7 +117,13 @@ impl<R> SystemDef<R> {
     /// A definition with no budget yet (registration requires one), no dependencies and
     /// no declared access.
     pub const fn new(name: &'static str, run: R) -> Self {
-        Self { name, run: Some(run), budget: Budget::from_raw(0), depends_on: "", io: IoList::EMPTY }
+        Self {
+            name,
+            run: Some(run),
+            budget: Budget::from_raw(0),
+            depends_on: "",
+            io: IoList::EMPTY,
+        }
     }
 
     /// Sets the time budget.
@@ -136,13 +145,19 @@ impl<R> SystemDef<R> {
 
     /// Declares a read of `component`.
     pub const fn reads(mut self, component: ComponentId) -> Self {
-        self.io.push(Io { component: Some(component), access: Access::Read });
+        self.io.push(Io {
+            component: Some(component),
+            access: Access::Read,
+        });
         self
     }
 
     /// Declares a write of `component`.
     pub const fn writes(mut self, component: ComponentId) -> Self {
-        self.io.push(Io { component: Some(component), access: Access::Write });
+        self.io.push(Io {
+            component: Some(component),
+            access: Access::Write,
+        });
         self
     }
 

@@ -128,7 +128,11 @@ impl RegisterError {
                 warn!("system/dep_spec_invalid", name, error = error.kind.name())
             }
             RegisterError::Duplicate { name, existing } => {
-                warn!("system/duplicate", name, existing_system_id = existing.get())
+                warn!(
+                    "system/duplicate",
+                    name,
+                    existing_system_id = existing.get()
+                )
             }
             RegisterError::IoUnregistered { name, .. } => warn!("system/io_unregistered", name),
             RegisterError::IoDuplicate { name, component } => {
@@ -146,7 +150,10 @@ impl fmt::Display for RegisterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             RegisterError::NameInvalid { name, .. } if name.is_empty() => {
-                write!(f, "a system has an empty name: give it a unique, non-empty name")
+                write!(
+                    f,
+                    "a system has an empty name: give it a unique, non-empty name"
+                )
             }
             RegisterError::NameInvalid { name, .. } => write!(
                 f,
@@ -154,7 +161,10 @@ impl fmt::Display for RegisterError {
                  use a name without commas and without leading or trailing whitespace"
             ),
             RegisterError::RunInvalid { name } => {
-                write!(f, "system `{name}` has no run function: set one before registering it")
+                write!(
+                    f,
+                    "system `{name}` has no run function: set one before registering it"
+                )
             }
             RegisterError::BudgetInvalid { name, budget_raw } => write!(
                 f,
@@ -163,7 +173,11 @@ impl fmt::Display for RegisterError {
                 f64::from(budget_raw) / 65536.0
             ),
             RegisterError::DepSpecInvalid { name, spec, error } => {
-                write!(f, "system `{name}` has a malformed depends_on spec {spec:?}: {}", error.display_with(spec))
+                write!(
+                    f,
+                    "system `{name}` has a malformed depends_on spec {spec:?}: {}",
+                    error.display_with(spec)
+                )
             }
             RegisterError::Duplicate { name, existing } => write!(
                 f,

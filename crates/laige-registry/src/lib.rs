@@ -51,7 +51,7 @@ mod registry;
 mod suggest;
 
 pub use budget::Budget;
-pub use component_set::{ComponentSet, Iter as ComponentSetIter};
+pub use component_set::{ComponentSet, DenseId, IdSet, Iter as IdSetIter, SystemSet};
 pub use def::{Access, Io, IoList, MAX_IO, SystemDef};
 pub use error::{RegisterError, UnknownSystem};
 pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};

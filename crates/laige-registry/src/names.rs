@@ -1,7 +1,7 @@
 //! An open-addressing index from system name to id: O(1) lookups with no allocation.
 
-use crate::fnv::fnv1a64;
 use crate::MAX_SYSTEMS;
+use crate::fnv::fnv1a64;
 
 /// Twice the system limit, so probes stay short.
 const SLOTS: usize = MAX_SYSTEMS * 2;

@@ -171,23 +171,35 @@ impl<R> Registry<R> {
     fn validate(&self, def: SystemDef<R>) -> Result<(SystemRecord, R), RegisterError> {
         let name = def.name;
         if !is_valid_name(name) {
-            return Err(RegisterError::NameInvalid { name, budget_raw: def.budget.raw() });
+            return Err(RegisterError::NameInvalid {
+                name,
+                budget_raw: def.budget.raw(),
+            });
         }
         let Some(run) = def.run else {
             return Err(RegisterError::RunInvalid { name });
         };
         if !def.budget.is_valid() {
-            return Err(RegisterError::BudgetInvalid { name, budget_raw: def.budget.raw() });
+            return Err(RegisterError::BudgetInvalid {
+                name,
+                budget_raw: def.budget.raw(),
+            });
         }
-        let deps = DepSpec::parse(def.depends_on).map_err(|error| {
-            RegisterError::DepSpecInvalid { name, spec: def.depends_on, error }
-        })?;
+        let deps =
+            DepSpec::parse(def.depends_on).map_err(|error| RegisterError::DepSpecInvalid {
+                name,
+                spec: def.depends_on,
+                error,
+            })?;
         if let Some(existing) = self.find(name) {
             return Err(RegisterError::Duplicate { name, existing });
         }
         let (reads, writes) = self.resolve_io(name, &def.io)?;
         if self.records.len() >= MAX_SYSTEMS {
-            return Err(RegisterError::BudgetExhausted { name, systems: self.records.len() });
+            return Err(RegisterError::BudgetExhausted {
+                name,
+                systems: self.records.len(),
+            });
         }
         let record = SystemRecord {
             id: SystemId::from_index(self.records.len()),
@@ -244,9 +256,10 @@ impl<R> Registry<R> {
     ///
     /// [`UnknownSystem`] when `id` is past the registered systems.
     pub fn get(&self, id: SystemId) -> Result<&SystemRecord, UnknownSystem> {
-        self.records
-            .get(id.index())
-            .ok_or(UnknownSystem { id: id.get(), systems: self.records.len() })
+        self.records.get(id.index()).ok_or(UnknownSystem {
+            id: id.get(),
+            systems: self.records.len(),
+        })
     }
 
     /// The record of a raw id value, 0 included (which names no system).
@@ -255,7 +268,10 @@ impl<R> Registry<R> {
     ///
     /// [`UnknownSystem`] for 0 or an id past the registered systems.
     pub fn get_raw(&self, id: u32) -> Result<&SystemRecord, UnknownSystem> {
-        let unknown = UnknownSystem { id, systems: self.records.len() };
+        let unknown = UnknownSystem {
+            id,
+            systems: self.records.len(),
+        };
         SystemId::new(id).ok_or(unknown).and_then(|id| self.get(id))
     }
 
@@ -275,7 +291,10 @@ impl<R> Registry<R> {
     ///
     /// [`UnknownSystem`] when `id` is past the registered systems.
     pub fn run(&self, id: SystemId) -> Result<&R, UnknownSystem> {
-        self.runs.get(id.index()).ok_or(UnknownSystem { id: id.get(), systems: self.runs.len() })
+        self.runs.get(id.index()).ok_or(UnknownSystem {
+            id: id.get(),
+            systems: self.runs.len(),
+        })
     }
 
     /// The run payloads, indexed by [`SystemId::index`].
@@ -286,7 +305,9 @@ impl<R> Registry<R> {
     /// The id of the system named exactly `name` (case-sensitive).
     pub fn find(&self, name: &str) -> Option<SystemId> {
         let records = &self.records;
-        self.names.find(name, |position| records[position].name).map(|position| records[position].id)
+        self.names
+            .find(name, |position| records[position].name)
+            .map(|position| records[position].id)
     }
 
     /// The registered name closest to `name`, when one is close enough to be a likely typo.

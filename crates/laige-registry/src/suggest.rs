@@ -5,7 +5,10 @@ const MAX_COMPARED: usize = 64;
 
 /// The candidate closest to `name`, if its edit distance is small for the name's length.
 /// Ties go to the earlier candidate, so the answer is deterministic.
-pub(crate) fn closest(name: &str, candidates: impl Iterator<Item = &'static str>) -> Option<&'static str> {
+pub(crate) fn closest(
+    name: &str,
+    candidates: impl Iterator<Item = &'static str>,
+) -> Option<&'static str> {
     let limit = (name.len() / 3).max(1);
     let mut best: Option<(usize, &'static str)> = None;
     for candidate in candidates {

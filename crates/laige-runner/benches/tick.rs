@@ -14,7 +14,9 @@ type Run = fn(&mut u64);
 fn empty(_: &mut u64) {}
 
 fn names() -> Vec<&'static str> {
-    (0..100).map(|i| &*Box::leak(format!("s{i}").into_boxed_str())).collect()
+    (0..100)
+        .map(|i| &*Box::leak(format!("s{i}").into_boxed_str()))
+        .collect()
 }
 
 fn registry(chain: bool) -> (Registry<Run>, Schedule) {
@@ -22,7 +24,9 @@ fn registry(chain: bool) -> (Registry<Run>, Schedule) {
     let mut registry = Registry::new();
     for i in 0..100 {
         let deps = if chain && i > 0 { names[i - 1] } else { "" };
-        let def = SystemDef::new(names[i], empty as Run).budget_ms(1.0).depends_on(deps);
+        let def = SystemDef::new(names[i], empty as Run)
+            .budget_ms(1.0)
+            .depends_on(deps);
         registry.register(def).unwrap();
     }
     let schedule = laige_scheduler::schedule(&registry).unwrap();
@@ -40,12 +44,16 @@ fn benches(c: &mut Criterion) {
             group.bench_function(name, |b| {
                 b.iter(|| {
                     let mut host = |_: SystemId, run: &Run| run(black_box(&mut state));
-                    runner.run(black_box(&schedule), &registry, &mut host).unwrap();
+                    runner
+                        .run(black_box(&schedule), &registry, &mut host)
+                        .unwrap();
                 })
             });
         }
     }
-    let mut boxed: Vec<Box<dyn FnMut()>> = (0..100).map(|_| Box::new(|| {}) as Box<dyn FnMut()>).collect();
+    let mut boxed: Vec<Box<dyn FnMut()>> = (0..100)
+        .map(|_| Box::new(|| {}) as Box<dyn FnMut()>)
+        .collect();
     group.bench_function("baseline-vec-box-dyn-fnmut-100", |b| {
         b.iter(|| {
             for f in black_box(&mut boxed).iter_mut() {

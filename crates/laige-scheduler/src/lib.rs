@@ -43,7 +43,7 @@ mod sort;
 mod validate;
 
 pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
-pub use schedule::{MAX_KEPT_WARNINGS, Schedule};
+pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
 
 use laige_registry::{MAX_SYSTEMS, Registry};
 
@@ -66,6 +66,7 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
 fn compute<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
     let mut schedule = Schedule::new(registry.len(), registry.identity());
     if registry.is_empty() {
+        schedule.end_track();
         return Ok(schedule);
     }
     let graph = Graph::resolve(registry)?;
@@ -81,6 +82,8 @@ fn compute<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
     for &i in &order[..len] {
         schedule.push(id_at(i));
     }
+    schedule.end_track();
+    graph.record_edges(&mut schedule);
     validate::reads_before_writes(registry, &writers, &mut schedule);
     Ok(schedule)
 }

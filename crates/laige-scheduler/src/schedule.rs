@@ -1,18 +1,29 @@
 //! The computed execution order: what the runner executes every tick.
 
-use laige_registry::{Fnv1a64, MAX_SYSTEMS, SystemId};
+use laige_registry::{Fnv1a64, MAX_SYSTEMS, SystemId, SystemSet};
 
 use crate::ReadBeforeWrite;
 
 /// How many `read_before_write` warnings a schedule keeps as data; the count goes on.
 pub const MAX_KEPT_WARNINGS: usize = 32;
 
+/// The most tracks one schedule has.
+pub const MAX_TRACKS: usize = 16;
+
 /// A validated execution order over one registry's systems, plus the warnings scheduling
 /// raised. Fixed size: computing one never allocates.
+///
+/// Beyond the sequential order it carries what a parallel executor needs: the track
+/// boundaries (each track is a barrier) and the explicit edges (`depends_on`, `after`,
+/// `before`, and the edges the declarative front end derived). Conflicts of declared
+/// access are not stored: an executor derives them from the registry and the order.
 #[derive(Clone, Debug)]
 pub struct Schedule {
     order: [SystemId; MAX_SYSTEMS],
     len: usize,
+    track_ends: [u16; MAX_TRACKS],
+    tracks: usize,
+    after: [SystemSet; MAX_SYSTEMS],
     system_count: usize,
     registry: Option<u64>,
     verified: bool,
@@ -30,6 +41,9 @@ impl Schedule {
         Self {
             order: [FIRST; MAX_SYSTEMS],
             len: 0,
+            track_ends: [0; MAX_TRACKS],
+            tracks: 0,
+            after: [SystemSet::EMPTY; MAX_SYSTEMS],
             system_count,
             registry: Some(registry),
             verified: true,
@@ -50,12 +64,42 @@ impl Schedule {
         let len = order.len().min(MAX_SYSTEMS);
         schedule.order[..len].copy_from_slice(&order[..len]);
         schedule.len = len;
+        schedule.end_track();
         schedule
     }
 
     pub(crate) fn push(&mut self, id: SystemId) {
         self.order[self.len] = id;
         self.len += 1;
+    }
+
+    /// Closes the current track at the current end of the order.
+    pub(crate) fn end_track(&mut self) {
+        self.track_ends[self.tracks] = self.len as u16;
+        self.tracks += 1;
+    }
+
+    /// Records that `system` must run after `dependency`.
+    pub(crate) fn add_edge(&mut self, system: SystemId, dependency: SystemId) {
+        self.after[system.index()].insert(dependency);
+    }
+
+    /// The tracks in order, each a slice of the order; a track starts only when the
+    /// previous one has finished, structural commands applied.
+    pub fn tracks(&self) -> impl ExactSizeIterator<Item = &[SystemId]> + '_ {
+        (0..self.tracks).map(|t| {
+            let start = if t == 0 {
+                0
+            } else {
+                usize::from(self.track_ends[t - 1])
+            };
+            &self.order[start..usize::from(self.track_ends[t])]
+        })
+    }
+
+    /// The systems `id` must run after by explicit declaration (not by access conflict).
+    pub fn after(&self, id: SystemId) -> &SystemSet {
+        &self.after[id.index()]
     }
 
     pub(crate) fn warn(&mut self, warning: ReadBeforeWrite) {

@@ -2,7 +2,7 @@
 
 use laige_registry::{MAX_DEPENDENCIES, MAX_SYSTEMS, Registry, SystemId};
 
-use crate::{Cycle, ScheduleError, SystemRef};
+use crate::{Cycle, Schedule, ScheduleError, SystemRef};
 
 /// The `depends_on` edges as 0-based positions, on the stack.
 pub(crate) struct Graph {
@@ -34,6 +34,15 @@ impl Graph {
             graph.dep_len[i] = record.depends_on().len() as u8;
         }
         Ok(graph)
+    }
+
+    /// Copies the resolved edges onto the schedule.
+    pub(crate) fn record_edges(&self, schedule: &mut Schedule) {
+        for i in 0..self.n {
+            for &d in self.deps_of(i) {
+                schedule.add_edge(id_at(i as u16), id_at(d));
+            }
+        }
     }
 
     fn deps_of(&self, i: usize) -> &[u16] {

@@ -1,6 +1,8 @@
 //! Access checks over a computed order: `double_writer` and `read_before_write`.
 
-use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry};
+use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemSet};
+
+use crate::sort::id_at;
 
 use crate::sort::system_ref;
 use crate::{ReadBeforeWrite, Schedule, ScheduleError};
@@ -50,12 +52,11 @@ pub(crate) fn reads_before_writes<R>(
     for (step, id) in schedule.order().iter().enumerate() {
         position[id.index()] = step as u16;
     }
-    let mut readers_of = [ComponentSet::EMPTY; MAX_COMPONENTS];
+    let mut readers_of = [SystemSet::EMPTY; MAX_COMPONENTS];
     let mut read_anywhere = ComponentSet::EMPTY;
     for (i, record) in registry.iter().enumerate() {
         for c in record.reads() {
-            // Reader sets reuse ComponentSet as a 256-bit set of system positions.
-            readers_of[c.index()].insert(ComponentId::from_index(i).expect("i < 256"));
+            readers_of[c.index()].insert(id_at(i as u16));
             read_anywhere.insert(c);
         }
     }
