@@ -292,9 +292,22 @@ fn critically_over_budget_system_errors_after_the_warn() {
     );
     assert_eq!(warned, errored, "one measurement, two events");
     assert!(warned >= 7.0);
-    let stats = stats(&runner, 1);
-    assert_eq!((stats.runs, stats.warns, stats.errors), (1, 1, 1));
+    let once = stats(&runner, 1);
+    assert_eq!((once.runs, once.warns, once.errors), (1, 1, 1));
     assert_eq!(world.runs, 1, "an over-budget system still runs");
+
+    // A second critical run: both events are suppressed, both counters count. At shutdown
+    // each key gets its summary, in key-creation order, at the key's own severity (§4).
+    let ((), events) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
+    assert!(events.is_empty(), "{}", render_with_messages(&events));
+    let again = stats(&runner, 1);
+    assert_eq!((again.runs, again.warns, again.errors), (2, 2, 2));
+    let ((), summaries) = capture(|| registry.diagnostics().flush());
+    assert_eq!(summaries.len(), 2, "{}", render_with_messages(&summaries));
+    assert_summary(&summaries[0], "budget_overrun", 1);
+    assert_eq!(summaries[0].level, "warn");
+    assert_summary(&summaries[1], "budget_critical", 1);
+    assert_eq!(summaries[1].level, "error");
 }
 
 /// `EventsFollowTheErrorGrammar`: two 6.5 ms systems with budgets 5 and 2: a warn for the
