@@ -5,22 +5,30 @@ use crate::{Budget, ComponentId};
 /// The most component accesses one system declares (contract `kMaxArchetypeComponents`).
 pub const MAX_IO: usize = 32;
 
-/// How a system touches a component. There is no read-write access: a system that reads
-/// and writes a component declares [`Access::Write`].
+/// How a system touches a component (or a resource). There is no read-write access: a
+/// system that reads and writes a component declares [`Access::Write`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Access {
-    /// The system only reads the component.
+    /// The system only reads the component. In the declarative front end a plain read may
+    /// not share a phase with an unordered writer: say which value it wants.
     Read,
     /// The system may write the component (and read it).
     Write,
+    /// A read that must see this tick's value: ordered after the same-phase writers.
+    ReadFresh,
+    /// A read of the value at the end of the previous tick, from versioned storage: it
+    /// never conflicts with writers and needs no edge.
+    ReadSnapshot,
 }
 
 impl Access {
-    /// `read` or `write`, as used in messages.
+    /// The declaration's name, as used in messages.
     pub const fn name(self) -> &'static str {
         match self {
-            Access::Read => "read",
-            Access::Write => "write",
+            Access::Read => "reads",
+            Access::Write => "writes",
+            Access::ReadFresh => "reads_fresh",
+            Access::ReadSnapshot => "reads_snapshot",
         }
     }
 }
@@ -111,6 +119,22 @@ pub struct SystemDef<R> {
     pub depends_on: &'static str,
     /// The declared component accesses.
     pub io: IoList,
+    /// Declarative front end: the DAG (`""` for the layout's first) and the phase (`""` for
+    /// the DAG's default) the system belongs to. The flat laige front end ignores both.
+    pub placement: Placement,
+    /// Comma-separated names of systems this one runs before (declarative front end).
+    pub before: &'static str,
+    /// Whether the system runs alone in its phase (declarative front end).
+    pub exclusive: bool,
+}
+
+/// Where a system sits in a declarative layout: its DAG and its phase, by name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
+pub struct Placement {
+    /// The DAG's name; `""` means the layout's first DAG.
+    pub dag: &'static str,
+    /// The phase's name; `""` means the DAG's default phase.
+    pub phase: &'static str,
 }
 
 impl<R> SystemDef<R> {
@@ -123,6 +147,9 @@ impl<R> SystemDef<R> {
             budget: Budget::from_raw(0),
             depends_on: "",
             io: IoList::EMPTY,
+            placement: Placement { dag: "", phase: "" },
+            before: "",
+            exclusive: false,
         }
     }
 
@@ -158,6 +185,53 @@ impl<R> SystemDef<R> {
             component: Some(component),
             access: Access::Write,
         });
+        self
+    }
+
+    /// Declares a read that must see this tick's writes.
+    pub const fn reads_fresh(mut self, component: ComponentId) -> Self {
+        self.io.push(Io {
+            component: Some(component),
+            access: Access::ReadFresh,
+        });
+        self
+    }
+
+    /// Declares a read of the previous tick's value of a versioned component.
+    pub const fn reads_snapshot(mut self, component: ComponentId) -> Self {
+        self.io.push(Io {
+            component: Some(component),
+            access: Access::ReadSnapshot,
+        });
+        self
+    }
+
+    /// Runs after the named systems: the declarative spelling of `depends_on`.
+    pub const fn after(self, spec: &'static str) -> Self {
+        self.depends_on(spec)
+    }
+
+    /// Runs before the named systems (comma separated).
+    pub const fn before(mut self, spec: &'static str) -> Self {
+        self.before = spec;
+        self
+    }
+
+    /// Puts the system in a DAG of the layout.
+    pub const fn in_dag(mut self, dag: &'static str) -> Self {
+        self.placement.dag = dag;
+        self
+    }
+
+    /// Puts the system in a phase of its DAG.
+    pub const fn in_phase(mut self, phase: &'static str) -> Self {
+        self.placement.phase = phase;
+        self
+    }
+
+    /// Makes the system run alone in its phase.
+    pub const fn exclusive_phase(mut self) -> Self {
+        self.exclusive = true;
         self
     }
 

@@ -52,9 +52,9 @@ mod suggest;
 
 pub use budget::Budget;
 pub use component_set::{ComponentSet, DenseId, IdSet, Iter as IdSetIter, SystemSet};
-pub use def::{Access, Io, IoList, MAX_IO, SystemDef};
+pub use def::{Access, Io, IoList, MAX_IO, Placement, SystemDef};
 pub use error::{RegisterError, UnknownSystem};
 pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};
 pub use id::{ComponentId, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
 pub use laige_depspec::MAX_DEPENDENCIES;
-pub use registry::{Registry, SystemRecord};
+pub use registry::{ComponentName, Registry, SystemRecord};

@@ -8,9 +8,28 @@ use laige_diag::Diagnostics;
 use crate::names::NameIndex;
 use crate::suggest::closest;
 use crate::{
-    Access, Budget, ComponentId, ComponentSet, IoList, MAX_SYSTEMS, RegisterError, SystemDef,
-    SystemId, UnknownSystem,
+    Access, Budget, ComponentId, ComponentSet, IoList, MAX_COMPONENTS, MAX_SYSTEMS, Placement,
+    RegisterError, SystemDef, SystemId, UnknownSystem,
 };
+
+/// A component as messages name it: `Position`, or `component 3` when it has no name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct ComponentName {
+    /// The component's id.
+    pub id: ComponentId,
+    /// Its registered name, or `""`.
+    pub name: &'static str,
+}
+
+impl std::fmt::Display for ComponentName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.name.is_empty() {
+            write!(f, "component {}", self.id)
+        } else {
+            write!(f, "`{}`", self.name)
+        }
+    }
+}
 
 /// One registered system, as the registry keeps it.
 #[derive(Clone, Debug)]
@@ -23,6 +42,11 @@ pub struct SystemRecord {
     io: IoList,
     reads: ComponentSet,
     writes: ComponentSet,
+    fresh: ComponentSet,
+    snapshot: ComponentSet,
+    placement: Placement,
+    before: DepSpec<'static>,
+    exclusive: bool,
 }
 
 impl SystemRecord {
@@ -56,9 +80,35 @@ impl SystemRecord {
         &self.io
     }
 
-    /// The components the system declared [`Access::Read`].
+    /// The components the system reads as they are this tick: [`Access::Read`] and
+    /// [`Access::ReadFresh`] (not snapshot reads, which see a frozen copy).
     pub fn reads(&self) -> &ComponentSet {
         &self.reads
+    }
+
+    /// The components declared [`Access::ReadFresh`] (a subset of [`Self::reads`]).
+    pub fn reads_fresh(&self) -> &ComponentSet {
+        &self.fresh
+    }
+
+    /// The components declared [`Access::ReadSnapshot`].
+    pub fn reads_snapshot(&self) -> &ComponentSet {
+        &self.snapshot
+    }
+
+    /// The DAG and phase the system declared (declarative front end).
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// The systems this one runs before, by name (declarative front end).
+    pub fn before(&self) -> &[&'static str] {
+        self.before.as_slice()
+    }
+
+    /// Whether the system runs alone in its phase.
+    pub fn is_exclusive(&self) -> bool {
+        self.exclusive
     }
 
     /// The components the system declared [`Access::Write`].
@@ -66,9 +116,9 @@ impl SystemRecord {
         &self.writes
     }
 
-    /// Every component the system declared, read or write.
+    /// Every component the system declared, in any way.
     pub fn touches(&self) -> ComponentSet {
-        self.reads.union(&self.writes)
+        self.reads.union(&self.writes).union(&self.snapshot)
     }
 
     /// Whether the system declared a read of `component`.
@@ -95,6 +145,8 @@ pub struct Registry<R> {
     runs: Vec<R>,
     names: NameIndex,
     components: ComponentSet,
+    versioned: ComponentSet,
+    component_names: [&'static str; MAX_COMPONENTS],
     diag: Diagnostics,
     identity: u64,
 }
@@ -120,6 +172,8 @@ impl<R> Registry<R> {
             runs: Vec::with_capacity(MAX_SYSTEMS),
             names: NameIndex::new(),
             components: ComponentSet::EMPTY,
+            versioned: ComponentSet::EMPTY,
+            component_names: [""; MAX_COMPONENTS],
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
         }
@@ -139,6 +193,36 @@ impl<R> Registry<R> {
     /// Records that `component` exists, so systems may declare access to it.
     pub fn register_component(&mut self, component: ComponentId) {
         self.components.insert(component);
+    }
+
+    /// Records a component with a name for messages (e.g. `Position`) and whether it keeps
+    /// the previous tick's value for [`Access::ReadSnapshot`].
+    pub fn register_component_info(
+        &mut self,
+        component: ComponentId,
+        name: &'static str,
+        versioned: bool,
+    ) {
+        self.components.insert(component);
+        self.component_names[component.index()] = name;
+        if versioned {
+            self.versioned.insert(component);
+        } else {
+            self.versioned.remove(component);
+        }
+    }
+
+    /// The components that keep the previous tick's value.
+    pub fn versioned_components(&self) -> &ComponentSet {
+        &self.versioned
+    }
+
+    /// How messages name `component`: its registered name, or `component <id>`.
+    pub fn component_name(&self, component: ComponentId) -> ComponentName {
+        ComponentName {
+            id: component,
+            name: self.component_names[component.index()],
+        }
     }
 
     /// The component ids systems may declare.
@@ -191,10 +275,15 @@ impl<R> Registry<R> {
                 spec: def.depends_on,
                 error,
             })?;
+        let before = DepSpec::parse(def.before).map_err(|error| RegisterError::DepSpecInvalid {
+            name,
+            spec: def.before,
+            error,
+        })?;
         if let Some(existing) = self.find(name) {
             return Err(RegisterError::Duplicate { name, existing });
         }
-        let (reads, writes) = self.resolve_io(name, &def.io)?;
+        let access = self.resolve_io(name, &def.io)?;
         if self.records.len() >= MAX_SYSTEMS {
             return Err(RegisterError::BudgetExhausted {
                 name,
@@ -208,36 +297,43 @@ impl<R> Registry<R> {
             spec: def.depends_on,
             deps,
             io: def.io,
-            reads,
-            writes,
+            reads: access.reads,
+            writes: access.writes,
+            fresh: access.fresh,
+            snapshot: access.snapshot,
+            placement: def.placement,
+            before,
+            exclusive: def.exclusive,
         };
         Ok((record, run))
     }
 
-    fn resolve_io(
-        &self,
-        name: &'static str,
-        io: &IoList,
-    ) -> Result<(ComponentSet, ComponentSet), RegisterError> {
-        let mut reads = ComponentSet::EMPTY;
-        let mut writes = ComponentSet::EMPTY;
+    fn resolve_io(&self, name: &'static str, io: &IoList) -> Result<AccessSets, RegisterError> {
+        let mut sets = AccessSets::default();
         for (position, it) in io.as_slice().iter().enumerate() {
             let component = match it.component {
                 Some(c) if self.components.contains(c) => c,
                 _ => return Err(RegisterError::IoUnregistered { name, position }),
             };
-            if reads.contains(component) || writes.contains(component) {
+            let declared = sets.reads.union(&sets.writes).union(&sets.snapshot);
+            if declared.contains(component) {
                 return Err(RegisterError::IoDuplicate { name, component });
             }
-            match it.access {
-                Access::Read => reads.insert(component),
-                Access::Write => writes.insert(component),
+            let set = match it.access {
+                Access::Read => &mut sets.reads,
+                Access::Write => &mut sets.writes,
+                Access::ReadFresh => {
+                    sets.fresh.insert(component);
+                    &mut sets.reads
+                }
+                Access::ReadSnapshot => &mut sets.snapshot,
             };
+            set.insert(component);
         }
         if io.overflowed() {
             return Err(RegisterError::IoTooMany { name });
         }
-        Ok((reads, writes))
+        Ok(sets)
     }
 
     /// How many systems are registered; also the highest id.
@@ -314,6 +410,14 @@ impl<R> Registry<R> {
     pub fn closest_name(&self, name: &str) -> Option<&'static str> {
         closest(name, self.records.iter().map(|it| it.name))
     }
+}
+
+#[derive(Default)]
+struct AccessSets {
+    reads: ComponentSet,
+    writes: ComponentSet,
+    fresh: ComponentSet,
+    snapshot: ComponentSet,
 }
 
 /// A name can be registered when a `depends_on` spec can name it: non-empty, no comma,
