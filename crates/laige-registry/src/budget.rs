@@ -66,21 +66,14 @@ impl Budget {
 const fn round_ties_even(x: f64) -> f64 {
     // f64::round_ties_even is not const on stable; floor-based rounding is exact here
     // because |x| < 2^52 for every value that does not saturate anyway.
-    if x != x || x >= 4.0e15 || x <= -4.0e15 {
+    if x.is_nan() || x >= 4.0e15 || x <= -4.0e15 {
         return x;
     }
     let floor = x as i64 as f64;
     let floor = if floor > x { floor - 1.0 } else { floor };
     let diff = x - floor;
-    if diff > 0.5 {
-        floor + 1.0
-    } else if diff < 0.5 {
-        floor
-    } else if (floor as i64) % 2 == 0 {
-        floor
-    } else {
-        floor + 1.0
-    }
+    let round_up = diff > 0.5 || (diff == 0.5 && (floor as i64) % 2 != 0);
+    if round_up { floor + 1.0 } else { floor }
 }
 
 impl fmt::Debug for Budget {

@@ -149,7 +149,7 @@ impl RegisterError {
 impl fmt::Display for RegisterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            RegisterError::NameInvalid { name, .. } if name.is_empty() => {
+            RegisterError::NameInvalid { name: "", .. } => {
                 write!(
                     f,
                     "a system has an empty name: give it a unique, non-empty name"

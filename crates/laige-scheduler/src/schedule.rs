@@ -17,7 +17,7 @@ pub const MAX_TRACKS: usize = 16;
 /// boundaries (each track is a barrier) and the explicit edges (`depends_on`, `after`,
 /// `before`, and the edges the declarative front end derived). Conflicts of declared
 /// access are not stored: an executor derives them from the registry and the order.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Schedule {
     order: [SystemId; MAX_SYSTEMS],
     len: usize,
@@ -167,3 +167,18 @@ impl PartialEq for Schedule {
 }
 
 impl Eq for Schedule {}
+
+impl std::fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tracks: Vec<Vec<u32>> = self
+            .tracks()
+            .map(|t| t.iter().map(|id| id.get()).collect())
+            .collect();
+        f.debug_struct("Schedule")
+            .field("system_count", &self.system_count)
+            .field("tracks", &tracks)
+            .field("verified", &self.verified)
+            .field("warnings", &self.warning_count)
+            .finish_non_exhaustive()
+    }
+}

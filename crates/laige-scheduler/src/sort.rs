@@ -61,8 +61,8 @@ impl Graph {
         // Dependents in compressed rows: dependents of d are at start[d]..start[d + 1].
         let mut start = [0u16; MAX_SYSTEMS + 1];
         let mut dependents = [0u16; MAX_SYSTEMS * MAX_DEPENDENCIES];
-        for i in 0..n {
-            pending[i] = self.dep_len[i];
+        for (i, slot) in pending.iter_mut().enumerate().take(n) {
+            *slot = self.dep_len[i];
             for &d in self.deps_of(i) {
                 start[usize::from(d) + 1] += 1;
             }

@@ -1,0 +1,41 @@
+//! The declarative front end: systems declare a phase and their access; the scheduler
+//! derives the DAG and rejects unsafe conflicts with the declaration that fixes them.
+//!
+//! Rules, per DAG:
+//! - In one phase, two writers of a component need a path between them, and so do a plain
+//!   reader and a writer (`unordered_writers`, `ambiguous_read`). `reads_fresh` adds the
+//!   edge after the writers; `reads_snapshot` reads last tick's value and needs none.
+//! - Across phases, a system waits only for earlier-phase systems it conflicts with or has
+//!   an edge to: an unrelated straggler never delays the next phase.
+//! - `after` / `before` stay inside a DAG; DAGs of one track run concurrently, so they must
+//!   not conflict; tracks run in order.
+//! - An exclusive system runs alone in its phase.
+
+mod build;
+mod error;
+mod graph;
+mod layout;
+
+pub use error::{CycleStep, DeclError, EdgeCause};
+pub use layout::{DagDecl, Layout};
+
+use laige_registry::Registry;
+
+use crate::Schedule;
+
+/// Builds a schedule from a registry placed into `layout` by the declarative rules.
+///
+/// The order is Kahn's algorithm over the derived edges, smallest id first, track by
+/// track; the schedule carries every edge, so executors run it without re-deriving them.
+///
+/// # Errors
+///
+/// The first failing check, as a [`DeclError`]; its event is emitted (rate limited).
+pub fn schedule_declared<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+) -> Result<Schedule, DeclError> {
+    build::build(registry, layout).inspect_err(|err| {
+        registry.diagnostics().report(err.key(), || err.emit());
+    })
+}

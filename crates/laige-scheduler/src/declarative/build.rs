@@ -1,0 +1,347 @@
+//! From registry and layout to a schedule: placement, edges, order, then the checks.
+
+use laige_registry::{Registry, SystemRecord, SystemSet};
+
+use super::graph::{Graph, conflict, id};
+use super::{DeclError, EdgeCause, Layout};
+use crate::sort::system_ref;
+use crate::{MAX_TRACKS, Schedule};
+
+/// Where each system sits: DAG and phase indices.
+struct Placed {
+    dag: Vec<usize>,
+    phase: Vec<usize>,
+}
+
+pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedule, DeclError> {
+    validate_layout(layout)?;
+    let placed = place(registry, layout)?;
+    let mut graph = Graph::new(registry.len());
+    explicit_edges(registry, layout, &placed, &mut graph)?;
+    check_snapshots(registry)?;
+    derived_edges(registry, &placed, &mut graph);
+
+    let mut orders = Vec::with_capacity(layout.tracks().len());
+    for track in 0..layout.tracks().len() {
+        let members: SystemSet = (0..registry.len())
+            .filter(|&s| layout.track_of(placed.dag[s]) == track)
+            .map(id)
+            .collect();
+        let (order, unplaced) = graph.kahn(&members);
+        if !unplaced.is_empty() {
+            return Err(DeclError::Cycle(graph.cycle(registry, &unplaced)));
+        }
+        orders.push(order);
+    }
+    let all: Vec<usize> = orders.iter().flatten().copied().collect();
+    let reach = graph.reachability(&all);
+    check_same_phase(registry, layout, &placed, &reach)?;
+    check_dag_conflicts(registry, layout, &placed)?;
+
+    let mut schedule = Schedule::new(registry.len(), registry.identity());
+    for order in &orders {
+        exclusive_edges(registry, &placed, order, &reach, &mut graph);
+        for &s in order {
+            schedule.push(id(s));
+        }
+        schedule.end_track();
+    }
+    for (s, preds) in graph.preds.iter().enumerate() {
+        for p in preds {
+            schedule.add_edge(id(s), p);
+        }
+    }
+    Ok(schedule)
+}
+
+fn validate_layout(layout: &Layout) -> Result<(), DeclError> {
+    let dags = layout.dags();
+    if dags.is_empty() {
+        return Err(DeclError::LayoutInvalid {
+            problem: "declares no DAG: add one with `.dag(..)`",
+            name: "layout",
+        });
+    }
+    if layout.tracks().len() > MAX_TRACKS {
+        return Err(DeclError::LayoutInvalid {
+            problem: "has too many tracks (at most 16)",
+            name: "layout",
+        });
+    }
+    for (i, dag) in dags.iter().enumerate() {
+        if dags[..i].iter().any(|it| it.name == dag.name) {
+            return Err(DeclError::LayoutInvalid {
+                problem: "is declared twice: give each DAG a unique name",
+                name: dag.name,
+            });
+        }
+        if dag.phases.is_empty() {
+            return Err(DeclError::LayoutInvalid {
+                problem: "has no phases: list at least one",
+                name: dag.name,
+            });
+        }
+        if dag
+            .phases
+            .iter()
+            .enumerate()
+            .any(|(j, p)| dag.phases[..j].contains(p))
+        {
+            return Err(DeclError::LayoutInvalid {
+                problem: "lists a phase twice",
+                name: dag.name,
+            });
+        }
+        if !dag.phases.contains(&dag.default_phase) {
+            return Err(DeclError::LayoutInvalid {
+                problem: "has a default phase that is not among its phases",
+                name: dag.name,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError> {
+    let mut placed = Placed {
+        dag: Vec::with_capacity(registry.len()),
+        phase: Vec::with_capacity(registry.len()),
+    };
+    for (s, record) in registry.iter().enumerate() {
+        let want = record.placement();
+        let dag = if want.dag.is_empty() {
+            0
+        } else {
+            let names = || layout.dags().iter().map(|d| d.name);
+            names()
+                .position(|n| n == want.dag)
+                .ok_or_else(|| DeclError::UnknownDag {
+                    system: system_ref(registry, s),
+                    dag: want.dag,
+                    suggestion: laige_registry::closest_name(want.dag, names()),
+                })?
+        };
+        let decl = &layout.dags()[dag];
+        let phase_name = if want.phase.is_empty() {
+            decl.default_phase
+        } else {
+            want.phase
+        };
+        let phase = decl
+            .phases
+            .iter()
+            .position(|&p| p == phase_name)
+            .ok_or_else(|| DeclError::UnknownPhase {
+                system: system_ref(registry, s),
+                dag: decl.name,
+                phase: phase_name,
+                suggestion: laige_registry::closest_name(phase_name, decl.phases.iter().copied()),
+            })?;
+        placed.dag.push(dag);
+        placed.phase.push(phase);
+    }
+    Ok(placed)
+}
+
+fn explicit_edges<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+    placed: &Placed,
+    graph: &mut Graph,
+) -> Result<(), DeclError> {
+    for (s, record) in registry.iter().enumerate() {
+        for (declaration, names, cause) in [
+            ("after", record.depends_on(), EdgeCause::After),
+            ("before", record.before(), EdgeCause::Before),
+        ] {
+            for (position, &name) in names.iter().enumerate() {
+                let Some(other) = registry.find(name) else {
+                    return Err(DeclError::UnknownSystem {
+                        system: system_ref(registry, s),
+                        declaration,
+                        missing: name,
+                        position,
+                        suggestion: registry.closest_name(name),
+                    });
+                };
+                let o = other.index();
+                if placed.dag[o] != placed.dag[s] {
+                    return Err(DeclError::CrossDagEdge {
+                        system: system_ref(registry, s),
+                        declaration,
+                        other: system_ref(registry, o),
+                        system_dag: layout.dags()[placed.dag[s]].name,
+                        other_dag: layout.dags()[placed.dag[o]].name,
+                    });
+                }
+                let (earlier, later) = if cause == EdgeCause::After {
+                    (o, s)
+                } else {
+                    (s, o)
+                };
+                if placed.phase[earlier] > placed.phase[later] {
+                    let phases = &layout.dags()[placed.dag[s]].phases;
+                    return Err(DeclError::PhaseInversion {
+                        system: system_ref(registry, s),
+                        declaration,
+                        other: system_ref(registry, o),
+                        early_phase: phases[placed.phase[later]],
+                        late_phase: phases[placed.phase[earlier]],
+                    });
+                }
+                graph.add(earlier, later, cause);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), DeclError> {
+    for (s, record) in registry.iter().enumerate() {
+        if let Some(c) = record
+            .reads_snapshot()
+            .difference(registry.versioned_components())
+            .iter()
+            .next()
+        {
+            return Err(DeclError::SnapshotUnversioned {
+                system: system_ref(registry, s),
+                component: registry.component_name(c),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Cross-phase conflicts order the earlier phase first; same-phase fresh reads wait for
+/// the writers.
+fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut Graph) {
+    let records = registry.records();
+    for a in 0..records.len() {
+        for b in a + 1..records.len() {
+            if placed.dag[a] != placed.dag[b] {
+                continue;
+            }
+            let (ra, rb) = (&records[a], &records[b]);
+            if placed.phase[a] != placed.phase[b] {
+                if let Some(c) = conflict(ra, rb) {
+                    let (early, late) = if placed.phase[a] < placed.phase[b] {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    graph.add(
+                        early,
+                        late,
+                        EdgeCause::PhaseOrder(registry.component_name(c)),
+                    );
+                }
+                continue;
+            }
+            if let Some(c) = rb.reads_fresh().first_common(ra.writes()) {
+                graph.add(a, b, EdgeCause::Fresh(registry.component_name(c)));
+            }
+            if let Some(c) = ra.reads_fresh().first_common(rb.writes()) {
+                graph.add(b, a, EdgeCause::Fresh(registry.component_name(c)));
+            }
+        }
+    }
+}
+
+/// In one phase, two writers, or a plain reader and a writer, need a path between them.
+fn check_same_phase<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+    placed: &Placed,
+    reach: &[SystemSet],
+) -> Result<(), DeclError> {
+    let records = registry.records();
+    for a in 0..records.len() {
+        for b in a + 1..records.len() {
+            if placed.dag[a] != placed.dag[b] || placed.phase[a] != placed.phase[b] {
+                continue;
+            }
+            if reach[b].contains(id(a)) || reach[a].contains(id(b)) {
+                continue;
+            }
+            let (ra, rb) = (&records[a], &records[b]);
+            let phase = layout.dags()[placed.dag[a]].phases[placed.phase[a]];
+            if let Some(c) = ra.writes().first_common(rb.writes()) {
+                return Err(DeclError::UnorderedWriters {
+                    component: registry.component_name(c),
+                    first: system_ref(registry, a),
+                    second: system_ref(registry, b),
+                    phase,
+                });
+            }
+            for (reader, writer) in [(a, b), (b, a)] {
+                let plain = plain_reads(&records[reader]);
+                if let Some(c) = plain.first_common(records[writer].writes()) {
+                    return Err(DeclError::AmbiguousRead {
+                        component: registry.component_name(c),
+                        reader: system_ref(registry, reader),
+                        writer: system_ref(registry, writer),
+                        phase,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn plain_reads(record: &SystemRecord) -> laige_registry::ComponentSet {
+    record.reads().difference(record.reads_fresh())
+}
+
+/// DAGs of one track run concurrently, so no two of them may conflict.
+fn check_dag_conflicts<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+    placed: &Placed,
+) -> Result<(), DeclError> {
+    let records = registry.records();
+    for a in 0..records.len() {
+        for b in a + 1..records.len() {
+            let (da, db) = (placed.dag[a], placed.dag[b]);
+            if da == db || layout.track_of(da) != layout.track_of(db) {
+                continue;
+            }
+            if let Some(c) = conflict(&records[a], &records[b]) {
+                return Err(DeclError::DagConflict {
+                    component: registry.component_name(c),
+                    first: system_ref(registry, a),
+                    first_dag: layout.dags()[da].name,
+                    second: system_ref(registry, b),
+                    second_dag: layout.dags()[db].name,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An exclusive system gets an edge to or from every unordered system of its phase, in
+/// the direction of the computed order (which keeps that order valid).
+fn exclusive_edges<R>(
+    registry: &Registry<R>,
+    placed: &Placed,
+    order: &[usize],
+    reach: &[SystemSet],
+    graph: &mut Graph,
+) {
+    let records = registry.records();
+    for (i, &e) in order.iter().enumerate() {
+        if !records[e].is_exclusive() {
+            continue;
+        }
+        for (j, &s) in order.iter().enumerate() {
+            let same_phase = placed.dag[s] == placed.dag[e] && placed.phase[s] == placed.phase[e];
+            if s == e || !same_phase || reach[s].contains(id(e)) || reach[e].contains(id(s)) {
+                continue;
+            }
+            let (earlier, later) = if j < i { (s, e) } else { (e, s) };
+            graph.add(earlier, later, EdgeCause::After);
+        }
+    }
+}
