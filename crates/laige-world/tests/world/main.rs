@@ -13,3 +13,15 @@ mod prng;
 mod queries;
 mod state_hash;
 mod systems;
+
+/// The types an executor shares between threads are `Send` and `Sync`.
+#[test]
+fn shared_types_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<laige_world::World>();
+    send_sync::<laige_world::Storage>();
+    send_sync::<laige_world::CommandBuffer>();
+    send_sync::<laige_world::SystemContext<'static>>();
+    send_sync::<laige_world::Commands<'static>>();
+    send_sync::<laige_world::Queries<'static>>();
+}
