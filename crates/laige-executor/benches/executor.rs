@@ -1,0 +1,2 @@
+//! Executor benches (placeholder).
+fn main() {}

@@ -1,0 +1,341 @@
+//! The executor: modes, the auto policy, and the typed face of the pool.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use laige_registry::SystemId;
+use laige_scheduler::MAX_TRACKS;
+
+use crate::error::{ExecError, PanicMessage};
+use crate::host::SharedHost;
+use crate::plan::Plan;
+use crate::pool::{Job, Pool, drop_payload};
+
+/// Auto mode runs a track in parallel once its measured work reaches this many nanoseconds.
+///
+/// Measured on the 2-core development machine (docs/decisions/0003-executor.md): handing a
+/// track to a worker that is still spinning costs about 0.5 µs, to a parked one about
+/// 15-20 µs (futex wake and reschedule). Parallel pays off on two threads when half the work
+/// exceeds that cost, so 40 µs of work covers a worker that must be woken.
+pub const AUTO_PARALLEL_NANOS: u64 = 40_000;
+
+/// Auto mode goes back to sequential once a parallel track's measured work falls below
+/// this; the gap to [`AUTO_PARALLEL_NANOS`] keeps a track near the line from flapping.
+pub const AUTO_SEQUENTIAL_NANOS: u64 = 30_000;
+
+/// Auto mode measures a track's work on its first run and then every this many runs.
+pub const AUTO_SAMPLE_EVERY: u32 = 16;
+
+/// How an [`Executor`] runs a track.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Mode {
+    /// One system at a time on the calling thread, in sequential order.
+    Sequential,
+    /// On every thread of the pool, each system as soon as its predecessors finished.
+    Parallel,
+    /// Per track: parallel when the track's measured work is large enough
+    /// ([`AUTO_PARALLEL_NANOS`]) and it can run two systems at once; sequential otherwise.
+    Auto,
+}
+
+/// The mode a track actually ran in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum ChosenMode {
+    /// On the calling thread alone.
+    Sequential,
+    /// On the pool.
+    Parallel,
+}
+
+/// How an [`Executor`] is set up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ExecutorOptions {
+    /// Threads that run systems, the calling thread included; 0 means the available cores
+    /// (`std::thread::available_parallelism`).
+    pub threads: usize,
+    /// How tracks run.
+    pub mode: Mode,
+    /// Measure every system's duration, for [`Executor::last_duration`].
+    pub time_systems: bool,
+}
+
+impl Default for ExecutorOptions {
+    /// All cores, [`Mode::Auto`], no per-system timing.
+    fn default() -> Self {
+        Self {
+            threads: 0,
+            mode: Mode::Auto,
+            time_systems: false,
+        }
+    }
+}
+
+/// What one track run did.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TrackReport {
+    /// How the track ran.
+    pub mode: ChosenMode,
+    /// The track's wall time in nanoseconds, from just before the first system to just
+    /// after the last. Measured only when `time_systems` is on or auto mode sampled the
+    /// track; 0 otherwise, so an untimed tick reads no clock.
+    pub wall_nanos: u64,
+    /// How many systems ran.
+    pub systems: usize,
+}
+
+/// The auto policy's memory of one track.
+#[derive(Clone, Copy, Debug)]
+struct AutoTrack {
+    /// The last measured work, in nanoseconds.
+    work: u64,
+    parallel: bool,
+    /// Runs left until the next sample; 0 samples now.
+    countdown: u32,
+}
+
+impl AutoTrack {
+    const FRESH: Self = Self {
+        work: 0,
+        parallel: false,
+        countdown: 0,
+    };
+}
+
+/// Runs the tracks of a [`Plan`] on a persistent pool of worker threads.
+///
+/// The calling thread works too. Dropping the executor stops and joins the workers.
+#[derive(Debug)]
+pub struct Executor {
+    options: ExecutorOptions,
+    pool: Pool,
+    auto_plan: u64,
+    auto: [AutoTrack; MAX_TRACKS],
+    last_modes: [Option<ChosenMode>; MAX_TRACKS],
+}
+
+impl Executor {
+    /// Starts the workers (`options.threads - 1` of them).
+    pub fn new(options: ExecutorOptions) -> Executor {
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        let pool = Pool::new(threads, quanta::Clock::new());
+        Executor {
+            options: ExecutorOptions {
+                threads: pool.threads(),
+                ..options
+            },
+            pool,
+            auto_plan: 0,
+            auto: [AutoTrack::FRESH; MAX_TRACKS],
+            last_modes: [None; MAX_TRACKS],
+        }
+    }
+
+    /// How many threads run systems, the calling thread included.
+    pub fn threads(&self) -> usize {
+        self.options.threads
+    }
+
+    /// The options, with `threads` resolved.
+    pub fn options(&self) -> ExecutorOptions {
+        self.options
+    }
+
+    /// Runs track `t` of `plan` on `host`; `runs[id.index()]` is what system `id` runs
+    /// (`Registry::runs()`).
+    ///
+    /// Returns after every system of the track has finished and no worker still references
+    /// `host`, `runs` or `plan`. Allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ExecError::SystemPanicked`] when a system panicked: the rest of the track still ran,
+    /// dependents included, and the next call runs normally. [`ExecError::TrackOutOfRange`]
+    /// and [`ExecError::RunsTooShort`] before anything runs.
+    pub fn run_track<R: Sync, H: SharedHost<R>>(
+        &mut self,
+        plan: &Plan,
+        t: usize,
+        runs: &[R],
+        host: &H,
+    ) -> Result<TrackReport, ExecError> {
+        if t >= plan.track_count() {
+            return Err(ExecError::TrackOutOfRange {
+                track: t,
+                tracks: plan.track_count(),
+            });
+        }
+        if runs.len() < plan.runs_needed() {
+            return Err(ExecError::RunsTooShort {
+                needed: plan.runs_needed(),
+                given: runs.len(),
+            });
+        }
+        let (base, len) = plan.track_span(t);
+        let (mode, sample) = self.choose(plan, t);
+        let timed = self.options.time_systems;
+        let clock = self.pool.clock();
+        let start = if timed || sample { clock.raw() } else { 0 };
+        let (busy, panic) = match mode {
+            ChosenMode::Sequential => (0, self.run_sequential(plan, base, len, runs, host)),
+            ChosenMode::Parallel => {
+                let ctx = Erased { runs, host };
+                let job = Job {
+                    plan,
+                    track: t,
+                    base,
+                    len,
+                    ctx: std::ptr::from_ref(&ctx).cast(),
+                    run: run_erased::<R, H>,
+                    timed: timed || sample,
+                    record: timed,
+                };
+                // SAFETY: `plan` and `ctx` (with the `runs` and `host` it borrows) outlive
+                // this call; `t` is a track of `plan` (checked above) and `base`/`len` its span;
+                // `run_erased::<R, H>` matches `ctx`'s type, `runs` covers every system of the
+                // plan (checked above), and `H: SharedHost<R>` is sound to call from several
+                // threads for systems the plan leaves unordered, which is all the pool does.
+                unsafe { self.pool.run(&job) }
+            }
+        };
+        let clock = self.pool.clock();
+        let wall_nanos = if timed || sample {
+            clock.delta_as_nanos(start, clock.raw())
+        } else {
+            0
+        };
+        if sample {
+            let work = match mode {
+                ChosenMode::Sequential => wall_nanos,
+                ChosenMode::Parallel => clock.delta_as_nanos(0, busy),
+            };
+            self.learn(t, work);
+        }
+        self.last_modes[t] = Some(mode);
+        match panic {
+            Some((system, message)) => Err(ExecError::SystemPanicked { system, message }),
+            None => Ok(TrackReport {
+                mode,
+                wall_nanos,
+                systems: len,
+            }),
+        }
+    }
+
+    /// The duration in nanoseconds of the last run of system `id`, when `time_systems` is
+    /// on; 0 before its first timed run.
+    ///
+    /// Written by whichever thread ran it, read after [`Executor::run_track`] returned, so
+    /// the caller can feed `laige_runner::Timing::observe` in schedule order on its own thread.
+    pub fn last_duration(&self, id: SystemId) -> u64 {
+        self.pool.duration(id.index())
+    }
+
+    /// The mode track `t` ran in last time; `None` before it ran.
+    pub fn last_mode(&self, t: usize) -> Option<ChosenMode> {
+        self.last_modes.get(t).copied().flatten()
+    }
+
+    /// The modes of every track, by index, as of their last runs.
+    pub fn last_modes(&self) -> &[Option<ChosenMode>] {
+        &self.last_modes
+    }
+
+    /// The mode for this run of track `t`, and whether to measure its work.
+    fn choose(&mut self, plan: &Plan, t: usize) -> (ChosenMode, bool) {
+        if self.options.threads < 2 {
+            return (ChosenMode::Sequential, false);
+        }
+        match self.options.mode {
+            Mode::Sequential => (ChosenMode::Sequential, false),
+            Mode::Parallel => (ChosenMode::Parallel, false),
+            Mode::Auto => {
+                if plan.max_width(t) < 2 {
+                    return (ChosenMode::Sequential, false);
+                }
+                if self.auto_plan != plan.identity() {
+                    self.auto_plan = plan.identity();
+                    self.auto = [AutoTrack::FRESH; MAX_TRACKS];
+                }
+                let track = &mut self.auto[t];
+                let sample = track.countdown == 0;
+                track.countdown = if sample {
+                    AUTO_SAMPLE_EVERY - 1
+                } else {
+                    track.countdown - 1
+                };
+                let mode = if track.parallel {
+                    ChosenMode::Parallel
+                } else {
+                    ChosenMode::Sequential
+                };
+                (mode, sample)
+            }
+        }
+    }
+
+    /// Updates track `t`'s auto state with a measured amount of work.
+    fn learn(&mut self, t: usize, work: u64) {
+        let track = &mut self.auto[t];
+        track.work = work;
+        track.parallel = if track.parallel {
+            work >= AUTO_SEQUENTIAL_NANOS
+        } else {
+            work >= AUTO_PARALLEL_NANOS
+        };
+    }
+
+    /// Runs the span on the calling thread in sequential order; returns the first panic.
+    fn run_sequential<R, H: SharedHost<R>>(
+        &self,
+        plan: &Plan,
+        base: usize,
+        len: usize,
+        runs: &[R],
+        host: &H,
+    ) -> Option<(SystemId, PanicMessage)> {
+        let mut first = None;
+        let timed = self.options.time_systems;
+        let clock = self.pool.clock();
+        for node in base..base + len {
+            let id = plan.node(node);
+            let run = &runs[id.index()];
+            let start = if timed { clock.raw() } else { 0 };
+            // SAFETY: one system at a time on this thread, each once: nothing runs
+            // concurrently with it.
+            let res = catch_unwind(AssertUnwindSafe(|| unsafe { host.run_system(id, run) }));
+            if timed {
+                let nanos = clock.delta_as_nanos(start, clock.raw());
+                self.pool.set_duration(id.index(), nanos);
+            }
+            if let Err(payload) = res {
+                if first.is_none() {
+                    first = Some((id, PanicMessage::from_payload(&*payload)));
+                }
+                drop_payload(payload);
+            }
+        }
+        first
+    }
+}
+
+/// The typed context behind a [`Job`]'s `ctx` pointer.
+struct Erased<'a, R, H> {
+    runs: &'a [R],
+    host: &'a H,
+}
+
+/// Runs system `id` through an erased [`Erased<R, H>`].
+///
+/// # Safety
+///
+/// `ctx` must point to a live `Erased<'_, R, H>` whose `runs` covers `id`, and the call must
+/// satisfy [`SharedHost::run_system`]'s contract for `id`.
+unsafe fn run_erased<R: Sync, H: SharedHost<R>>(ctx: *const (), id: SystemId) {
+    // SAFETY: the caller passes the pointer `run_track` made from an `Erased<'_, R, H>` that
+    // is still alive.
+    let ctx = unsafe { &*ctx.cast::<Erased<'_, R, H>>() };
+    // SAFETY: forwarded from the caller.
+    unsafe { ctx.host.run_system(id, &ctx.runs[id.index()]) }
+}

@@ -1,0 +1,360 @@
+//! The execution-shaped form of a schedule: per track, a DAG in compressed arrays.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use laige_registry::{MAX_SYSTEMS, Registry, SystemId};
+use laige_scheduler::Schedule;
+
+/// A set of track-local positions (a track holds at most [`MAX_SYSTEMS`] systems).
+pub(crate) type Bits = [u64; WORDS];
+
+/// Words in a [`Bits`].
+pub(crate) const WORDS: usize = MAX_SYSTEMS / 64;
+
+const NO_POSITION: u16 = u16::MAX;
+
+/// Why one system waits for another in a [`Plan`], for diagnostics.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum EdgeReason {
+    /// No direct edge: the two are unordered, in different tracks, or ordered only through
+    /// other systems.
+    None,
+    /// The later system declared that it runs after the earlier one (`depends_on` and the
+    /// other explicit edges of the schedule). Wins over [`EdgeReason::Conflict`] when both hold.
+    Explicit,
+    /// Their accesses conflict, so they run in their sequential order.
+    Conflict,
+}
+
+/// The execution-shaped form of a [`Schedule`]: per track, the systems in sequential order,
+/// how many predecessors each waits for, and who waits for each (compressed rows).
+///
+/// Built once at setup, where it allocates; running it allocates nothing. Within a track,
+/// `a` precedes `b` when `a` comes first in the sequential order and either `b` declared it
+/// runs after `a` or the two conflict. Edges implied by others are dropped (transitive
+/// reduction), so a tick touches fewer atomics; [`Plan::edge_reason`] still answers for the
+/// full relation.
+///
+/// Tracks are barriers: no edge crosses one, and the executor runs one track at a time.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    identity: u64,
+    nodes: Vec<SystemId>,
+    track_starts: Vec<usize>,
+    pred_count: Vec<u16>,
+    pred_start: Vec<u32>,
+    preds: Vec<u16>,
+    succ_start: Vec<u32>,
+    succs: Vec<u16>,
+    roots: Vec<Bits>,
+    widths: Vec<usize>,
+    explicit: Vec<Bits>,
+    conflict: Vec<Bits>,
+    position: Vec<u16>,
+    runs_needed: usize,
+}
+
+impl Plan {
+    /// Builds the plan of `schedule`.
+    ///
+    /// Edges: every explicit edge of [`Schedule::after`] within a track, plus an edge `a → b`
+    /// for every pair with `a` before `b` in the track's sequential order for which
+    /// `conflicts(a, b)` is true. A system listed twice (only a hand-built schedule can do
+    /// that) always waits for its earlier run. An explicit edge against the sequential order
+    /// or across tracks is ignored: the sequential order is what the executor reproduces,
+    /// and the scheduler never produces such an edge.
+    ///
+    /// `conflicts` is called once for every ordered pair of a track, so it should be cheap.
+    ///
+    /// # Panics
+    ///
+    /// When the schedule names a system id past [`MAX_SYSTEMS`]; the runner's `check`
+    /// refuses such a schedule first.
+    pub fn build(
+        schedule: &Schedule,
+        mut conflicts: impl FnMut(SystemId, SystemId) -> bool,
+    ) -> Plan {
+        static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
+        let order = schedule.order();
+        let len = order.len();
+        let mut plan = Plan {
+            identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
+            nodes: Vec::with_capacity(len),
+            track_starts: vec![0],
+            pred_count: vec![0; len],
+            pred_start: Vec::with_capacity(len + 1),
+            preds: Vec::new(),
+            succ_start: vec![0; len + 1],
+            succs: Vec::new(),
+            roots: Vec::new(),
+            widths: Vec::new(),
+            explicit: vec![[0; WORDS]; len],
+            conflict: vec![[0; WORDS]; len],
+            position: vec![NO_POSITION; MAX_SYSTEMS],
+            runs_needed: 0,
+        };
+        plan.pred_start.push(0);
+        // Reduced predecessors per node, track-local.
+        let mut reduced: Vec<Bits> = vec![[0; WORDS]; len];
+        for track in schedule.tracks() {
+            let base = plan.nodes.len();
+            for (j, &b) in track.iter().enumerate() {
+                assert!(
+                    b.index() < MAX_SYSTEMS,
+                    "system id {b} is past MAX_SYSTEMS ({MAX_SYSTEMS}): check the schedule first"
+                );
+                if plan.position[b.index()] == NO_POSITION {
+                    plan.position[b.index()] = (base + j) as u16;
+                }
+                plan.runs_needed = plan.runs_needed.max(b.index() + 1);
+                plan.nodes.push(b);
+                let after = schedule.after(b);
+                for (i, &a) in track[..j].iter().enumerate() {
+                    if after.contains(a) {
+                        insert(&mut plan.explicit[base + j], i);
+                    }
+                    if a == b || conflicts(a, b) {
+                        insert(&mut plan.conflict[base + j], i);
+                    }
+                }
+            }
+            let (roots, width) = reduce(
+                &plan.explicit[base..],
+                &plan.conflict[base..],
+                &mut reduced[base..base + track.len()],
+            );
+            plan.roots.push(roots);
+            plan.widths.push(width);
+            plan.track_starts.push(plan.nodes.len());
+        }
+        // Compressed rows: predecessors in node order, dependents by counting.
+        for (node, bits) in reduced.iter().enumerate() {
+            for i in iter_bits(bits) {
+                plan.preds.push(i as u16);
+                let track_base = plan.track_base(node);
+                plan.succ_start[track_base + i + 1] += 1;
+            }
+            plan.pred_count[node] = count(bits) as u16;
+            plan.pred_start.push(plan.preds.len() as u32);
+        }
+        for node in 0..len {
+            plan.succ_start[node + 1] += plan.succ_start[node];
+        }
+        plan.succs = vec![0; plan.succ_start[len] as usize];
+        let mut fill = plan.succ_start.clone();
+        for (node, bits) in reduced.iter().enumerate() {
+            let track_base = plan.track_base(node);
+            for i in iter_bits(bits) {
+                let slot = &mut fill[track_base + i];
+                plan.succs[*slot as usize] = (node - track_base) as u16;
+                *slot += 1;
+            }
+        }
+        plan
+    }
+
+    /// The plan of `schedule` with the conflict predicate of the laige flat model: two
+    /// systems conflict when one writes a component the other reads or writes, as declared
+    /// in their [`SystemRecord`](laige_registry::SystemRecord)s. A system the registry does
+    /// not know conflicts with every other one.
+    pub fn build_from_access<R>(schedule: &Schedule, registry: &Registry<R>) -> Plan {
+        let records = registry.records();
+        Plan::build(schedule, |a, b| {
+            match (records.get(a.index()), records.get(b.index())) {
+                (Some(a), Some(b)) => {
+                    a.writes().intersects(&b.touches()) || b.writes().intersects(a.reads())
+                }
+                _ => true,
+            }
+        })
+    }
+
+    /// How many tracks the plan has.
+    pub fn track_count(&self) -> usize {
+        self.track_starts.len() - 1
+    }
+
+    /// The systems of track `t`, in sequential order.
+    ///
+    /// # Panics
+    ///
+    /// When `t` is not below [`Plan::track_count`].
+    pub fn track(&self, t: usize) -> &[SystemId] {
+        &self.nodes[self.track_starts[t]..self.track_starts[t + 1]]
+    }
+
+    /// The systems `id` waits for directly when it runs, in sequential order: the edges
+    /// left after transitive reduction. Empty for a system the plan does not run.
+    pub fn predecessors(&self, id: SystemId) -> impl Iterator<Item = SystemId> + '_ {
+        let node = self.node_of(id);
+        let (base, range) = match node {
+            Some(node) => {
+                let range = self.pred_start[node] as usize..self.pred_start[node + 1] as usize;
+                (self.track_base(node), range)
+            }
+            None => (0, 0..0),
+        };
+        self.preds[range]
+            .iter()
+            .map(move |&i| self.nodes[base + usize::from(i)])
+    }
+
+    /// Why `b` waits for `a`: a direct edge of the full relation (before reduction), or
+    /// [`EdgeReason::None`].
+    pub fn edge_reason(&self, a: SystemId, b: SystemId) -> EdgeReason {
+        let (Some(na), Some(nb)) = (self.node_of(a), self.node_of(b)) else {
+            return EdgeReason::None;
+        };
+        let base = self.track_base(nb);
+        if self.track_base(na) != base || na >= nb {
+            return EdgeReason::None;
+        }
+        let i = na - base;
+        if contains(&self.explicit[nb], i) {
+            EdgeReason::Explicit
+        } else if contains(&self.conflict[nb], i) {
+            EdgeReason::Conflict
+        } else {
+            EdgeReason::None
+        }
+    }
+
+    /// An estimate of how many systems of track `t` can run at once: the size of the largest
+    /// level of its DAG (systems at the same longest-path distance from the track start).
+    /// Every level is a set of mutually unordered systems, so this never exceeds the true
+    /// maximum, and it is 1 exactly when the track is a chain.
+    ///
+    /// # Panics
+    ///
+    /// When `t` is not below [`Plan::track_count`].
+    pub fn max_width(&self, t: usize) -> usize {
+        self.widths[t]
+    }
+
+    /// How many edges the executor counts down per run of the whole plan (after reduction).
+    pub fn edge_count(&self) -> usize {
+        self.preds.len()
+    }
+
+    /// How many systems the plan runs, over all tracks.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the plan runs nothing.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// A process-unique number for this plan, so the executor can tell plans apart.
+    pub(crate) fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// The length a run table needs: one past the highest system index the plan runs.
+    pub(crate) fn runs_needed(&self) -> usize {
+        self.runs_needed
+    }
+
+    /// The first node of track `t` and its system count.
+    pub(crate) fn track_span(&self, t: usize) -> (usize, usize) {
+        let start = self.track_starts[t];
+        (start, self.track_starts[t + 1] - start)
+    }
+
+    /// The system at node `node` (a position in the concatenated order).
+    #[inline]
+    pub(crate) fn node(&self, node: usize) -> SystemId {
+        self.nodes[node]
+    }
+
+    /// How many predecessors node `node` waits for.
+    #[inline]
+    pub(crate) fn pred_count(&self, node: usize) -> u16 {
+        self.pred_count[node]
+    }
+
+    /// The track-local positions of the systems waiting for node `node`, ascending.
+    #[inline]
+    pub(crate) fn dependents(&self, node: usize) -> &[u16] {
+        &self.succs[self.succ_start[node] as usize..self.succ_start[node + 1] as usize]
+    }
+
+    /// The track-local positions of track `t` that wait for nothing.
+    pub(crate) fn roots(&self, t: usize) -> &Bits {
+        &self.roots[t]
+    }
+
+    fn node_of(&self, id: SystemId) -> Option<usize> {
+        let position = *self.position.get(id.index())?;
+        (position != NO_POSITION).then_some(usize::from(position))
+    }
+
+    fn track_base(&self, node: usize) -> usize {
+        // `track_starts` is ascending: the last start at or before `node`.
+        let t = self.track_starts.partition_point(|&start| start <= node) - 1;
+        self.track_starts[t]
+    }
+}
+
+/// Transitive reduction of one track, nodes in sequential order (every edge points
+/// forward). Fills `reduced` and returns the roots and the largest level.
+fn reduce(explicit: &[Bits], conflict: &[Bits], reduced: &mut [Bits]) -> (Bits, usize) {
+    let n = reduced.len();
+    let mut ancestors: Vec<Bits> = vec![[0; WORDS]; n];
+    let mut level = vec![0usize; n];
+    let mut level_size = vec![0usize; n + 1];
+    let mut roots = [0; WORDS];
+    for j in 0..n {
+        let direct = union(&explicit[j], &conflict[j]);
+        let mut implied = [0; WORDS];
+        for i in iter_bits(&direct) {
+            implied = union(&implied, &ancestors[i]);
+        }
+        reduced[j] = difference(&direct, &implied);
+        ancestors[j] = union(&direct, &implied);
+        level[j] = iter_bits(&reduced[j])
+            .map(|i| level[i] + 1)
+            .max()
+            .unwrap_or(0);
+        level_size[level[j]] += 1;
+        if count(&reduced[j]) == 0 {
+            insert(&mut roots, j);
+        }
+    }
+    (roots, level_size.into_iter().max().unwrap_or(0))
+}
+
+pub(crate) fn insert(bits: &mut Bits, i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+fn contains(bits: &Bits, i: usize) -> bool {
+    bits[i / 64] & (1 << (i % 64)) != 0
+}
+
+fn union(a: &Bits, b: &Bits) -> Bits {
+    std::array::from_fn(|w| a[w] | b[w])
+}
+
+fn difference(a: &Bits, b: &Bits) -> Bits {
+    std::array::from_fn(|w| a[w] & !b[w])
+}
+
+fn count(bits: &Bits) -> usize {
+    bits.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+fn iter_bits(bits: &Bits) -> impl Iterator<Item = usize> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        std::iter::from_fn(move || {
+            if word == 0 {
+                return None;
+            }
+            let bit = word.trailing_zeros() as usize;
+            word &= word - 1;
+            Some(w * 64 + bit)
+        })
+    })
+}

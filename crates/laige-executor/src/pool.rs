@@ -1,0 +1,547 @@
+//! The worker pool and the per-track protocol: the crate's synchronisation core.
+//!
+//! # The state word
+//!
+//! One `AtomicU64` carries the tick handshake: bits 0..16 count the workers inside the
+//! current track (`active`), bit 16 says the track is open for joining, bit 17 asks the
+//! workers to exit, and bits 32..64 hold the epoch, bumped once per published track.
+//!
+//! A track run, seen from the calling thread ([`Pool::run`]):
+//! 1. reset the per-track atomics (no worker is inside a track, see 5);
+//! 2. store the job pointer, then bump the epoch and set `open` in one `SeqCst` RMW, and
+//!    unpark the workers that went to sleep;
+//! 3. work like any worker until every system of the track has run (`remaining == 0`);
+//! 4. clear `open`;
+//! 5. wait until `active == 0`, so no worker still reads the job or anything it points to.
+//!
+//! A worker joins with a CAS that increments `active` only while the epoch it saw is still
+//! open; since joining and closing are RMWs on the same word, a worker either joined before
+//! the close (and the caller waits for it) or sees the track closed (and never touches it).
+//!
+//! # Ready systems
+//!
+//! Per track, a system is ready when its predecessor count reaches 0. Ready systems are
+//! bits of four `AtomicU64` words (track-local positions, so lowest first is sequential
+//! order first). A thread claims a few at once with one CAS (guided: a quarter of what a
+//! word holds for two threads, at most [`MAX_CHUNK`]), so a hundred tiny systems cost a few
+//! dozen contended RMWs, not a hundred. When a finished system makes dependents ready, the
+//! thread keeps the first one for itself if it holds nothing else (so a chain never changes
+//! threads) and publishes the rest with one `fetch_or` per word.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use laige_registry::{MAX_SYSTEMS, SystemId};
+
+use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
+use crate::plan::{Plan, WORDS};
+use crate::sync::{
+    Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Ordering, thread,
+};
+
+const ACTIVE_MASK: u64 = 0xFFFF;
+const OPEN: u64 = 1 << 16;
+const SHUTDOWN: u64 = 1 << 17;
+const EPOCH_SHIFT: u32 = 32;
+const EPOCH_ONE: u64 = 1 << EPOCH_SHIFT;
+
+/// "No panic" in a position slot.
+const NO_PANIC: u32 = u32::MAX;
+
+/// The most systems one claim takes. Larger chunks mean fewer contended RMWs for tiny
+/// systems, but bind more systems to one thread when they turn out long.
+pub(crate) const MAX_CHUNK: u32 = 8;
+
+/// How long an idle worker spins between tracks before it parks.
+#[cfg(not(loom))]
+pub(crate) const SPIN_NANOS: u64 = 100_000;
+
+/// Under loom, spin twice and park: spinning only multiplies the interleavings.
+#[cfg(loom)]
+const SPIN_LIMIT: u32 = 2;
+
+const TEXT_WORDS: usize = PANIC_MESSAGE_BYTES / 8;
+
+/// One track run, as the threads see it. It lives on the caller's stack for the duration
+/// of [`Pool::run`]; workers reach it through [`Shared::job`].
+pub(crate) struct Job {
+    /// The plan being run.
+    pub(crate) plan: *const Plan,
+    /// The track index.
+    pub(crate) track: usize,
+    /// The track's first node and its length.
+    pub(crate) base: usize,
+    /// How many systems the track has.
+    pub(crate) len: usize,
+    /// The type-erased run table and host, passed back to `run`.
+    pub(crate) ctx: *const (),
+    /// Runs one system through `ctx`.
+    pub(crate) run: unsafe fn(*const (), SystemId),
+    /// Whether to read the clock around each system (busy time).
+    pub(crate) timed: bool,
+    /// Whether to store each system's duration (needs `timed`).
+    pub(crate) record: bool,
+}
+
+/// A thread's earliest panic of the current track, written only by its owner during the
+/// track and read by the caller after it.
+struct PanicSlot {
+    position: AtomicU32,
+    system: AtomicU32,
+    len: AtomicU32,
+    text: [AtomicU64; TEXT_WORDS],
+}
+
+/// Per-thread state; index 0 is the calling thread.
+struct Slot {
+    sleeping: AtomicBool,
+    panic: PanicSlot,
+}
+
+/// Everything the threads share, allocated once when the pool starts.
+pub(crate) struct Shared {
+    state: CachePadded<AtomicU64>,
+    job: CachePadded<AtomicPtr<Job>>,
+    remaining: CachePadded<AtomicU32>,
+    ready: CachePadded<[AtomicU64; WORDS]>,
+    panicked: CachePadded<AtomicU32>,
+    busy: CachePadded<AtomicU64>,
+    pending: Box<[AtomicU32]>,
+    durations: Box<[AtomicU64]>,
+    slots: Box<[CachePadded<Slot>]>,
+    clock: quanta::Clock,
+    threads: u32,
+}
+
+/// The persistent workers and the state they share.
+pub(crate) struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("threads", &self.shared.threads)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pool {
+    /// Starts `threads - 1` workers; the calling thread is the last one.
+    pub(crate) fn new(threads: usize, clock: quanta::Clock) -> Pool {
+        let threads = threads.clamp(1, ACTIVE_MASK as usize);
+        let shared = Arc::new(Shared {
+            state: CachePadded(AtomicU64::new(0)),
+            job: CachePadded(AtomicPtr::new(std::ptr::null_mut())),
+            remaining: CachePadded(AtomicU32::new(0)),
+            ready: CachePadded(std::array::from_fn(|_| AtomicU64::new(0))),
+            panicked: CachePadded(AtomicU32::new(NO_PANIC)),
+            busy: CachePadded(AtomicU64::new(0)),
+            pending: (0..MAX_SYSTEMS).map(|_| AtomicU32::new(0)).collect(),
+            durations: (0..MAX_SYSTEMS).map(|_| AtomicU64::new(0)).collect(),
+            slots: (0..threads)
+                .map(|_| {
+                    CachePadded(Slot {
+                        sleeping: AtomicBool::new(false),
+                        panic: PanicSlot {
+                            position: AtomicU32::new(NO_PANIC),
+                            system: AtomicU32::new(0),
+                            len: AtomicU32::new(0),
+                            text: std::array::from_fn(|_| AtomicU64::new(0)),
+                        },
+                    })
+                })
+                .collect(),
+            clock,
+            threads: threads as u32,
+        });
+        let workers = (1..threads)
+            .map(|me| {
+                let shared = Arc::clone(&shared);
+                thread::Builder::new()
+                    .name(format!("laige-exec-{me}"))
+                    .spawn(move || worker_main(&shared, me))
+                    .expect("the executor could not start a worker thread")
+            })
+            .collect();
+        Pool { shared, workers }
+    }
+
+    /// How many threads run a track, the caller included.
+    pub(crate) fn threads(&self) -> usize {
+        self.shared.threads as usize
+    }
+
+    /// The clock the threads time systems with.
+    pub(crate) fn clock(&self) -> &quanta::Clock {
+        &self.shared.clock
+    }
+
+    /// The last recorded duration of the system at `index`.
+    pub(crate) fn duration(&self, index: usize) -> u64 {
+        self.shared
+            .durations
+            .get(index)
+            .map_or(0, |it| it.load(Ordering::Relaxed))
+    }
+
+    /// Records a duration measured on the calling thread.
+    pub(crate) fn set_duration(&self, index: usize, nanos: u64) {
+        if let Some(it) = self.shared.durations.get(index) {
+            it.store(nanos, Ordering::Relaxed);
+        }
+    }
+
+    /// Runs every system of `job`'s track on all threads and returns the summed busy time
+    /// (raw clock units, 0 unless `job.timed`) and the first panic in sequential order.
+    ///
+    /// # Safety
+    ///
+    /// `job.plan` and `job.ctx` must stay valid until this returns, `job.track` must be a
+    /// track of the plan with `job.base`/`job.len` its span, and calling `job.run` with
+    /// `job.ctx` must be sound from any thread for each system of the track, concurrently
+    /// for systems the plan leaves unordered.
+    pub(crate) unsafe fn run(&mut self, job: &Job) -> (u64, Option<(SystemId, PanicMessage)>) {
+        let shared = &*self.shared;
+        // SAFETY: the caller keeps the plan alive until we return.
+        let plan = unsafe { &*job.plan };
+        // 1. No worker is inside a track: the previous run waited for `active == 0`, and a
+        // worker can only join while `open` is set.
+        for i in 0..job.len {
+            let count = u32::from(plan.pred_count(job.base + i));
+            shared.pending[i].store(count, Ordering::Relaxed);
+        }
+        for (word, &roots) in shared.ready.iter().zip(plan.roots(job.track)) {
+            word.store(roots, Ordering::Relaxed);
+        }
+        shared.remaining.store(job.len as u32, Ordering::Relaxed);
+        shared.panicked.store(NO_PANIC, Ordering::Relaxed);
+        shared.busy.store(0, Ordering::Relaxed);
+        shared
+            .job
+            .store(std::ptr::from_ref(job).cast_mut(), Ordering::Relaxed);
+        // 2. Publish. The release half hands the stores above to every worker that joins
+        // (its CAS reads this value or a later RMW of the same release sequence); `SeqCst`
+        // orders it against the `sleeping` flags below (see `wait_for_track`).
+        shared.state.fetch_add(EPOCH_ONE | OPEN, Ordering::SeqCst);
+        for (worker, slot) in self.workers.iter().zip(&shared.slots[1..]) {
+            if slot.sleeping.load(Ordering::SeqCst) && slot.sleeping.swap(false, Ordering::SeqCst) {
+                worker.thread().unpark();
+            }
+        }
+        // 3. Work.
+        work(shared, job, plan, 0);
+        // 4. Close, then 5. wait for the joined workers to leave. The acquire loads read
+        // their releasing `fetch_sub`s, so everything they did happens before we return.
+        shared.state.fetch_and(!OPEN, Ordering::AcqRel);
+        let mut backoff = Backoff::default();
+        while shared.state.load(Ordering::Acquire) & ACTIVE_MASK != 0 {
+            backoff.snooze();
+        }
+        shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        (shared.busy.load(Ordering::Relaxed), shared.take_panic())
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.state.fetch_or(SHUTDOWN, Ordering::SeqCst);
+        for worker in &self.workers {
+            worker.thread().unpark();
+        }
+        for worker in self.workers.drain(..) {
+            // A worker never panics outside `catch_unwind`; if one did, there is nothing
+            // left to clean up.
+            let _ = worker.join();
+        }
+    }
+}
+
+impl Shared {
+    /// Keeps `payload`'s message when `position` is this thread's earliest panic so far.
+    fn record_panic(&self, me: usize, position: usize, id: SystemId, payload: &(dyn Any + Send)) {
+        let slot = &self.slots[me].panic;
+        let position = position as u32;
+        if position < slot.position.load(Ordering::Relaxed) {
+            let message = PanicMessage::from_payload(payload);
+            for (word, chunk) in slot.text.iter().zip(message.bytes().chunks_exact(8)) {
+                let bytes = chunk.try_into().expect("chunks of 8");
+                word.store(u64::from_le_bytes(bytes), Ordering::Relaxed);
+            }
+            let len = u32::from(message.len()) | u32::from(message.is_truncated()) << 8;
+            slot.len.store(len, Ordering::Relaxed);
+            slot.system.store(id.get(), Ordering::Relaxed);
+            slot.position.store(position, Ordering::Relaxed);
+        }
+        self.panicked.fetch_min(position, Ordering::Relaxed);
+    }
+
+    /// The earliest panic of the finished track, if any; clears every slot for the next one.
+    /// Called by the caller once no worker is inside the track.
+    fn take_panic(&self) -> Option<(SystemId, PanicMessage)> {
+        let first = self.panicked.load(Ordering::Relaxed);
+        if first == NO_PANIC {
+            return None;
+        }
+        let mut res = None;
+        for slot in self.slots.iter() {
+            let slot = &slot.panic;
+            if slot.position.swap(NO_PANIC, Ordering::Relaxed) != first {
+                continue;
+            }
+            let mut bytes = [0u8; PANIC_MESSAGE_BYTES];
+            for (chunk, word) in bytes.chunks_exact_mut(8).zip(&slot.text) {
+                chunk.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+            }
+            let len = slot.len.load(Ordering::Relaxed);
+            let message = PanicMessage::from_parts(bytes, len as u8, len >> 8 != 0);
+            res = SystemId::new(slot.system.load(Ordering::Relaxed)).map(|id| (id, message));
+        }
+        res
+    }
+}
+
+/// A worker thread: wait for a track, join it, work, leave; until shutdown.
+fn worker_main(shared: &Shared, me: usize) {
+    let mut seen = 0;
+    loop {
+        let state = wait_for_track(shared, me, seen);
+        if state & SHUTDOWN != 0 {
+            return;
+        }
+        seen = state >> EPOCH_SHIFT;
+        let mut current = state;
+        let joined = loop {
+            if current >> EPOCH_SHIFT != seen || current & OPEN == 0 {
+                break false;
+            }
+            match shared.state.compare_exchange_weak(
+                current,
+                current + 1,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break true,
+                Err(now) => current = now,
+            }
+        };
+        if !joined {
+            // That track closed before we got in, or a newer one opened: wait again.
+            continue;
+        }
+        // SAFETY: the caller stored the job pointer before publishing the epoch we joined
+        // (our acquire CAS read that release RMW or a later one of its release sequence), and
+        // `Pool::run` does not return, so the `Job` on its stack and everything it points to
+        // stay alive, until it has closed the track and seen `active == 0`. We are counted in
+        // `active` from our successful CAS until the `fetch_sub` below, and the caller stores
+        // another job pointer only in a later `run`, which starts after this one returned.
+        let job = unsafe { &*shared.job.load(Ordering::Relaxed) };
+        // SAFETY: as for `job`: `Pool::run`'s caller keeps the plan alive until it returns.
+        let plan = unsafe { &*job.plan };
+        work(shared, job, plan, me);
+        shared.state.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Waits until the epoch differs from `seen` or shutdown is asked: spins for
+/// [`SPIN_NANOS`], then parks. Returns the state word it saw.
+fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
+    let sleeping = &shared.slots[me].sleeping;
+    let news = |state: u64| state >> EPOCH_SHIFT != seen || state & SHUTDOWN != 0;
+    let mut backoff = Backoff::default();
+    let mut since = spin_start(shared);
+    loop {
+        let state = shared.state.load(Ordering::Acquire);
+        if news(state) {
+            return state;
+        }
+        if !spin_budget_spent(shared, &backoff, since) {
+            backoff.snooze();
+            continue;
+        }
+        // Dekker with `Pool::run`: we store `sleeping` then load the state, it stores the
+        // state then loads `sleeping`, all `SeqCst`. Either we see the new epoch here, or it
+        // sees us asleep and unparks us (a token that arrives before `park` is kept).
+        sleeping.store(true, Ordering::SeqCst);
+        let state = shared.state.load(Ordering::SeqCst);
+        if news(state) {
+            sleeping.store(false, Ordering::Relaxed);
+            return state;
+        }
+        thread::park();
+        sleeping.store(false, Ordering::Relaxed);
+        backoff.reset();
+        since = spin_start(shared);
+    }
+}
+
+#[cfg(not(loom))]
+fn spin_start(shared: &Shared) -> u64 {
+    shared.clock.raw()
+}
+
+#[cfg(not(loom))]
+fn spin_budget_spent(shared: &Shared, backoff: &Backoff, since: u64) -> bool {
+    // One clock read per 64 spins.
+    backoff.spins() % 64 == 63
+        && shared.clock.delta_as_nanos(since, shared.clock.raw()) > SPIN_NANOS
+}
+
+#[cfg(loom)]
+fn spin_start(_: &Shared) -> u64 {
+    0
+}
+
+#[cfg(loom)]
+fn spin_budget_spent(_: &Shared, backoff: &Backoff, _: u64) -> bool {
+    backoff.spins() >= SPIN_LIMIT
+}
+
+/// Runs systems of `job` until the whole track has run. Called by the caller (`me == 0`)
+/// and by every worker that joined.
+fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
+    let words = job.len.div_ceil(64);
+    let mut done = 0u32;
+    let mut next: Option<usize> = None;
+    let mut chunk = (0usize, 0u64);
+    let mut busy = 0u64;
+    let mut backoff = Backoff::default();
+    loop {
+        let local = if let Some(local) = next.take() {
+            local
+        } else if chunk.1 != 0 {
+            let bit = chunk.1.trailing_zeros() as usize;
+            chunk.1 &= chunk.1 - 1;
+            chunk.0 * 64 + bit
+        } else {
+            if done != 0 {
+                // Completions are counted in batches, when a thread runs out of work.
+                shared.remaining.fetch_sub(done, Ordering::AcqRel);
+                done = 0;
+            }
+            if let Some(claimed) = claim(shared, words) {
+                chunk = claimed;
+                backoff.reset();
+                continue;
+            }
+            if shared.remaining.load(Ordering::Acquire) == 0 {
+                break;
+            }
+            backoff.snooze();
+            continue;
+        };
+        run_one(shared, job, plan, me, local, &mut busy);
+        done += 1;
+        // Count down the dependents. The AcqRel RMWs chain every predecessor's release to
+        // the thread whose decrement reaches 0, which runs the dependent or publishes it.
+        let mut publish = [0u64; WORDS];
+        for &dependent in plan.dependents(job.base + local) {
+            let dependent = usize::from(dependent);
+            if shared.pending[dependent].fetch_sub(1, Ordering::AcqRel) == 1 {
+                if next.is_none() && chunk.1 == 0 {
+                    next = Some(dependent);
+                } else {
+                    publish[dependent / 64] |= 1 << (dependent % 64);
+                }
+            }
+        }
+        for (word, bits) in shared.ready.iter().zip(publish) {
+            if bits != 0 {
+                word.fetch_or(bits, Ordering::Release);
+            }
+        }
+    }
+    if busy != 0 {
+        shared.busy.fetch_add(busy, Ordering::Relaxed);
+    }
+}
+
+/// Takes a few ready systems, lowest positions first, with one CAS: `(word, bits)`.
+fn claim(shared: &Shared, words: usize) -> Option<(usize, u64)> {
+    for (w, word) in shared.ready.iter().enumerate().take(words) {
+        let mut current = word.load(Ordering::Relaxed);
+        while current != 0 {
+            let take = lowest_bits(current, chunk_size(current.count_ones(), shared.threads));
+            match word.compare_exchange_weak(
+                current,
+                current & !take,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some((w, take)),
+                Err(now) => current = now,
+            }
+        }
+    }
+    None
+}
+
+/// Guided self-scheduling: a `1 / (2 · threads)` share of what is ready, 1 to [`MAX_CHUNK`].
+fn chunk_size(ready: u32, threads: u32) -> u32 {
+    (ready / (2 * threads)).clamp(1, MAX_CHUNK)
+}
+
+/// The lowest `k` set bits of `bits`.
+fn lowest_bits(bits: u64, k: u32) -> u64 {
+    let mut rest = bits;
+    for _ in 0..k {
+        if rest == 0 {
+            break;
+        }
+        rest &= rest - 1;
+    }
+    bits & !rest
+}
+
+/// Runs the system at track-local `local`, catching a panic and timing it when asked.
+#[inline]
+fn run_one(shared: &Shared, job: &Job, plan: &Plan, me: usize, local: usize, busy: &mut u64) {
+    let id = plan.node(job.base + local);
+    let start = if job.timed { shared.clock.raw() } else { 0 };
+    // SAFETY: `id` is a system of the job's track whose predecessors have all finished (its
+    // count reached 0, or it is a root), it was claimed by exactly one thread (one CAS clears
+    // its ready bit, or one decrement reaches 0), and `Pool::run`'s caller made `job.run`
+    // sound under exactly that ordering.
+    let res = catch_unwind(AssertUnwindSafe(|| unsafe { (job.run)(job.ctx, id) }));
+    if job.timed {
+        let end = shared.clock.raw();
+        *busy += end.saturating_sub(start);
+        if job.record {
+            let nanos = shared.clock.delta_as_nanos(start, end);
+            shared.durations[id.index()].store(nanos, Ordering::Relaxed);
+        }
+    }
+    if let Err(payload) = res {
+        shared.record_panic(me, local, id, &*payload);
+        drop_payload(payload);
+    }
+}
+
+/// Drops a panic payload; a payload whose destructor panics in turn is leaked instead.
+pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(again);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{chunk_size, lowest_bits};
+
+    #[test]
+    fn lowest_bits_takes_the_lowest_set_bits() {
+        assert_eq!(lowest_bits(0b1011_0110, 2), 0b0000_0110);
+        assert_eq!(lowest_bits(0b1011_0110, 9), 0b1011_0110);
+        assert_eq!(lowest_bits(0, 3), 0);
+        assert_eq!(lowest_bits(u64::MAX, 8), 0xFF);
+    }
+
+    #[test]
+    fn chunks_shrink_with_the_ready_count() {
+        assert_eq!(chunk_size(64, 2), 8);
+        assert_eq!(chunk_size(20, 2), 5);
+        assert_eq!(chunk_size(3, 2), 1);
+        assert_eq!(chunk_size(1, 8), 1);
+    }
+}

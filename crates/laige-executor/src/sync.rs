@@ -1,0 +1,73 @@
+//! The synchronisation primitives the pool is built on, from `std` or, under `--cfg loom`,
+//! from `loom`, so the model checker explores the very code that ships.
+//!
+//! Everything the workers share goes through this module: atomics, `Arc`, threads, parking
+//! and the spin hint. Code outside it never names `std::sync::atomic` directly.
+
+#[cfg(loom)]
+pub(crate) use loom::{
+    hint::spin_loop,
+    sync::Arc,
+    sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering},
+    thread,
+};
+
+#[cfg(not(loom))]
+pub(crate) use std::{
+    hint::spin_loop,
+    sync::Arc,
+    sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering},
+    thread,
+};
+
+/// Keeps a value on its own cache line (128 bytes: two lines, for the adjacent-line
+/// prefetcher), so threads hammering one counter do not slow down readers of its neighbour.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub(crate) struct CachePadded<T>(pub(crate) T);
+
+impl<T> std::ops::Deref for CachePadded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// How many spin iterations pass between two `yield_now` calls while a thread waits.
+#[cfg(not(loom))]
+pub(crate) const SPINS_PER_YIELD: u32 = 64;
+
+/// Under loom every spin is a scheduling point already; yield at once to keep models small.
+#[cfg(loom)]
+pub(crate) const SPINS_PER_YIELD: u32 = 1;
+
+/// A waiting thread's patience: spins with [`spin_loop`], and yields its core every
+/// [`SPINS_PER_YIELD`] spins so a descheduled thread that holds the work gets to run.
+#[derive(Debug, Default)]
+pub(crate) struct Backoff {
+    spins: u32,
+}
+
+impl Backoff {
+    /// Waits a little.
+    #[inline]
+    pub(crate) fn snooze(&mut self) {
+        self.spins = self.spins.wrapping_add(1);
+        if self.spins.is_multiple_of(SPINS_PER_YIELD) {
+            thread::yield_now();
+        } else {
+            spin_loop();
+        }
+    }
+
+    /// How many times [`Backoff::snooze`] was called since the last reset.
+    pub(crate) fn spins(&self) -> u32 {
+        self.spins
+    }
+
+    /// Starts over.
+    pub(crate) fn reset(&mut self) {
+        self.spins = 0;
+    }
+}
