@@ -79,8 +79,10 @@ impl fmt::Display for RunError {
                 ..
             } => write!(
                 f,
-                "the schedule covers {scheduled_systems} systems but {current_systems} are \
-                 registered: compute the schedule again after registering systems"
+                "the schedule was computed for {}, but the registry has {} now: compute the \
+                 schedule again after registering systems",
+                Systems(scheduled_systems),
+                Systems(current_systems)
             ),
             RunError::ScheduleInvalid { slot, id } => write!(
                 f,
@@ -92,3 +94,15 @@ impl fmt::Display for RunError {
 }
 
 impl std::error::Error for RunError {}
+
+/// "1 system", "2 systems".
+struct Systems(usize);
+
+impl fmt::Display for Systems {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => write!(f, "1 system"),
+            n => write!(f, "{n} systems"),
+        }
+    }
+}
