@@ -52,11 +52,16 @@ impl ComponentOptions {
     }
 
     /// Marks the component as versioned: a later release keeps its value at the end of the
-    /// previous tick for readers that declare `ReadsSnapshot`. Today the flag is recorded and
-    /// reported by [`ComponentInfo::is_versioned`], and changes nothing else.
+    /// previous tick for readers that declare a snapshot read. Today the flag is recorded
+    /// (here, and in the registry's versioned set for the scheduler) and changes nothing else.
     pub const fn versioned(mut self) -> Self {
         self.versioned = true;
         self
+    }
+
+    /// Whether [`ComponentOptions::versioned`] was set.
+    pub const fn is_versioned(&self) -> bool {
+        self.versioned
     }
 }
 

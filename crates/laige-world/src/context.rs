@@ -1,7 +1,7 @@
 //! The system context: the only view of the world a running system has.
 
 use laige_diag::Diagnostics;
-use laige_registry::{ComponentSet, SystemId, SystemRecord};
+use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::command::{CommandBuffer, Commands};
 use crate::query::{Query, each_chunk_in, each_in};
@@ -21,6 +21,11 @@ pub struct SystemMeta {
     pub reads: ComponentSet,
     /// The components it declared write (writing includes reading).
     pub writes: ComponentSet,
+    /// The components it declared read-fresh (a subset of `reads`).
+    pub reads_fresh: ComponentSet,
+    /// The components it declared snapshot reads of (the previous tick's value; not
+    /// readable through live queries).
+    pub reads_snapshot: ComponentSet,
 }
 
 impl SystemMeta {
@@ -31,6 +36,23 @@ impl SystemMeta {
             name: record.name(),
             reads: *record.reads(),
             writes: *record.writes(),
+            reads_fresh: *record.reads_fresh(),
+            reads_snapshot: *record.reads_snapshot(),
+        }
+    }
+
+    /// How the system declared `component`, if at all.
+    pub fn declared(&self, component: ComponentId) -> Option<Access> {
+        if self.writes.contains(component) {
+            Some(Access::Write)
+        } else if self.reads_fresh.contains(component) {
+            Some(Access::ReadFresh)
+        } else if self.reads.contains(component) {
+            Some(Access::Read)
+        } else if self.reads_snapshot.contains(component) {
+            Some(Access::ReadSnapshot)
+        } else {
+            None
         }
     }
 }
@@ -208,6 +230,38 @@ impl<'w> SystemContext<'w> {
             Commands::new(self.commands, self.storage),
             self.rng.as_deref_mut(),
         )
+    }
+
+    /// [`World::component_state_hash`](crate::World::component_state_hash) from inside a
+    /// system, e.g. a per-tick hash system.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::Undeclared`] for the first (lowest id) hashed component the system did
+    /// not declare (read or write): the hash reads every hashed value.
+    pub fn component_state_hash(&mut self) -> Result<u64, QueryError> {
+        let declared = self.meta.reads.union(&self.meta.writes);
+        if let Some(info) = self
+            .storage
+            .components
+            .iter()
+            .find(|c| c.is_hashed() && !declared.contains(c.id()))
+        {
+            let err = QueryError::Undeclared {
+                system: self.meta.name,
+                system_id: self.meta.id,
+                component: info.name(),
+                access: Access::Read,
+                declared: self.meta.declared(info.id()),
+            };
+            return Err(self.storage.report(err));
+        }
+        let mut h = crate::StateHasher::new();
+        // Reads only hashed values, all declared by this system, so no other live context
+        // writes them (the constructor's contract); `&mut self` keeps this context's own
+        // queries out meanwhile.
+        self.storage.hash_components(&mut h);
+        Ok(h.finish())
     }
 
     /// Calls `f` with each matching entity and its item: archetypes in ascending id, rows in

@@ -271,7 +271,7 @@ impl QueryError {
                 system,
                 system_id = system_id.get(),
                 component,
-                access = access.name(),
+                access = access_name(access),
                 "{}",
                 self
             ),
@@ -287,42 +287,51 @@ impl QueryError {
     }
 }
 
+/// `read` or `write`: what a query needs.
+fn access_name(access: Access) -> &'static str {
+    match access {
+        Access::Write => "write",
+        _ => "read",
+    }
+}
+
 impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             QueryError::Undeclared {
                 system,
                 component,
-                access: Access::Write,
-                declared: Some(Access::Read),
+                access,
+                declared,
                 ..
-            } => {
-                write!(
+            } => match declared {
+                Some(Access::Read | Access::ReadFresh) if access == Access::Write => write!(
                     f,
                     "system `{system}` writes `{component}` but declared it read-only: declare \
                      `.writes::<{component}>()` instead of `.reads::<{component}>()`"
-                )
-            }
-            QueryError::Undeclared {
-                system,
-                component,
-                access,
-                ..
-            } => write!(
-                f,
-                "system `{system}` {verb} `{component}` without declaring it: add \
-                 `.{decl}::<{component}>()` to its registration",
-                verb = if access == Access::Write {
-                    "writes"
-                } else {
-                    "reads"
-                },
-                decl = if access == Access::Write {
-                    "writes"
-                } else {
-                    "reads"
-                },
-            ),
+                ),
+                Some(Access::ReadSnapshot) => write!(
+                    f,
+                    "system `{system}` {verb} the live `{component}` but declared a snapshot read \
+                     (the previous tick's value), which live queries cannot serve: declare \
+                     `.{verb}::<{component}>()` instead",
+                    verb = if access == Access::Write {
+                        "writes"
+                    } else {
+                        "reads"
+                    },
+                ),
+                _ => write!(
+                    f,
+                    "system `{system}` {verb} `{component}` without declaring it: add \
+                     `.{verb}::<{component}>()` to its registration",
+                    verb = if access == Access::Write {
+                        "writes"
+                    } else {
+                        "reads"
+                    },
+                ),
+            },
             QueryError::Aliased { system, component } => {
                 if let Some(system) = system {
                     write!(f, "system `{system}`: ")?;

@@ -156,6 +156,7 @@ impl<'a> QueryDesc<'a> {
         access: Access,
         required: bool,
     ) -> Result<Option<ComponentId>, QueryError> {
+        let write = access == Access::Write;
         let Some(id) = self.components.id_of::<T>() else {
             // A type never registered can neither be declared nor stored.
             if let Some(meta) = self.declared {
@@ -164,33 +165,28 @@ impl<'a> QueryDesc<'a> {
             self.unmatchable |= required;
             return Ok(None);
         };
-        let aliased = match access {
-            Access::Read => self.writes.contains(id),
-            Access::Write => self.writes.contains(id) || self.reads.contains(id),
-        };
+        let aliased = self.writes.contains(id) || (write && self.reads.contains(id));
         if aliased {
             return Err(self.aliased::<T>());
         }
         if let Some(meta) = self.declared {
-            let declared = if meta.writes.contains(id) {
-                Some(Access::Write)
-            } else if meta.reads.contains(id) {
-                Some(Access::Read)
-            } else {
-                None
-            };
-            let allowed = match access {
-                Access::Read => declared.is_some(),
-                Access::Write => declared == Some(Access::Write),
+            let declared = meta.declared(id);
+            // A live read needs a read (plain or fresh) or a write declaration; a snapshot
+            // declaration promises not to read the live value.
+            let allowed = match declared {
+                Some(Access::Write) => true,
+                Some(Access::Read | Access::ReadFresh) => !write,
+                Some(Access::ReadSnapshot) | None => false,
             };
             if !allowed {
                 return Err(self.undeclared::<T>(meta, access, declared));
             }
         }
-        match access {
-            Access::Read => self.reads.insert(id),
-            Access::Write => self.writes.insert(id),
-        };
+        if write {
+            self.writes.insert(id);
+        } else {
+            self.reads.insert(id);
+        }
         if required {
             self.required.insert(id);
         }

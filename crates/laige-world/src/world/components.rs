@@ -62,7 +62,11 @@ impl World {
     ) -> Result<ComponentId, WorldError> {
         match self.storage.components.register::<T>(options, hash) {
             Ok(id) => {
-                self.registry.register_component(id);
+                self.registry.register_component_info(
+                    id,
+                    short_name(std::any::type_name::<T>()),
+                    options.is_versioned(),
+                );
                 Ok(id)
             }
             Err(RegisterComponentError::Duplicate(info)) => {
@@ -85,4 +89,13 @@ impl World {
     pub fn component_info(&self, id: ComponentId) -> Option<&ComponentInfo> {
         self.storage.components.info(id)
     }
+}
+
+/// A type name without its module path (`Pos` for `game::physics::Pos`), for messages;
+/// generic types keep their full name.
+fn short_name(full: &'static str) -> &'static str {
+    if full.contains('<') {
+        return full;
+    }
+    full.rsplit("::").next().unwrap_or(full)
 }

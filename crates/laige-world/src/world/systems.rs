@@ -117,6 +117,26 @@ impl SystemBuilder<'_> {
         self.io::<T>(Access::Read)
     }
 
+    /// Declares that the system reads `T` and must see this tick's writes of it (the
+    /// declarative front end orders it after same-phase writers). Queries treat it as a read.
+    pub fn reads_fresh<T: 'static>(self) -> Self {
+        self.io::<T>(Access::ReadFresh)
+    }
+
+    /// Declares that the system reads the previous tick's value of the versioned `T`.
+    /// Snapshot storage is not implemented yet: live queries of `T` are refused for such a
+    /// system ([`QueryError::Undeclared`](crate::QueryError::Undeclared)).
+    pub fn reads_snapshot<T: 'static>(self) -> Self {
+        self.io::<T>(Access::ReadSnapshot)
+    }
+
+    /// Applies `f` to the raw definition, for options without a typed method here
+    /// (placement, `before`, exclusive, ...).
+    pub fn with(mut self, f: impl FnOnce(SystemDef<SystemFn>) -> SystemDef<SystemFn>) -> Self {
+        self.def = f(self.def);
+        self
+    }
+
     /// Declares that the system writes (and may read) `T`.
     pub fn writes<T: 'static>(self) -> Self {
         self.io::<T>(Access::Write)

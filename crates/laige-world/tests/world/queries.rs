@@ -190,6 +190,8 @@ enum Decl {
     Nothing,
     Read,
     Write,
+    Fresh,
+    Snapshot,
 }
 
 /// The query the matrix runs.
@@ -221,6 +223,8 @@ fn matrix_world(decl: Decl) -> (World, SystemId) {
         Decl::Nothing => builder,
         Decl::Read => builder.reads::<Pos>(),
         Decl::Write => builder.writes::<Pos>(),
+        Decl::Fresh => builder.reads_fresh::<Pos>(),
+        Decl::Snapshot => builder.reads_snapshot::<Pos>(),
     };
     let id = builder.register().unwrap();
     (world, id)
@@ -264,6 +268,9 @@ const POS: &str = "Pos";
 #[case::undeclared_other_component(Decl::Write, Run::ReadHealth, Err(("Health", Some((Access::Read, None)))))]
 #[case::unregistered_type(Decl::Write, Run::ReadUnregistered, Err(("Unregistered", Some((Access::Read, None)))))]
 #[case::aliasing(Decl::Write, Run::AliasWriteRead, Err((POS, None)))]
+#[case::write_of_fresh_declared(Decl::Fresh, Run::WritePos, Err((POS, Some((Access::Write, Some(Access::ReadFresh))))))]
+#[case::live_read_of_snapshot_declared(Decl::Snapshot, Run::ReadPos, Err((POS, Some((Access::Read, Some(Access::ReadSnapshot))))))]
+#[case::read_of_fresh_declared(Decl::Fresh, Run::ReadPos, Ok(3))]
 #[case::read_of_read_declared(Decl::Read, Run::ReadPos, Ok(3))]
 #[case::read_of_write_declared(Decl::Write, Run::ReadPos, Ok(3))]
 #[case::write_of_write_declared(Decl::Write, Run::WritePos, Ok(3))]
@@ -308,7 +315,14 @@ fn access_matrix(#[case] decl: Decl, #[case] query: Run, #[case] expected: Expec
                     let event = one(&events, "ecs/access_violation");
                     assert_eq!(event.field("system"), Some("Matrix"));
                     assert_eq!(event.field("component"), Some(name));
-                    assert_eq!(event.field("access"), Some(access.name()));
+                    assert_eq!(
+                        event.field("access"),
+                        Some(if access == Access::Write {
+                            "write"
+                        } else {
+                            "read"
+                        })
+                    );
                 }
                 (
                     QueryError::Aliased {

@@ -121,3 +121,40 @@ fn the_documented_word_order() {
     }
     assert_eq!(world.state_hash(), h.finish());
 }
+
+fn hasher(ctx: &mut SystemContext<'_>) {
+    let _ = ctx.component_state_hash();
+}
+
+#[test]
+fn a_system_that_reads_every_hashed_component_can_hash() {
+    let mut world = world();
+    world.spawn((pos(1.0), Health(2), vel(3.0))).unwrap();
+    let ok = world
+        .system("Hash", hasher)
+        .budget_ms(2.0)
+        .reads::<Pos>()
+        .reads::<Health>()
+        .register()
+        .unwrap();
+    let partial = world
+        .system("Partial", hasher)
+        .budget_ms(2.0)
+        .writes::<Pos>()
+        .register()
+        .unwrap();
+    let expected = world.component_state_hash();
+    assert_eq!(
+        world.context(ok).unwrap().component_state_hash(),
+        Ok(expected)
+    );
+    let err = world
+        .context(partial)
+        .unwrap()
+        .component_state_hash()
+        .unwrap_err();
+    assert!(
+        matches!(err, laige_world::QueryError::Undeclared { system: "Partial", component, .. } if component.ends_with("Health")),
+        "{err:?}"
+    );
+}
