@@ -70,6 +70,9 @@ pub mod host;
 mod options;
 mod prng;
 mod query;
+mod resource;
+mod run;
+mod snapshot;
 mod storage;
 mod world;
 

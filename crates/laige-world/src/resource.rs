@@ -1,0 +1,1 @@
+//! Resources: singletons stored in the World (time, input), declared and checked like components.

@@ -1,0 +1,1 @@
+//! Versioned components: the value each had at the end of the previous tick, for `ReadSnapshot`.
