@@ -86,26 +86,57 @@ impl Runner {
         host: &mut impl Host<R>,
     ) -> Result<(), RunError> {
         check(schedule, registry)?;
+        self.run_order(schedule.order(), registry, host);
+        Ok(())
+    }
+
+    /// Runs track `track` of `schedule` on `host`: for a host whose systems leave work
+    /// (commands) to apply between tracks.
+    ///
+    /// # Errors
+    ///
+    /// A stale or malformed schedule, before anything runs (see [`check`]); a track index
+    /// past the schedule's tracks runs nothing and is not an error.
+    pub fn run_track<R>(
+        &mut self,
+        schedule: &Schedule,
+        track: usize,
+        registry: &Registry<R>,
+        host: &mut impl Host<R>,
+    ) -> Result<(), RunError> {
+        check(schedule, registry)?;
+        if let Some(order) = schedule.tracks().nth(track) {
+            self.run_order(order, registry, host);
+        }
+        Ok(())
+    }
+
+    /// Runs `order` on a checked schedule's registry.
+    fn run_order<R>(
+        &mut self,
+        order: &[SystemId],
+        registry: &Registry<R>,
+        host: &mut impl Host<R>,
+    ) {
         let runs = registry.runs();
         if !self.options.timing {
-            for &id in schedule.order() {
+            for &id in order {
                 host.run_system(id, &runs[id.index()]);
             }
-            return Ok(());
+            return;
         }
         let records = registry.records();
         let diag = registry.diagnostics();
         // One clock read per system boundary: a system's sample runs from the end of the
         // previous one, so it also carries the runner's few nanoseconds of bookkeeping.
         let mut start = self.clock.raw();
-        for &id in schedule.order() {
+        for &id in order {
             host.run_system(id, &runs[id.index()]);
             let end = self.clock.raw();
             let nanos = self.clock.delta_as_nanos(start, end);
             self.timing.observe(&records[id.index()], nanos, diag);
             start = end;
         }
-        Ok(())
     }
 }
 

@@ -29,6 +29,12 @@ pub struct Schedule {
     verified: bool,
     warnings: [Option<ReadBeforeWrite>; MAX_KEPT_WARNINGS],
     warning_count: usize,
+    stamp: u64,
+}
+
+fn next_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 const FIRST: SystemId = match SystemId::new(1) {
@@ -49,6 +55,7 @@ impl Schedule {
             verified: true,
             warnings: [None; MAX_KEPT_WARNINGS],
             warning_count: 0,
+            stamp: next_stamp(),
         }
     }
 
@@ -107,6 +114,12 @@ impl Schedule {
             *slot = Some(warning);
         }
         self.warning_count += 1;
+    }
+
+    /// A process-unique number for this schedule (kept by clones), so executors can cache
+    /// what they derive from it. It never reaches an order or a result.
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// The systems in execution order.

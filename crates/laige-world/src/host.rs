@@ -42,6 +42,18 @@ pub struct SystemHost<'w> {
 }
 
 impl<'w> SystemHost<'w> {
+    pub(crate) fn new(
+        storage: &'w Storage,
+        registry: &'w Registry<SystemFn>,
+        systems: &'w mut [SystemState],
+    ) -> Self {
+        Self {
+            storage,
+            registry,
+            systems,
+        }
+    }
+
     /// A fresh context for system `id`.
     ///
     /// # Errors

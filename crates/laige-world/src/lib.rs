@@ -89,5 +89,6 @@ pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterErro
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Query, With, Without};
+pub use run::{SchedulingError, TickError};
 pub use storage::Storage;
 pub use world::{SystemBuilder, SystemState, World};

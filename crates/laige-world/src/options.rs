@@ -24,10 +24,13 @@ pub struct WorldOptions {
     /// Where events go and how they are rate limited; `None` for a fresh limiter with the
     /// default 1 s window.
     pub diagnostics: Option<Diagnostics>,
+    /// Time every system run and check it against its budget (on by default; switch off
+    /// per world when its cost matters more than the budget watch).
+    pub timing: bool,
 }
 
 impl Default for WorldOptions {
-    /// No reservation, no limit, seed 0, deterministic, fresh diagnostics.
+    /// No reservation, no limit, seed 0, deterministic, fresh diagnostics, timing on.
     fn default() -> Self {
         Self {
             capacity: 0,
@@ -35,6 +38,7 @@ impl Default for WorldOptions {
             seed: 0,
             deterministic: true,
             diagnostics: None,
+            timing: true,
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::command::{ApplyStats, CommandBuffer, Commands};
 use crate::query::{Query, each_chunk_in, each_in};
+use crate::run::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemFn, WorldError, WorldOptions};
 
 pub use systems::{SystemBuilder, SystemState};
@@ -25,6 +26,7 @@ pub struct World {
     pub(crate) storage: Storage,
     pub(crate) registry: Registry<SystemFn>,
     pub(crate) systems: Vec<SystemState>,
+    pub(crate) runtime: Runtime,
     options: WorldOptions,
 }
 
@@ -52,6 +54,7 @@ impl World {
             storage: Storage::new(options.capacity, max, diag.clone()),
             registry: Registry::with_diagnostics(diag),
             systems: Vec::new(),
+            runtime: Runtime::new(options.timing),
             options,
         }
     }
