@@ -9,6 +9,7 @@
 //! It does **not** know what a system, a schedule or a world is: callers hand it an
 //! [`EventKey`] and a closure that emits the actual `tracing` event.
 //! It installs no subscriber; the application chooses where events go.
+//! It also renders the plain-text tables of human-facing reports ([`TextTable`]).
 //!
 //! # Example
 //!
@@ -38,6 +39,8 @@
 
 mod clock;
 mod limiter;
+mod table;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use limiter::{Batch, DEFAULT_RATE_WINDOW, Diagnostics, EventKey, Severity, Subsystem};
+pub use table::TextTable;

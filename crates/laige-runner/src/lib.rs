@@ -44,4 +44,4 @@ mod timing;
 pub use error::RunError;
 pub use host::Host;
 pub use runner::{Runner, RunnerOptions, check};
-pub use timing::{CRITICAL_MULTIPLIER, Timing, TimingStats, WINDOW_SAMPLES};
+pub use timing::{CRITICAL_MULTIPLIER, Timing, TimingStats, TimingTable, WINDOW_SAMPLES};

@@ -252,3 +252,57 @@ mod tests {
         assert_eq!(percentile(&samples[..10], 90), 63);
     }
 }
+
+/// Renders the timing of the systems in `order` as an aligned table: runs, last, p99,
+/// budget, overruns (runs over budget) and critical runs (3x budget or more).
+#[derive(Debug)]
+pub struct TimingTable<'a, R> {
+    timing: &'a Timing,
+    registry: &'a laige_registry::Registry<R>,
+    order: &'a [SystemId],
+}
+
+impl<'a, R> TimingTable<'a, R> {
+    /// A table of `order`'s systems (usually a schedule's order).
+    pub fn new(
+        timing: &'a Timing,
+        registry: &'a laige_registry::Registry<R>,
+        order: &'a [SystemId],
+    ) -> Self {
+        Self {
+            timing,
+            registry,
+            order,
+        }
+    }
+}
+
+impl<R> fmt::Display for TimingTable<'_, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| format!("{:.4}", d.as_secs_f64() * 1e3);
+        let mut table = laige_diag::TextTable::new(&[
+            "system",
+            "runs",
+            "last ms",
+            "p99 ms",
+            "budget ms",
+            "overruns",
+            "critical",
+        ]);
+        for &id in self.order {
+            let (Ok(record), Some(stats)) = (self.registry.get(id), self.timing.stats(id)) else {
+                continue;
+            };
+            table.row(vec![
+                record.name().to_owned(),
+                stats.runs.to_string(),
+                ms(stats.last),
+                ms(stats.p99),
+                format!("{:.4}", record.budget().as_millis_f64()),
+                stats.warns.to_string(),
+                stats.errors.to_string(),
+            ]);
+        }
+        table.fmt(f)
+    }
+}

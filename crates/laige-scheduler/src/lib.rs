@@ -43,11 +43,13 @@ mod declarative;
 mod error;
 mod schedule;
 mod sort;
+mod table;
 mod validate;
 
 pub use declarative::{CycleStep, DagDecl, DeclError, EdgeCause, Layout, schedule_declared};
 pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
 pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
+pub use table::ScheduleTable;
 
 use laige_registry::{MAX_SYSTEMS, Registry};
 
