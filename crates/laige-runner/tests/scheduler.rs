@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use laige_diag::{Diagnostics, ManualClock};
-use laige_registry::{Budget, ComponentId, RegisterError, Registry, SystemDef, SystemId, system};
+use laige_registry::{
+    Budget, ComponentId, ComponentName, RegisterError, Registry, SystemDef, SystemId, system,
+};
 use laige_runner::{RunError, Runner, check};
 use laige_scheduler::{ReadBeforeWrite, Schedule, ScheduleError, SystemRef};
 use laige_testkit::{Event, capture, render_with_messages};
@@ -411,7 +413,10 @@ fn reader_before_writer_warns_but_schedules() {
     let expected = ReadBeforeWrite {
         reader: sref(&registry, "SchReadVel"),
         writer: sref(&registry, "SchWriteVel"),
-        component: FIRST,
+        component: ComponentName {
+            id: FIRST,
+            name: "",
+        },
     };
     assert_eq!(schedule.warnings().copied().collect::<Vec<_>>(), [expected]);
     assert_eq!(schedule.warning_count(), 1);
@@ -478,7 +483,10 @@ fn double_writer_rejected_warns_once_then_rate_limited() {
         [sch_write_tag_def(FIRST), sch_write_tag2_def(FIRST)],
     );
     let expected = ScheduleError::DoubleWriter {
-        component: FIRST,
+        component: ComponentName {
+            id: FIRST,
+            name: "",
+        },
         first_writer: sref(&registry, "SchWriteTag"),
         second_writer: sref(&registry, "SchWriteTag2"),
     };
@@ -526,7 +534,10 @@ fn double_writer_ignores_dependencies() {
     assert_eq!(
         err,
         ScheduleError::DoubleWriter {
-            component: SECOND,
+            component: ComponentName {
+                id: SECOND,
+                name: ""
+            },
             first_writer: sref(&registry, "SchWriteTag"),
             second_writer: sref(&registry, "SchWriteTag2"),
         }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use laige_diag::{EventKey, Severity, Subsystem};
-use laige_registry::{ComponentId, MAX_SYSTEMS, SystemId};
+use laige_registry::{ComponentName, MAX_SYSTEMS, SystemId};
 
 /// A system as reports name it: id and registration name.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -120,7 +120,7 @@ pub enum ScheduleError {
     /// Two systems declare a write of the same component.
     DoubleWriter {
         /// The component written twice (the lowest such id).
-        component: ComponentId,
+        component: ComponentName,
         /// The lowest-id writer.
         first_writer: SystemRef,
         /// The next writer.
@@ -178,7 +178,7 @@ impl ScheduleError {
                 tracing::warn!(
                     name: "system/double_writer",
                     target: "laige",
-                    component_id = component.get(),
+                    component_id = component.id.get(),
                     first_writer = first_writer.name,
                     second_writer = second_writer.name,
                     "{self}"
@@ -236,8 +236,7 @@ impl fmt::Display for ScheduleError {
                 second_writer,
             } => write!(
                 f,
-                "{first_writer} and {second_writer} both declare a write of component \
-                 {component}: one writer per component; merge the two writes into one system \
+                "{first_writer} and {second_writer} both declare a write of {component}: one writer per component; merge the two writes into one system \
                  or have one of them write a different component"
             ),
         }
@@ -255,7 +254,7 @@ pub struct ReadBeforeWrite {
     /// The system that writes later.
     pub writer: SystemRef,
     /// The component involved.
-    pub component: ComponentId,
+    pub component: ComponentName,
 }
 
 impl ReadBeforeWrite {
@@ -269,7 +268,7 @@ impl ReadBeforeWrite {
             target: "laige",
             reader = self.reader.name,
             writer = self.writer.name,
-            component_id = self.component.get(),
+            component_id = self.component.id.get(),
             "{self}"
         );
     }
@@ -284,7 +283,7 @@ impl fmt::Display for ReadBeforeWrite {
         } = self;
         write!(
             f,
-            "{reader} reads component {component} before {writer} writes it, so it sees the \
+            "{reader} reads {component} before {writer} writes it, so it sees the \
              previous tick's value: if it should see this tick's, add `{}` to {reader}'s \
              depends_on",
             writer.name

@@ -33,7 +33,9 @@ pub(crate) fn single_writers<R>(registry: &Registry<R>) -> Result<Writers, Sched
     }
     if let Some(c) = second.iter().position(|&w| w != NONE) {
         return Err(ScheduleError::DoubleWriter {
-            component: ComponentId::from_index(c).expect("position is below MAX_COMPONENTS"),
+            component: registry.component_name(
+                ComponentId::from_index(c).expect("position is below MAX_COMPONENTS"),
+            ),
             first_writer: system_ref(registry, usize::from(first[c])),
             second_writer: system_ref(registry, usize::from(second[c])),
         });
@@ -72,7 +74,7 @@ pub(crate) fn reads_before_writes<R>(
                     let warning = ReadBeforeWrite {
                         reader: system_ref(registry, reader),
                         writer: system_ref(registry, usize::from(writer)),
-                        component: c,
+                        component: registry.component_name(c),
                     };
                     batch.report(ReadBeforeWrite::KEY, || warning.emit());
                     schedule.warn(warning);

@@ -300,7 +300,7 @@ proptest! {
         let (order, _) = model_order(&specs);
         match (laige_scheduler::schedule(&registry), model_access(&specs, 6, &order)) {
             (Err(ScheduleError::DoubleWriter { component, first_writer, second_writer }), Err((c, first, second))) => {
-                prop_assert_eq!(component.index(), c);
+                prop_assert_eq!(component.id.index(), c);
                 prop_assert_eq!(of(first_writer), sref(first));
                 prop_assert_eq!(of(second_writer), sref(second));
             }
@@ -308,7 +308,7 @@ proptest! {
                 prop_assert_eq!(positions(&schedule), order);
                 let got: Vec<(usize, usize, usize)> = schedule
                     .warnings()
-                    .map(|w| (w.component.index(), w.reader.id.index(), w.writer.id.index()))
+                    .map(|w| (w.component.id.index(), w.reader.id.index(), w.writer.id.index()))
                     .collect();
                 let kept = expected.len().min(laige_scheduler::MAX_KEPT_WARNINGS);
                 prop_assert_eq!(got, expected[..kept].to_vec());
