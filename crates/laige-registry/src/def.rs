@@ -1,6 +1,6 @@
 //! A system definition: what a user hands the registry.
 
-use crate::{Budget, ComponentId};
+use crate::{Budget, ComponentId, ComponentSet};
 
 /// The most component accesses one system declares (contract `kMaxArchetypeComponents`).
 pub const MAX_IO: usize = 32;
@@ -126,6 +126,16 @@ pub struct SystemDef<R> {
     pub before: &'static str,
     /// Whether the system runs alone in its phase (declarative front end).
     pub exclusive: bool,
+    /// Comma-separated names of systems this one runs after only where their data overlap
+    /// (declarative front end): the sequential order puts it after them, but where the two
+    /// touch disjoint tables at run time a parallel executor may run them at once.
+    pub after_weak: &'static str,
+    /// The components every table this system touches holds: its queries all require them.
+    /// The World checks it at every query; executors use it to let systems that conflict by
+    /// type but touch disjoint tables run at once. Empty means any table.
+    pub matching: ComponentSet,
+    /// Set when a front end could not resolve a `matching` component (never registered).
+    pub matching_unresolved: bool,
 }
 
 /// Where a system sits in a declarative layout: its DAG and its phase, by name.
@@ -150,6 +160,9 @@ impl<R> SystemDef<R> {
             placement: Placement { dag: "", phase: "" },
             before: "",
             exclusive: false,
+            after_weak: "",
+            matching: ComponentSet::EMPTY,
+            matching_unresolved: false,
         }
     }
 
@@ -214,6 +227,18 @@ impl<R> SystemDef<R> {
     /// Runs before the named systems (comma separated).
     pub const fn before(mut self, spec: &'static str) -> Self {
         self.before = spec;
+        self
+    }
+
+    /// Runs after the named systems where their data overlap; see [`SystemDef::after_weak`].
+    pub const fn after_weak(mut self, spec: &'static str) -> Self {
+        self.after_weak = spec;
+        self
+    }
+
+    /// Declares that every table the system touches holds `component`.
+    pub fn matching(mut self, component: ComponentId) -> Self {
+        self.matching.insert(component);
         self
     }
 

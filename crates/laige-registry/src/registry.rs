@@ -47,6 +47,8 @@ pub struct SystemRecord {
     placement: Placement,
     before: DepSpec<'static>,
     exclusive: bool,
+    after_weak: DepSpec<'static>,
+    matching: ComponentSet,
 }
 
 impl SystemRecord {
@@ -104,6 +106,16 @@ impl SystemRecord {
     /// The systems this one runs before, by name (declarative front end).
     pub fn before(&self) -> &[&'static str] {
         self.before.as_slice()
+    }
+
+    /// The systems this one runs after where their data overlap (declarative front end).
+    pub fn after_weak(&self) -> &[&'static str] {
+        self.after_weak.as_slice()
+    }
+
+    /// The components every table this system touches holds; empty for any table.
+    pub fn matching(&self) -> &ComponentSet {
+        &self.matching
     }
 
     /// Whether the system runs alone in its phase.
@@ -275,6 +287,12 @@ impl<R> Registry<R> {
                 spec: def.depends_on,
                 error,
             })?;
+        let after_weak =
+            DepSpec::parse(def.after_weak).map_err(|error| RegisterError::DepSpecInvalid {
+                name,
+                spec: def.after_weak,
+                error,
+            })?;
         let before = DepSpec::parse(def.before).map_err(|error| RegisterError::DepSpecInvalid {
             name,
             spec: def.before,
@@ -284,6 +302,11 @@ impl<R> Registry<R> {
             return Err(RegisterError::Duplicate { name, existing });
         }
         let access = self.resolve_io(name, &def.io)?;
+        let unknown_table = def.matching.difference(&self.components);
+        if def.matching_unresolved || !unknown_table.is_empty() {
+            let position = def.io.as_slice().len();
+            return Err(RegisterError::IoUnregistered { name, position });
+        }
         if self.records.len() >= MAX_SYSTEMS {
             return Err(RegisterError::BudgetExhausted {
                 name,
@@ -304,6 +327,8 @@ impl<R> Registry<R> {
             placement: def.placement,
             before,
             exclusive: def.exclusive,
+            after_weak,
+            matching: def.matching,
         };
         Ok((record, run))
     }

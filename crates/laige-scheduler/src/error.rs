@@ -104,6 +104,15 @@ impl fmt::Display for CycleNames<'_> {
 // to report a failure; it is returned once, at setup.
 #[allow(clippy::large_enum_variant)]
 pub enum ScheduleError {
+    /// A system uses a declarative feature (`before`, `after_weak`, a DAG or phase, an
+    /// exclusive phase) that the flat front end cannot honour: it needs a layout.
+    NeedsLayout {
+        /// The system.
+        system: SystemRef,
+        /// The feature, as declared (`before`, `after_weak`, `in_dag`, `in_phase`,
+        /// `exclusive_phase`).
+        feature: &'static str,
+    },
     /// A `depends_on` entry names no registered system.
     DepMissing {
         /// The system whose spec has the unknown name.
@@ -132,6 +141,7 @@ impl ScheduleError {
     /// The event name, without the `system/` prefix.
     pub const fn event(&self) -> &'static str {
         match self {
+            ScheduleError::NeedsLayout { .. } => "needs_layout",
             ScheduleError::DepMissing { .. } => "dep_missing",
             ScheduleError::DependencyCycle(_) => "dependency_cycle",
             ScheduleError::DoubleWriter { .. } => "double_writer",
@@ -151,6 +161,13 @@ impl ScheduleError {
     /// Emits this failure's structured event with the contract's field keys.
     pub fn emit(&self) {
         match self {
+            ScheduleError::NeedsLayout { system, feature } => tracing::warn!(
+                name: "system/needs_layout",
+                target: "laige",
+                system = system.name,
+                feature,
+                "{self}"
+            ),
             ScheduleError::DepMissing {
                 system,
                 missing_dep,
@@ -191,6 +208,11 @@ impl ScheduleError {
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ScheduleError::NeedsLayout { system, feature } => write!(
+                f,
+                "{system} declares `{feature}`, which only the declarative scheduler honours: \
+                 set a layout (`World::set_layout`, `schedule_declared`), or use depends_on"
+            ),
             ScheduleError::DepMissing {
                 system,
                 missing_dep,

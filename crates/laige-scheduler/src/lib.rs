@@ -5,7 +5,8 @@
 //! dependencies the order is exactly the registration order; a system only ever moves
 //! later, behind what it depends on. Forward dependencies are legal.
 //!
-//! Checks, first failure wins: `dep_missing` (with a "did you mean" suggestion),
+//! Checks, first failure wins: `needs_layout` (a declarative feature without a layout),
+//! `dep_missing` (with a "did you mean" suggestion),
 //! `dependency_cycle` (one concrete cycle and the declaration that closes it),
 //! `double_writer`. Then each reader ordered before the writer of a component it reads
 //! raises a `read_before_write` warning, kept on the [`Schedule`] as data and emitted as an
@@ -69,12 +70,38 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
     })
 }
 
+/// The flat rules cannot honour declarative features; refusing them beats ignoring them.
+fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
+    for (i, record) in registry.iter().enumerate() {
+        let placement = record.placement();
+        let feature = if !record.before().is_empty() {
+            "before"
+        } else if !record.after_weak().is_empty() {
+            "after_weak"
+        } else if !placement.dag.is_empty() {
+            "in_dag"
+        } else if !placement.phase.is_empty() {
+            "in_phase"
+        } else if record.is_exclusive() {
+            "exclusive_phase"
+        } else {
+            continue;
+        };
+        return Err(ScheduleError::NeedsLayout {
+            system: sort::system_ref(registry, i),
+            feature,
+        });
+    }
+    Ok(())
+}
+
 fn compute<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
     let mut schedule = Schedule::new(registry.len(), registry.identity());
     if registry.is_empty() {
         schedule.end_track();
         return Ok(schedule);
     }
+    needs_no_layout(registry)?;
     let graph = Graph::resolve(registry)?;
     let mut order = [0u16; MAX_SYSTEMS];
     let mut placed = [false; MAX_SYSTEMS];

@@ -58,7 +58,7 @@ fn build(defs: Vec<SystemDef<Run>>) -> (Registry<Run>, Result<Schedule, DeclErro
 fn edges(registry: &Registry<Run>, schedule: &Schedule) -> Vec<String> {
     let mut out = Vec::new();
     for record in registry.iter() {
-        for dep in schedule.after(record.id()) {
+        for dep in schedule.ordered_after(record.id()) {
             out.push(format!(
                 "{} -> {}",
                 registry.get(dep).unwrap().name(),
@@ -242,4 +242,44 @@ fn the_order_is_a_pure_function_of_the_declarations() {
         names(&ra, a.order()),
         ["Input", "Movement", "Clamp", "Render"]
     );
+}
+
+#[test]
+fn weak_edges_order_but_bind_executors_only_where_data_overlap() {
+    let (registry, res) =
+        build(vec![sys("CE").writes(c(POS)).after_weak("CD"), sys("CD").writes(c(POS))]);
+    let schedule = res.unwrap();
+    // The weak edge settles the writers' order, so there is no `unordered_writers` error ...
+    assert_eq!(names(&registry, schedule.order()), ["CD", "CE"]);
+    assert_eq!(edges(&registry, &schedule), ["CD -> CE"]);
+    // ... but it is not an edge executors must keep whatever the data.
+    let ce = registry.find("CE").unwrap();
+    assert!(schedule.after(ce).is_empty());
+}
+
+#[test]
+fn strong_edges_are_kept_for_executors() {
+    let (registry, res) = build(vec![sys("A"), sys("B").after("A"), sys("C").before("B")]);
+    let schedule = res.unwrap();
+    let b = registry.find("B").unwrap();
+    let after_b: Vec<_> = schedule.after(b).iter().map(|id| registry.get(id).unwrap().name()).collect();
+    assert_eq!(after_b, ["A", "C"]);
+}
+
+#[rstest]
+#[case::before(sys("A").before("B"), "before")]
+#[case::after_weak(sys("A").after_weak("B"), "after_weak")]
+#[case::dag(sys("A").in_dag("Game"), "in_dag")]
+#[case::phase(sys("A").in_phase("Input"), "in_phase")]
+#[case::exclusive(sys("A").exclusive_phase(), "exclusive_phase")]
+fn the_flat_rules_refuse_declarative_features(#[case] def: SystemDef<Run>, #[case] feature: &str) {
+    let registry = registry(vec![def, sys("B")]);
+    let err = laige_scheduler::schedule(&registry).unwrap_err();
+    match err {
+        laige_scheduler::ScheduleError::NeedsLayout { system, feature: got } => {
+            assert_eq!((system.name, got), ("A", feature));
+        }
+        other => panic!("expected needs_layout, got {other}"),
+    }
+    assert!(err.to_string().contains("set a layout"));
 }

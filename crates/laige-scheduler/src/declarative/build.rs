@@ -46,9 +46,11 @@ pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedu
         }
         schedule.end_track();
     }
-    for (s, preds) in graph.preds.iter().enumerate() {
-        for p in preds {
-            schedule.add_edge(id(s), p);
+    for (s, p, strong) in graph.edges() {
+        if strong {
+            schedule.add_edge(id(s), id(p));
+        } else {
+            schedule.add_ordering_edge(id(s), id(p));
         }
     }
     Ok(schedule)
@@ -149,11 +151,15 @@ fn explicit_edges<R>(
     placed: &Placed,
     graph: &mut Graph,
 ) -> Result<(), DeclError> {
-    for (s, record) in registry.iter().enumerate() {
-        for (declaration, names, cause) in [
-            ("after", record.depends_on(), EdgeCause::After),
-            ("before", record.before(), EdgeCause::Before),
-        ] {
+    // Strong declarations first, so a pair declared both ways keeps its strong cause.
+    let kinds: [(&str, fn(&SystemRecord) -> &[&'static str], EdgeCause); 3] = [
+        ("after", SystemRecord::depends_on, EdgeCause::After),
+        ("before", SystemRecord::before, EdgeCause::Before),
+        ("after_weak", SystemRecord::after_weak, EdgeCause::AfterWeak),
+    ];
+    for (declaration, names_of, cause) in kinds {
+        for (s, record) in registry.iter().enumerate() {
+            let names = names_of(record);
             for (position, &name) in names.iter().enumerate() {
                 let Some(other) = registry.find(name) else {
                     return Err(DeclError::UnknownSystem {
@@ -174,10 +180,10 @@ fn explicit_edges<R>(
                         other_dag: layout.dags()[placed.dag[o]].name,
                     });
                 }
-                let (earlier, later) = if cause == EdgeCause::After {
-                    (o, s)
-                } else {
+                let (earlier, later) = if cause == EdgeCause::Before {
                     (s, o)
+                } else {
+                    (o, s)
                 };
                 if placed.phase[earlier] > placed.phase[later] {
                     let phases = &layout.dags()[placed.dag[s]].phases;
@@ -341,7 +347,7 @@ fn exclusive_edges<R>(
                 continue;
             }
             let (earlier, later) = if j < i { (s, e) } else { (e, s) };
-            graph.add(earlier, later, EdgeCause::After);
+            graph.add(earlier, later, EdgeCause::Exclusive);
         }
     }
 }

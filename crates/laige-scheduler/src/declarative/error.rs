@@ -14,10 +14,26 @@ pub enum EdgeCause {
     After,
     /// `dependency.before("dependent")`.
     Before,
+    /// `dependent.after_weak("dependency")`: an order that binds only where data overlap.
+    AfterWeak,
+    /// The dependent or the dependency runs alone in its phase.
+    Exclusive,
     /// The dependent `reads_fresh` a component the dependency writes in the same phase.
     Fresh(ComponentName),
     /// The two conflict on a component across phases; the earlier phase goes first.
     PhaseOrder(ComponentName),
+}
+
+impl EdgeCause {
+    /// Whether an executor must keep the edge whatever the data: explicit `after` and
+    /// `before`, and exclusivity. The others only order data that overlap, which the
+    /// executor derives from access itself.
+    pub const fn is_strong(self) -> bool {
+        matches!(
+            self,
+            EdgeCause::After | EdgeCause::Before | EdgeCause::Exclusive
+        )
+    }
 }
 
 /// One step of a reported cycle: `system` runs after `next` because of `cause`.
@@ -415,6 +431,8 @@ impl fmt::Display for CauseText<'_> {
         match cause {
             EdgeCause::After => write!(f, "{}'s after(\"{}\")", system, waits_for.name),
             EdgeCause::Before => write!(f, "{}'s before(\"{}\")", waits_for, system.name),
+            EdgeCause::AfterWeak => write!(f, "{}'s after_weak(\"{}\")", system, waits_for.name),
+            EdgeCause::Exclusive => write!(f, "an exclusive phase"),
             EdgeCause::Fresh(c) => write!(f, "{system} reads_fresh {c}, which {waits_for} writes"),
             EdgeCause::PhaseOrder(c) => {
                 write!(f, "{waits_for}'s phase comes first and both touch {c}")
@@ -457,6 +475,12 @@ impl fmt::Display for FixText<'_> {
                     "break one of the explicit edges, or move a system to another phase"
                 )
             }
+            EdgeCause::AfterWeak => write!(
+                f,
+                "remove `{}` from {system}'s after_weak (or break another edge)",
+                waits_for.name
+            ),
+            EdgeCause::Exclusive => write!(f, "break one of the explicit edges"),
         }
     }
 }

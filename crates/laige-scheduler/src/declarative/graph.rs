@@ -27,6 +27,15 @@ impl Graph {
         }
     }
 
+    /// `(later, earlier, strong)` for every edge; strong ones bind whatever the data.
+    pub(crate) fn edges(&self) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+        self.causes.iter().enumerate().flat_map(|(later, preds)| {
+            preds
+                .iter()
+                .map(move |&(earlier, cause)| (later, earlier, cause.is_strong()))
+        })
+    }
+
     /// Kahn's algorithm over `members`, smallest ready id first. Returns the order and
     /// the members left unplaced (non-empty exactly when they contain a cycle).
     pub(crate) fn kahn(&self, members: &SystemSet) -> (Vec<usize>, SystemSet) {
