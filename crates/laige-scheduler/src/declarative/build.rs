@@ -145,6 +145,9 @@ fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError
     Ok(placed)
 }
 
+/// Reads one kind of edge declaration off a record.
+type NamesOf = fn(&SystemRecord) -> &[&'static str];
+
 fn explicit_edges<R>(
     registry: &Registry<R>,
     layout: &Layout,
@@ -152,7 +155,7 @@ fn explicit_edges<R>(
     graph: &mut Graph,
 ) -> Result<(), DeclError> {
     // Strong declarations first, so a pair declared both ways keeps its strong cause.
-    let kinds: [(&str, fn(&SystemRecord) -> &[&'static str], EdgeCause); 3] = [
+    let kinds: [(&str, NamesOf, EdgeCause); 3] = [
         ("after", SystemRecord::depends_on, EdgeCause::After),
         ("before", SystemRecord::before, EdgeCause::Before),
         ("after_weak", SystemRecord::after_weak, EdgeCause::AfterWeak),
