@@ -161,7 +161,7 @@ impl World {
         let cached = self.runtime.plan.as_ref();
         if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
             // Setup-time work: a new schedule, or new archetypes since the plan was built.
-            let plan = Plan::build_from_access(schedule, &self.registry);
+            let plan = Plan::build(schedule, |a, b| self.conflict(a, b));
             self.runtime.plan = Some(CachedPlan {
                 schedule: schedule.stamp(),
                 archetypes,
@@ -203,6 +203,32 @@ impl World {
             }
         }
         res.map(|_| ())
+    }
+
+    /// Whether systems `a` and `b` may touch the same data now: one writes a component the
+    /// other reads or writes, in a table both may visit (their `matching` footprints and
+    /// the component all present), or a shared resource. Archetypes never disappear and new
+    /// ones appear only between tracks, when the plan is rebuilt.
+    fn conflict(&self, a: SystemId, b: SystemId) -> bool {
+        let (Ok(ra), Ok(rb)) = (self.registry.get(a), self.registry.get(b)) else {
+            return true;
+        };
+        let shared = ra
+            .writes()
+            .intersection(&rb.writes().union(rb.reads()))
+            .union(&rb.writes().intersection(ra.reads()));
+        if shared.is_empty() {
+            return false;
+        }
+        if shared.intersects(self.storage.components().resources()) {
+            return true;
+        }
+        let footprint = ra.matching().union(rb.matching());
+        shared.iter().any(|c| {
+            let mut needed = footprint;
+            needed.insert(c);
+            self.storage.archetypes().iter().any(|arch| needed.is_subset(arch.signature()))
+        })
     }
 
     /// Runs ticks on a persistent pool of worker threads from now on (`threads` counts the

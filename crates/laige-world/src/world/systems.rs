@@ -130,8 +130,50 @@ impl SystemBuilder<'_> {
         self.io::<T>(Access::ReadSnapshot)
     }
 
-    /// Applies `f` to the raw definition, for options without a typed method here
-    /// (placement, `before`, exclusive, ...).
+    /// Declares that the system runs before the named systems (declarative front end).
+    pub fn before(mut self, spec: &'static str) -> Self {
+        self.def = self.def.before(spec);
+        self
+    }
+
+    /// Declares that the system runs after the named systems where their data overlap
+    /// (declarative front end): the order is fixed, but where the two touch disjoint
+    /// tables the executor may run them at once.
+    pub fn after_weak(mut self, spec: &'static str) -> Self {
+        self.def = self.def.after_weak(spec);
+        self
+    }
+
+    /// Places the system in a DAG of the world's layout (declarative front end).
+    pub fn in_dag(mut self, dag: &'static str) -> Self {
+        self.def = self.def.in_dag(dag);
+        self
+    }
+
+    /// Places the system in a phase of its DAG (declarative front end).
+    pub fn in_phase(mut self, phase: &'static str) -> Self {
+        self.def = self.def.in_phase(phase);
+        self
+    }
+
+    /// Makes the system run alone in its phase (declarative front end).
+    pub fn exclusive_phase(mut self) -> Self {
+        self.def = self.def.exclusive_phase();
+        self
+    }
+
+    /// Declares that every table the system touches holds `T`: each of its queries must
+    /// require `T` (checked at every query). Systems that conflict by type but whose
+    /// tables are disjoint then run at once on the parallel executor.
+    pub fn matching<T: 'static>(mut self) -> Self {
+        match self.world.component_id::<T>() {
+            Some(id) => self.def = self.def.matching(id),
+            None => self.def.matching_unresolved = true,
+        }
+        self
+    }
+
+    /// Applies `f` to the raw definition, for options without a typed method here.
     pub fn with(mut self, f: impl FnOnce(SystemDef<SystemFn>) -> SystemDef<SystemFn>) -> Self {
         self.def = f(self.def);
         self
