@@ -3,7 +3,7 @@
 use std::alloc::{self, Layout};
 use std::ptr::{self, NonNull};
 
-use crate::component::{ComponentInfo, DropFn};
+use crate::component::{CloneFn, ComponentInfo, DropFn};
 
 /// A `Vec<T>` with `T` erased: `len` initialised values of one component type, packed at
 /// `data + row * size`, in an allocation aligned for the type.
@@ -116,6 +116,24 @@ impl Column {
         // SAFETY: `len < cap`, so the destination row is inside the allocation; the source is
         // a valid value of this type, and cannot overlap a row the column has not handed out.
         unsafe { ptr::copy_nonoverlapping(src, self.ptr_at(self.len), self.item.size()) };
+        self.len += 1;
+    }
+
+    /// Appends a clone of the value at `src` as the new last row, made by `clone` (the
+    /// column type's clone function). If `clone` panics the column is unchanged.
+    ///
+    /// # Safety
+    ///
+    /// `src` points to a valid value of the column's type with no concurrent writer, and is
+    /// not inside this column's spare capacity; `clone` is the clone function of that type;
+    /// `len < cap`.
+    #[inline]
+    pub(crate) unsafe fn push_clone(&mut self, src: *const u8, clone: CloneFn) {
+        debug_assert!(self.len < self.cap);
+        // SAFETY: `len < cap`, so the destination row is inside the allocation and holds no
+        // value; `src` is a valid value of the type `clone` is for. `len` grows only once the
+        // clone is written, so a panicking clone leaves the column as it was.
+        unsafe { clone(src, self.ptr_at(self.len)) };
         self.len += 1;
     }
 

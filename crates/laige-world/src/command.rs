@@ -257,10 +257,11 @@ impl<'a> Commands<'a> {
     ///
     /// # Errors
     ///
-    /// [`WorldError::UnregisteredComponent`] or [`WorldError::BundleDuplicate`]; nothing is
-    /// recorded and the bundle is dropped.
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`] or
+    /// [`WorldError::ResourceAsComponent`]; nothing is recorded and the bundle is dropped.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<PendingEntity, WorldError> {
         let ids = B::resolve(&self.storage.components).map_err(|err| self.storage.report(err))?;
+        self.storage.refuse_resources(&ids.set)?;
         self.buffer.bind(self.storage)?;
         let first = self.buffer.values.len() as u32;
         let buffer = &mut *self.buffer;
@@ -301,7 +302,8 @@ impl<'a> Commands<'a> {
     ///
     /// # Errors
     ///
-    /// [`WorldError::UnregisteredComponent`], or [`WorldError::InvalidPending`]; nothing is
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::ResourceAsComponent`], or
+    /// [`WorldError::InvalidPending`]; nothing is
     /// recorded and `value` is dropped.
     pub fn insert<T: Send + Sync + 'static>(
         &mut self,
@@ -327,7 +329,8 @@ impl<'a> Commands<'a> {
     ///
     /// # Errors
     ///
-    /// [`WorldError::UnregisteredComponent`], or [`WorldError::InvalidPending`].
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::ResourceAsComponent`], or
+    /// [`WorldError::InvalidPending`].
     pub fn remove<T: 'static>(
         &mut self,
         target: impl Into<CommandTarget>,

@@ -5,7 +5,7 @@ use std::any::{TypeId, type_name};
 use std::collections::BTreeMap;
 use std::ptr;
 
-use laige_registry::{ComponentId, MAX_COMPONENTS};
+use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
 
 use crate::{StateHash, StateHasher};
 
@@ -29,17 +29,34 @@ unsafe fn hash_erased<T: StateHash>(ptr: *const u8, h: &mut StateHasher) {
     unsafe { &*ptr.cast::<T>() }.hash_state(h)
 }
 
+/// Writes a clone of the `T` at `src` to `dst`.
+///
+/// # Safety
+///
+/// `src` points to a valid, aligned `T` with no concurrent writer; `dst` is valid and aligned
+/// for writing one `T` and holds no value that needs dropping (it is overwritten).
+unsafe fn clone_erased<T: Clone>(src: *const u8, dst: *mut u8) {
+    // SAFETY: the caller guarantees a readable `T` at `src` and a writable slot at `dst`.
+    unsafe { ptr::write(dst.cast::<T>(), (*src.cast::<T>()).clone()) }
+}
+
 /// A type-erased drop function.
 pub(crate) type DropFn = unsafe fn(*mut u8);
+/// A type-erased clone function: `(src, dst)`.
+pub(crate) type CloneFn = unsafe fn(*const u8, *mut u8);
 /// A type-erased state-hash function.
 pub(crate) type HashFn = unsafe fn(*const u8, &mut StateHasher);
 
 /// How a component type is registered. Build one with [`ComponentOptions::new`] and pass it
 /// to [`World::register_component_with`](crate::World::register_component_with).
 ///
-/// Hashing is chosen by the registration method, since it needs `T: StateHash`:
+/// Hashing and versioning are chosen by the registration method, since they need a bound on
+/// the type: `T: StateHash` for
 /// [`World::register_hashed_component`](crate::World::register_hashed_component) (or
-/// [`World::register_hashed_component_with`](crate::World::register_hashed_component_with)).
+/// [`World::register_hashed_component_with`](crate::World::register_hashed_component_with)),
+/// `T: Clone` for
+/// [`World::register_versioned_component`](crate::World::register_versioned_component) (or
+/// [`World::register_hashed_versioned_component`](crate::World::register_hashed_versioned_component)).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct ComponentOptions {
     versioned: bool,
@@ -51,15 +68,17 @@ impl ComponentOptions {
         Self { versioned: false }
     }
 
-    /// Marks the component as versioned: a later release keeps its value at the end of the
-    /// previous tick for readers that declare a snapshot read. Today the flag is recorded
-    /// (here, and in the registry's versioned set for the scheduler) and changes nothing else.
-    pub const fn versioned(mut self) -> Self {
+    /// Marks the component as versioned. Crate-internal: a versioned component needs a
+    /// clone function, which only the `T: Clone` registration methods
+    /// ([`World::register_versioned_component`](crate::World::register_versioned_component))
+    /// can supply, so the public way to version a component is through them.
+    pub(crate) const fn versioned(mut self) -> Self {
         self.versioned = true;
         self
     }
 
-    /// Whether [`ComponentOptions::versioned`] was set.
+    /// Whether the options mark the component as versioned (set only by the versioned
+    /// registration methods).
     pub const fn is_versioned(&self) -> bool {
         self.versioned
     }
@@ -74,7 +93,9 @@ pub struct ComponentInfo {
     layout: Layout,
     pub(crate) drop: Option<DropFn>,
     pub(crate) hash: Option<HashFn>,
+    pub(crate) clone: Option<CloneFn>,
     versioned: bool,
+    resource: bool,
 }
 
 impl ComponentInfo {
@@ -108,9 +129,17 @@ impl ComponentInfo {
         self.hash.is_some()
     }
 
-    /// Whether it was registered as versioned.
+    /// Whether it is versioned: it keeps a frozen copy of its values as of the last
+    /// [`World::end_tick`](crate::World::end_tick), for snapshot reads.
     pub fn is_versioned(&self) -> bool {
         self.versioned
+    }
+
+    /// Whether the type is a resource (a singleton stored in the world, see
+    /// [`World::insert_resource`](crate::World::insert_resource)) rather than a component
+    /// stored on entities. Both share one id space.
+    pub fn is_resource(&self) -> bool {
+        self.resource
     }
 
     /// The Rust `TypeId`.
@@ -126,7 +155,8 @@ pub(crate) enum RegisterComponentError {
     Full,
 }
 
-/// The registered component types, dense by id.
+/// The registered component types, dense by id. Resource types share the table (and the id
+/// space), marked by [`ComponentInfo::is_resource`].
 ///
 /// The `TypeId` index is a `BTreeMap` used only for lookups, never iterated, so type
 /// identity (which varies between builds) never reaches an order or an id.
@@ -134,6 +164,7 @@ pub(crate) enum RegisterComponentError {
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: BTreeMap<TypeId, ComponentId>,
+    resources: ComponentSet,
 }
 
 impl Components {
@@ -156,10 +187,44 @@ impl Components {
             layout: Layout::new::<T>(),
             drop,
             hash,
+            clone: None,
             versioned: options.versioned,
+            resource: false,
         });
         self.by_type.insert(type_id, id);
         Ok(id)
+    }
+
+    /// Gives the versioned component `id` (of type `T`) its clone function.
+    pub(crate) fn set_clone<T: Clone + 'static>(&mut self, id: ComponentId) {
+        let info = &mut self.infos[id.index()];
+        debug_assert!(info.versioned && info.type_id == TypeId::of::<T>());
+        info.clone = Some(clone_erased::<T> as CloneFn);
+    }
+
+    /// Makes the registered type `id` a resource.
+    pub(crate) fn mark_resource(&mut self, id: ComponentId) {
+        self.infos[id.index()].resource = true;
+        self.resources.insert(id);
+    }
+
+    /// Makes the values of `id` (of type `T`) take part in the state hash.
+    pub(crate) fn set_hash<T: StateHash + 'static>(&mut self, id: ComponentId) {
+        let info = &mut self.infos[id.index()];
+        debug_assert!(info.type_id == TypeId::of::<T>());
+        info.hash = Some(Self::hash_fn::<T>());
+    }
+
+    /// The ids of the resource types.
+    #[inline]
+    pub(crate) fn resources(&self) -> &ComponentSet {
+        &self.resources
+    }
+
+    /// Whether `id` is a resource type.
+    #[inline]
+    pub(crate) fn is_resource(&self, id: ComponentId) -> bool {
+        self.resources.contains(id)
     }
 
     /// The hash function of `T`.

@@ -63,8 +63,8 @@ impl SystemMeta {
 /// Every query is checked once per call against the system's declared access.
 #[derive(Debug)]
 pub struct Queries<'a> {
-    storage: &'a Storage,
-    meta: &'a SystemMeta,
+    pub(crate) storage: &'a Storage,
+    pub(crate) meta: &'a SystemMeta,
 }
 
 impl<'a> Queries<'a> {
@@ -130,8 +130,8 @@ impl<'a> Queries<'a> {
 /// ```
 #[derive(Debug)]
 pub struct SystemContext<'w> {
-    storage: &'w Storage,
-    meta: SystemMeta,
+    pub(crate) storage: &'w Storage,
+    pub(crate) meta: SystemMeta,
     commands: &'w mut CommandBuffer,
     rng: Option<&'w mut Prng>,
 }

@@ -77,6 +77,30 @@ pub enum WorldError {
     /// A command buffer filled for one world was applied to another.
     /// Event `ecs/command_buffer_foreign`.
     ForeignCommandBuffer,
+    /// A resource type was used as a component: spawned, inserted on, read from or removed
+    /// from an entity. Event `ecs/resource_as_component`.
+    ResourceAsComponent {
+        /// The resource's type name.
+        component: &'static str,
+    },
+    /// A type registered as a component was inserted as a resource.
+    /// Event `ecs/component_as_resource`.
+    ComponentAsResource {
+        /// The component's type name.
+        component: &'static str,
+    },
+    /// The world holds no such resource (never inserted, or removed).
+    /// Event `ecs/resource_missing`.
+    NoResource {
+        /// The type name.
+        component: &'static str,
+    },
+    /// A snapshot was asked of a component that is not versioned (or not registered).
+    /// Event `ecs/snapshot_unversioned`.
+    NotVersioned {
+        /// The type name.
+        component: &'static str,
+    },
 }
 
 impl WorldError {
@@ -94,6 +118,10 @@ impl WorldError {
             WorldError::UnknownSystem { .. } => "system_unknown",
             WorldError::InvalidPending { .. } => "pending_entity_invalid",
             WorldError::ForeignCommandBuffer => "command_buffer_foreign",
+            WorldError::ResourceAsComponent { .. } => "resource_as_component",
+            WorldError::ComponentAsResource { .. } => "component_as_resource",
+            WorldError::NoResource { .. } => "resource_missing",
+            WorldError::NotVersioned { .. } => "snapshot_unversioned",
         }
     }
 
@@ -152,6 +180,16 @@ impl WorldError {
             WorldError::UnknownSystem { id, systems } => warn!("ecs/system_unknown", id, systems),
             WorldError::InvalidPending { index } => warn!("ecs/pending_entity_invalid", index),
             WorldError::ForeignCommandBuffer => warn!("ecs/command_buffer_foreign"),
+            WorldError::ResourceAsComponent { component } => {
+                warn!("ecs/resource_as_component", component)
+            }
+            WorldError::ComponentAsResource { component } => {
+                warn!("ecs/component_as_resource", component)
+            }
+            WorldError::NoResource { component } => warn!("ecs/resource_missing", component),
+            WorldError::NotVersioned { component } => {
+                warn!("ecs/snapshot_unversioned", component)
+            }
         }
     }
 }
@@ -207,6 +245,27 @@ impl fmt::Display for WorldError {
                 "the command buffer was filled for another world: apply a buffer only to the \
                  world that filled it"
             ),
+            WorldError::ResourceAsComponent { component } => write!(
+                f,
+                "`{component}` is a resource (a singleton in the world), not a component: it \
+                 cannot be on entities or in queries; use `world.resource::<{component}>()` or \
+                 `ctx.resource::<{component}>()`"
+            ),
+            WorldError::ComponentAsResource { component } => write!(
+                f,
+                "`{component}` is registered as a component, so it cannot also be a resource: \
+                 use a distinct type (a newtype) for the resource"
+            ),
+            WorldError::NoResource { component } => write!(
+                f,
+                "the world holds no resource `{component}`: insert it with \
+                 `world.insert_resource(..)` first"
+            ),
+            WorldError::NotVersioned { component } => write!(
+                f,
+                "`{component}` keeps no snapshot (no previous-tick value): register it with \
+                 `world.register_versioned_component::<{component}>()`"
+            ),
         }
     }
 }
@@ -240,6 +299,34 @@ pub enum QueryError {
         /// The component's type name.
         component: &'static str,
     },
+    /// A system asked for a resource the world does not hold: never inserted, removed, or a
+    /// component type. Event `ecs/resource_missing` (`system`, `system_id`, `component`).
+    NoResource {
+        /// The system's name.
+        system: &'static str,
+        /// The system's id.
+        system_id: SystemId,
+        /// The type name.
+        component: &'static str,
+        /// Whether the type is registered as a component (so it never can be a resource).
+        is_component: bool,
+    },
+    /// A snapshot read of a component that is not versioned. Event
+    /// `ecs/snapshot_unversioned` (`system`, `component`).
+    NotVersioned {
+        /// The system reading; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The component's type name.
+        component: &'static str,
+    },
+    /// A query names a resource type, which no entity can have. Event `ecs/query_resource`
+    /// (`system`, `component`).
+    ResourceInQuery {
+        /// The system running the query; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The resource's type name.
+        component: &'static str,
+    },
 }
 
 impl QueryError {
@@ -248,6 +335,9 @@ impl QueryError {
         match self {
             QueryError::Undeclared { .. } => "access_violation",
             QueryError::Aliased { .. } => "query_aliased",
+            QueryError::NoResource { .. } => "resource_missing",
+            QueryError::NotVersioned { .. } => "snapshot_unversioned",
+            QueryError::ResourceInQuery { .. } => "query_resource",
         }
     }
 
@@ -283,15 +373,56 @@ impl QueryError {
                 "{}",
                 self
             ),
+            QueryError::NoResource {
+                system,
+                system_id,
+                component,
+                ..
+            } => tracing::warn!(
+                name: "ecs/resource_missing",
+                target: "laige",
+                system,
+                system_id = system_id.get(),
+                component,
+                "{}",
+                self
+            ),
+            QueryError::NotVersioned { system, component } => tracing::warn!(
+                name: "ecs/snapshot_unversioned",
+                target: "laige",
+                system = system.unwrap_or(""),
+                component,
+                "{}",
+                self
+            ),
+            QueryError::ResourceInQuery { system, component } => tracing::warn!(
+                name: "ecs/query_resource",
+                target: "laige",
+                system = system.unwrap_or(""),
+                component,
+                "{}",
+                self
+            ),
         }
     }
 }
 
-/// `read` or `write`: what a query needs.
+/// `read`, `write` or `read_snapshot`: what a query needs.
 fn access_name(access: Access) -> &'static str {
     match access {
         Access::Write => "write",
+        Access::ReadSnapshot => "read_snapshot",
         _ => "read",
+    }
+}
+
+/// The builder method that declares `access`.
+fn declaration(access: Access) -> &'static str {
+    match access {
+        Access::Read => "reads",
+        Access::ReadFresh => "reads_fresh",
+        Access::Write => "writes",
+        Access::ReadSnapshot => "reads_snapshot",
     }
 }
 
@@ -305,6 +436,21 @@ impl fmt::Display for QueryError {
                 declared,
                 ..
             } => match declared {
+                _ if access == Access::ReadSnapshot => match declared {
+                    Some(other) => write!(
+                        f,
+                        "system `{system}` reads the snapshot of `{component}` (its value at the \
+                         end of the previous tick) but declared `.{}::<{component}>()`: snapshot \
+                         reads need `.reads_snapshot::<{component}>()` instead (a component is \
+                         declared once per system)",
+                        declaration(other)
+                    ),
+                    None => write!(
+                        f,
+                        "system `{system}` reads the snapshot of `{component}` without declaring \
+                         it: add `.reads_snapshot::<{component}>()` to its registration"
+                    ),
+                },
                 Some(Access::Read | Access::ReadFresh) if access == Access::Write => write!(
                     f,
                     "system `{system}` writes `{component}` but declared it read-only: declare \
@@ -313,8 +459,10 @@ impl fmt::Display for QueryError {
                 Some(Access::ReadSnapshot) => write!(
                     f,
                     "system `{system}` {verb} the live `{component}` but declared a snapshot read \
-                     (the previous tick's value), which live queries cannot serve: declare \
-                     `.{verb}::<{component}>()` instead",
+                     (the previous tick's value), which live access cannot serve: use the \
+                     snapshot API (`ctx.snapshot::<{component}>(entity)`, \
+                     `ctx.each_snapshot::<{component}>(..)` or a `Snapshot<&{component}>` query \
+                     element), or declare `.{verb}::<{component}>()` instead",
                     verb = if access == Access::Write {
                         "writes"
                     } else {
@@ -340,6 +488,43 @@ impl fmt::Display for QueryError {
                     f,
                     "the query names `{component}` twice with a write among them, which would \
                      alias a mutable reference: name it once (`&mut {component}` also reads it)"
+                )
+            }
+            QueryError::NoResource {
+                system,
+                component,
+                is_component: true,
+                ..
+            } => write!(
+                f,
+                "system `{system}` asked for resource `{component}`, but `{component}` is a \
+                 component type: read it with a query (`ctx.each::<&{component}>(..)`)"
+            ),
+            QueryError::NoResource {
+                system, component, ..
+            } => write!(
+                f,
+                "system `{system}` asked for resource `{component}`, which the world does not \
+                 hold: insert it during setup with `world.insert_resource(..)`"
+            ),
+            QueryError::NotVersioned { system, component } => {
+                if let Some(system) = system {
+                    write!(f, "system `{system}`: ")?;
+                }
+                write!(
+                    f,
+                    "`{component}` keeps no snapshot (no previous-tick value): register it with \
+                     `world.register_versioned_component::<{component}>()`"
+                )
+            }
+            QueryError::ResourceInQuery { system, component } => {
+                if let Some(system) = system {
+                    write!(f, "system `{system}`: ")?;
+                }
+                write!(
+                    f,
+                    "`{component}` is a resource, which no entity has, so it cannot be in a \
+                     query: read it with `ctx.resource::<{component}>()`"
                 )
             }
         }

@@ -11,10 +11,11 @@ mod tuple;
 
 use laige_registry::{Access, ComponentId, ComponentSet};
 
-use crate::QueryError;
 use crate::archetype::Archetype;
 use crate::component::Components;
 use crate::context::SystemMeta;
+use crate::snapshot::{SnapshotView, Snapshots, snapshot_of};
+use crate::{QueryError, Storage};
 
 pub use filter::{With, Without};
 pub(crate) use iter::{each_chunk_in, each_in};
@@ -34,6 +35,7 @@ pub(crate) use iter::{each_chunk_in, each_in};
 /// | `Option<&mut T>` | `Option<&mut T>` | `Option<&mut [T]>` | write `T` |
 /// | `Entity` | `Entity` | `&[Entity]` | none |
 /// | `With<T>` / `Without<T>` | `()` | `()` | none (presence only) |
+/// | `Snapshot<&T>` | `Option<&T>` | `SnapshotView<T>` | snapshot read of the versioned `T` |
 ///
 /// # Safety
 ///
@@ -84,6 +86,7 @@ pub unsafe trait Query {
 #[derive(Debug)]
 pub struct QueryDesc<'a> {
     components: &'a Components,
+    snapshots: &'a Snapshots,
     declared: Option<&'a SystemMeta>,
     required: ComponentSet,
     excluded: ComponentSet,
@@ -93,9 +96,10 @@ pub struct QueryDesc<'a> {
 }
 
 impl<'a> QueryDesc<'a> {
-    pub(crate) fn new(components: &'a Components, declared: Option<&'a SystemMeta>) -> Self {
+    pub(crate) fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
         Self {
-            components,
+            components: &storage.components,
+            snapshots: &storage.snapshots,
             declared,
             required: ComponentSet::EMPTY,
             excluded: ComponentSet::EMPTY,
@@ -165,6 +169,9 @@ impl<'a> QueryDesc<'a> {
             self.unmatchable |= required;
             return Ok(None);
         };
+        if self.components.is_resource(id) {
+            return Err(self.resource::<T>());
+        }
         let aliased = self.writes.contains(id) || (write && self.reads.contains(id));
         if aliased {
             return Err(self.aliased::<T>());
@@ -193,8 +200,28 @@ impl<'a> QueryDesc<'a> {
         Ok(Some(id))
     }
 
+    /// Checks a snapshot read of `T`, which records no live access; see
+    /// [`snapshot_of`](crate::snapshot::snapshot_of).
+    pub(crate) fn snapshot<T: Send + Sync + 'static>(
+        &mut self,
+    ) -> Result<SnapshotView<'a, T>, QueryError> {
+        snapshot_of::<T>(self.components, self.snapshots, self.declared)
+    }
+
+    fn resource<T>(&self) -> QueryError {
+        QueryError::ResourceInQuery {
+            system: self.declared.map(|meta| meta.name),
+            component: std::any::type_name::<T>(),
+        }
+    }
+
     /// Records a presence filter: with `T` (`present`) or without it.
-    pub(crate) fn filter<T: 'static>(&mut self, present: bool) {
+    pub(crate) fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
+        if let Some(id) = self.components.id_of::<T>()
+            && self.components.is_resource(id)
+        {
+            return Err(self.resource::<T>());
+        }
         match (self.components.id_of::<T>(), present) {
             (Some(id), true) => {
                 self.required.insert(id);
@@ -206,5 +233,6 @@ impl<'a> QueryDesc<'a> {
             (None, true) => self.unmatchable = true,
             (None, false) => {}
         }
+        Ok(())
     }
 }

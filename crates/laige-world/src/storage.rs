@@ -11,6 +11,8 @@ use laige_registry::{ComponentId, ComponentSet};
 use crate::archetype::{Archetype, ArchetypeId, signature_key};
 use crate::component::Components;
 use crate::entity::{Entities, Location};
+use crate::resource::Resources;
+use crate::snapshot::Snapshots;
 use crate::{Entity, WorldError};
 
 /// All component data of a world, without its systems.
@@ -25,11 +27,18 @@ use crate::{Entity, WorldError};
 /// declared access before touching a row. Structural changes (spawn, despawn, insert, remove)
 /// need `&mut Storage`, so they never overlap a context.
 ///
+/// Resources follow the same contract: they are components without entities, in the same id
+/// space, declared and checked the same way. Snapshots of versioned components change only
+/// under `&mut Storage` ([`World::end_tick`](crate::World::end_tick)), so any number of
+/// contexts may read them while writers change the live values.
+///
 /// Through a plain `&Storage` only metadata is readable: liveness, counts, archetypes.
 pub struct Storage {
     pub(crate) entities: Entities,
     pub(crate) components: Components,
     pub(crate) archetypes: Vec<Archetype>,
+    pub(crate) resources: Resources,
+    pub(crate) snapshots: Snapshots,
     by_signature: BTreeMap<[u64; 4], u32>,
     pub(crate) diag: Diagnostics,
     identity: u64,
@@ -41,6 +50,8 @@ impl std::fmt::Debug for Storage {
             .field("entities", &self.entities.live())
             .field("components", &self.components.len())
             .field("archetypes", &self.archetypes.len())
+            .field("resources", &self.resources.len())
+            .field("versioned", &self.snapshots.len())
             .finish_non_exhaustive()
     }
 }
@@ -58,6 +69,8 @@ impl Storage {
             entities: Entities::new(capacity, max_entities),
             components,
             archetypes: vec![empty],
+            resources: Resources::default(),
+            snapshots: Snapshots::default(),
             by_signature,
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
@@ -123,13 +136,26 @@ impl Storage {
             .ok_or_else(|| self.report(WorldError::StaleEntity { entity, op }))
     }
 
-    /// The id of `T`, or a reported unregistered error.
+    /// The id of the component type `T`, or a reported error: unregistered, or a resource.
     pub(crate) fn require<T: 'static>(&self) -> Result<ComponentId, WorldError> {
-        self.components.id_of::<T>().ok_or_else(|| {
-            self.report(WorldError::UnregisteredComponent {
-                component: std::any::type_name::<T>(),
-            })
-        })
+        let component = std::any::type_name::<T>();
+        match self.components.id_of::<T>() {
+            Some(id) if self.components.is_resource(id) => {
+                Err(self.report(WorldError::ResourceAsComponent { component }))
+            }
+            Some(id) => Ok(id),
+            None => Err(self.report(WorldError::UnregisteredComponent { component })),
+        }
+    }
+
+    /// A reported error if `signature` names a resource type.
+    pub(crate) fn refuse_resources(&self, signature: &ComponentSet) -> Result<(), WorldError> {
+        match signature.first_common(self.components.resources()) {
+            Some(id) => Err(self.report(WorldError::ResourceAsComponent {
+                component: self.components.get(id).name(),
+            })),
+            None => Ok(()),
+        }
     }
 
     /// The archetype for `signature`, created (with the next id) when first needed.

@@ -10,7 +10,7 @@ use crate::archetype::Archetype;
 /// A query element that matches only entities that have a `T`, without reading it.
 ///
 /// Yields `()`. Needs no declared access: presence changes only when commands are applied,
-/// never while systems run.
+/// never while systems run. A resource type is refused ([`QueryError::ResourceInQuery`]).
 pub struct With<T>(PhantomData<fn() -> T>);
 
 /// A query element that matches only entities that have no `T`.
@@ -40,8 +40,7 @@ macro_rules! filter {
             type Fetch = ();
 
             fn init(desc: &mut QueryDesc<'_>) -> Result<(), QueryError> {
-                desc.filter::<T>($present);
-                Ok(())
+                desc.filter::<T>($present)
             }
 
             #[inline]

@@ -9,7 +9,7 @@ fn prepare<'a, Q: Query>(
     storage: &'a Storage,
     declared: Option<&'a SystemMeta>,
 ) -> Result<(Q::State, QueryDesc<'a>), QueryError> {
-    let mut desc = QueryDesc::new(&storage.components, declared);
+    let mut desc = QueryDesc::new(storage, declared);
     match Q::init(&mut desc) {
         Ok(state) => Ok((state, desc)),
         Err(err) => Err(storage.report(err)),

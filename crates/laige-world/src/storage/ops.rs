@@ -41,13 +41,14 @@ impl Storage {
     /// # Safety
     ///
     /// If `fill` runs, it must [`RowWriter::write`] every component of `signature` exactly
-    /// once. When the entity limit is reached `fill` does not run (it is dropped, with what
-    /// it owns).
+    /// once. When the entity limit is reached, or `signature` names a resource type, `fill`
+    /// does not run (it is dropped, with what it owns).
     pub(crate) unsafe fn spawn_with(
         &mut self,
         signature: &ComponentSet,
         fill: impl FnOnce(&mut RowWriter<'_>),
     ) -> Result<Entity, WorldError> {
+        self.refuse_resources(signature)?;
         let archetype = self.archetype_for(signature);
         let table = &mut self.archetypes[archetype as usize];
         let row = table.len() as u32;

@@ -10,6 +10,11 @@ impl Storage {
     ///    components, then for each of its components in ascending id: the id, and for a
     ///    hashed component the words its [`StateHash`](crate::StateHash) writes.
     ///
+    /// 3. for each resource inserted hashed
+    ///    ([`World::insert_hashed_resource`](crate::World::insert_hashed_resource)) that the
+    ///    world holds, in ascending id: the id, then the words of its `StateHash` (nothing at
+    ///    all when there is none, so worlds without hashed resources hash as before).
+    ///
     /// Every number is one big-endian u64 word. Allocates nothing.
     pub(crate) fn hash_components(&self, h: &mut StateHasher) {
         h.write_u64(u64::from(self.entities.live()));
@@ -29,5 +34,6 @@ impl Storage {
                 }
             }
         }
+        self.resources.hash(&self.components, h);
     }
 }

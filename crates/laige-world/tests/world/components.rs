@@ -1,7 +1,7 @@
 //! Component registration: dense ids, duplicates, the 256 limit, unregistered types.
 
 use laige_testkit::capture;
-use laige_world::{ComponentId, ComponentOptions, World, WorldError, WorldOptions};
+use laige_world::{ComponentId, World, WorldError, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, Wide, one, pos, world};
 
@@ -11,9 +11,7 @@ fn ids_are_dense_from_one_in_registration_order() {
     let ids = [
         world.register_component::<Vel>().unwrap(),
         world.register_hashed_component::<Pos>().unwrap(),
-        world
-            .register_component_with::<Tag>(ComponentOptions::new().versioned())
-            .unwrap(),
+        world.register_versioned_component::<Tag>().unwrap(),
     ];
     assert_eq!(ids.map(ComponentId::get), [1, 2, 3]);
     assert_eq!(world.component_id::<Pos>(), Some(ids[1]));

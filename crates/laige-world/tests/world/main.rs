@@ -11,6 +11,8 @@ mod entities;
 mod model;
 mod prng;
 mod queries;
+mod resources;
+mod snapshots;
 mod state_hash;
 mod systems;
 
