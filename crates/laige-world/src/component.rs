@@ -93,7 +93,7 @@ pub struct ComponentInfo {
     layout: Layout,
     pub(crate) drop: Option<DropFn>,
     pub(crate) hash: Option<HashFn>,
-    pub(crate) clone: Option<CloneFn>,
+    pub(crate) clone_fn: Option<CloneFn>,
     versioned: bool,
     resource: bool,
 }
@@ -187,7 +187,7 @@ impl Components {
             layout: Layout::new::<T>(),
             drop,
             hash,
-            clone: None,
+            clone_fn: None,
             versioned: options.versioned,
             resource: false,
         });
@@ -199,7 +199,7 @@ impl Components {
     pub(crate) fn set_clone<T: Clone + 'static>(&mut self, id: ComponentId) {
         let info = &mut self.infos[id.index()];
         debug_assert!(info.versioned && info.type_id == TypeId::of::<T>());
-        info.clone = Some(clone_erased::<T> as CloneFn);
+        info.clone_fn = Some(clone_erased::<T> as CloneFn);
     }
 
     /// Makes the registered type `id` a resource.

@@ -104,8 +104,10 @@ impl<'a> Queries<'a> {
     }
 }
 
-/// The only view of the world a running system has: checked queries over the storage, its
-/// own command buffer, its own PRNG substream, and diagnostics.
+/// The only view of the world a running system has: checked queries over the storage,
+/// checked resource access ([`SystemContext::resource`]) and snapshot reads
+/// ([`SystemContext::snapshot`]), its own command buffer, its own PRNG substream, and
+/// diagnostics.
 ///
 /// Built fresh for every run and never stored. Structural changes go through
 /// [`SystemContext::commands`] and are applied after the system phase.
@@ -142,9 +144,11 @@ impl<'w> SystemContext<'w> {
     /// # Safety
     ///
     /// While this context lives, no other live context (or anything else) may write a
-    /// component that `meta` declares (read or write), or read a component that `meta`
-    /// declares write. The scheduler proves this for contexts that run in parallel; the
-    /// sequential runner creates one context at a time. The safe way to get a context is
+    /// component that `meta` declares read (plain or fresh) or write, or read a component that
+    /// `meta` declares write. Resources count as components here (they share the id space).
+    /// A snapshot read (`meta.reads_snapshot`) needs nothing of other contexts: it reads only
+    /// the frozen copy, which changes under `&mut World` alone. The scheduler proves this for
+    /// contexts that run in parallel; the sequential runner creates one context at a time. The safe way to get a context is
     /// [`World::context`](crate::World::context) or [`SystemHost`](crate::SystemHost).
     pub unsafe fn new(
         storage: &'w Storage,
@@ -237,8 +241,8 @@ impl<'w> SystemContext<'w> {
     ///
     /// # Errors
     ///
-    /// [`QueryError::Undeclared`] for the first (lowest id) hashed component the system did
-    /// not declare (read or write): the hash reads every hashed value.
+    /// [`QueryError::Undeclared`] for the first (lowest id) hashed component or hashed
+    /// resource the system did not declare (read or write): the hash reads every hashed value.
     pub fn component_state_hash(&mut self) -> Result<u64, QueryError> {
         let declared = self.meta.reads.union(&self.meta.writes);
         if let Some(info) = self

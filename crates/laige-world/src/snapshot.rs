@@ -39,7 +39,7 @@ use crate::{
 #[derive(Debug)]
 struct Store {
     component: ComponentId,
-    clone: CloneFn,
+    clone_fn: CloneFn,
     entities: Vec<Entity>,
     /// Clones of the live values, owned (and dropped) by this column; `values[i]` belongs to
     /// `entities[i]`.
@@ -60,8 +60,8 @@ impl Snapshots {
 
     /// Adds an empty store for the versioned component `info`.
     fn add(&mut self, info: &ComponentInfo) {
-        let clone = info
-            .clone
+        let clone_fn = info
+            .clone_fn
             .expect("a versioned component has a clone function");
         let at = match self
             .stores
@@ -74,7 +74,7 @@ impl Snapshots {
             at,
             Store {
                 component: info.id(),
-                clone,
+                clone_fn,
                 entities: Vec::new(),
                 values: Column::new(info),
             },
@@ -122,10 +122,10 @@ impl Storage {
                 };
                 let src = table.columns()[col].ptr_at(location.row as usize);
                 // SAFETY: the entity is live, so its row holds a valid value of the column's
-                // type, which `store.clone` is for; `&mut self` excludes writers; the store has
+                // type, which `store.clone_fn` is for; `&mut self` excludes writers; the store has
                 // room for every entity with the component (reserved above), and its column
                 // is separate memory from the table's.
-                unsafe { store.values.push_clone(src, store.clone) };
+                unsafe { store.values.push_clone(src, store.clone_fn) };
                 store.entities.push(entity);
             }
         }

@@ -1,5 +1,6 @@
 //! Proves the steady state allocates nothing: queries through a context, command recording
-//! and application (archetype moves), and the state hash.
+//! and application (archetype moves), the state hash, refreshing snapshots of a versioned
+//! component (`end_tick`), snapshot reads, and resource access.
 //!
 //! A hand-written counting global allocator counts per thread and forwards to `System`.
 
@@ -154,5 +155,126 @@ fn steady_state_allocates_nothing() {
 
     println!("world-zeroalloc iterations=100 allocs={counted}");
     println!("world-zeroalloc-hash 0x{hash:016x}");
+    assert_eq!(counted, 0, "the steady state allocated {counted} times");
+}
+
+/// The simulation clock: a hashed resource.
+#[derive(Debug)]
+struct Time {
+    tick: u64,
+}
+
+impl laige_world::StateHash for Time {
+    fn hash_state(&self, h: &mut laige_world::StateHasher) {
+        h.write_u64(self.tick);
+    }
+}
+
+/// What the snapshot reader computed: a plain resource.
+#[derive(Debug, Default)]
+struct Sum(f32);
+
+fn clock(ctx: &mut SystemContext<'_>) {
+    let before = ctx.resource::<Time>().unwrap().tick;
+    ctx.resource_mut::<Time>().unwrap().tick = before + 1;
+}
+
+/// Writes the live Pos while `old_sum` reads last tick's.
+fn drift(ctx: &mut SystemContext<'_>) {
+    ctx.each::<&mut Pos>(|_, p| p.0 += 1.0).unwrap();
+}
+
+fn old_sum(ctx: &mut SystemContext<'_>) {
+    let mut sum = 0.0;
+    ctx.each_snapshot::<Pos>(|_, p| sum += p.0).unwrap();
+    let view = ctx.snapshot_view::<Pos>().unwrap();
+    if let Some(&e) = view.entities().first() {
+        sum += ctx.snapshot::<Pos>(e).unwrap().map_or(0.0, |p| p.1);
+    }
+    ctx.resource_mut::<Sum>().unwrap().0 = sum;
+}
+
+fn versioned_setup() -> (World, [SystemId; 4]) {
+    let mut world = World::new(WorldOptions {
+        capacity: 1000,
+        seed: 0x1F05_5EED,
+        ..WorldOptions::default()
+    });
+    world.register_versioned_component::<Pos>().unwrap();
+    world.register_component::<Vel>().unwrap();
+    world.register_component::<Tag>().unwrap();
+    world.insert_hashed_resource(Time { tick: 0 }).unwrap();
+    world.insert_resource(Sum::default()).unwrap();
+    for i in 0..1000 {
+        world.spawn((Pos(i as f32, 1.0), Vel(0.0, 0.0))).unwrap();
+    }
+    let ids = [
+        world
+            .system("Clock", clock)
+            .budget_ms(1.0)
+            .writes::<Time>()
+            .register()
+            .unwrap(),
+        world
+            .system("Drift", drift)
+            .budget_ms(1.0)
+            .writes::<Pos>()
+            .register()
+            .unwrap(),
+        world
+            .system("OldSum", old_sum)
+            .budget_ms(1.0)
+            .reads_snapshot::<Pos>()
+            .writes::<Sum>()
+            .register()
+            .unwrap(),
+        world
+            .system("Tagger", tagger)
+            .budget_ms(1.0)
+            .reads::<Tag>()
+            .register()
+            .unwrap(),
+    ];
+    world.end_tick();
+    (world, ids)
+}
+
+fn versioned_tick(world: &mut World, order: &[SystemId; 4]) -> u64 {
+    let (registry, mut host) = world.split_for_run();
+    for &id in order {
+        let run: SystemFn = *registry.run(id).unwrap();
+        host.run(id, &run).unwrap();
+    }
+    world.apply_commands(order.iter().copied()).unwrap();
+    world.end_tick();
+    world.state_hash() ^ world.resource::<Sum>().unwrap().0.to_bits() as u64
+}
+
+#[test]
+fn end_tick_and_resource_access_allocate_nothing() {
+    let (mut world, order) = versioned_setup();
+    for _ in 0..200 {
+        black_box(versioned_tick(&mut world, &order));
+    }
+    let before = allocs();
+    let mut hash = 0;
+    for _ in 0..100 {
+        hash ^= black_box(versioned_tick(&mut world, &order));
+    }
+    let counted = allocs() - before;
+    assert_eq!(world.resource::<Time>().unwrap().tick, 300);
+    // The last tick summed the snapshot before it (plus one `p.1` of 1.0); this end_tick
+    // added the tick's drift: 1000 entities, +1 each.
+    let live: f32 = world
+        .snapshot_view::<Pos>()
+        .unwrap()
+        .values()
+        .iter()
+        .map(|p| p.0)
+        .sum();
+    assert_eq!(world.resource::<Sum>().unwrap().0 - 1.0 + 1000.0, live);
+
+    println!("world-zeroalloc-versioned iterations=100 allocs={counted}");
+    println!("world-zeroalloc-versioned-hash 0x{hash:016x}");
     assert_eq!(counted, 0, "the steady state allocated {counted} times");
 }
