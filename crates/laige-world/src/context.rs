@@ -26,6 +26,9 @@ pub struct SystemMeta {
     /// The components it declared snapshot reads of (the previous tick's value; not
     /// readable through live queries).
     pub reads_snapshot: ComponentSet,
+    /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
+    /// the system touches only tables that hold them all.
+    pub matching: ComponentSet,
 }
 
 impl SystemMeta {
@@ -38,6 +41,7 @@ impl SystemMeta {
             writes: *record.writes(),
             reads_fresh: *record.reads_fresh(),
             reads_snapshot: *record.reads_snapshot(),
+            matching: *record.matching(),
         }
     }
 
@@ -75,8 +79,10 @@ impl<'a> Queries<'a> {
     ///
     /// [`QueryError::Undeclared`] when the system did not declare an access the query needs
     /// (reads need a read or write declaration, writes a write declaration);
-    /// [`QueryError::Aliased`] for a query naming a component twice with a write. Nothing is
-    /// visited then, and `ecs/access_violation` (or `ecs/query_aliased`) is reported.
+    /// [`QueryError::Aliased`] for a query naming a component twice with a write;
+    /// [`QueryError::Unmatched`] when the system declared a table footprint
+    /// (`.matching::<T>()`) and the query does not require every component of it. Nothing is
+    /// visited then, and the error's event (`ecs/access_violation`, ...) is reported.
     pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
         // SAFETY: `Queries` is only built from a context, whose constructor guarantees that
         // the declared access is exclusive as declared; `each_in` checks `Q` against it first.
@@ -243,7 +249,18 @@ impl<'w> SystemContext<'w> {
     ///
     /// [`QueryError::Undeclared`] for the first (lowest id) hashed component or hashed
     /// resource the system did not declare (read or write): the hash reads every hashed value.
+    /// [`QueryError::Unmatched`] for a system with a table footprint (`.matching::<T>()`):
+    /// the hash visits every table.
     pub fn component_state_hash(&mut self) -> Result<u64, QueryError> {
+        // The hash visits every table, so it cannot stay inside a table footprint.
+        if let Some(component) = self.meta.matching.iter().next() {
+            let err = QueryError::Unmatched {
+                system: self.meta.name,
+                system_id: self.meta.id,
+                component: self.storage.components.get(component).name(),
+            };
+            return Err(self.storage.report(err));
+        }
         let declared = self.meta.reads.union(&self.meta.writes);
         if let Some(info) = self
             .storage

@@ -319,6 +319,18 @@ pub enum QueryError {
         /// The component's type name.
         component: &'static str,
     },
+    /// The system declared a table footprint (`.matching::<T>()`) and a query does not
+    /// require `T`, so it could visit tables outside the footprint, which the executor lets
+    /// other writers use at the same time. Event `ecs/query_unmatched` (`system`,
+    /// `system_id`, `component`).
+    Unmatched {
+        /// The system's name.
+        system: &'static str,
+        /// The system's id.
+        system_id: SystemId,
+        /// The footprint component the query does not require.
+        component: &'static str,
+    },
     /// A query names a resource type, which no entity can have. Event `ecs/query_resource`
     /// (`system`, `component`).
     ResourceInQuery {
@@ -338,6 +350,7 @@ impl QueryError {
             QueryError::NoResource { .. } => "resource_missing",
             QueryError::NotVersioned { .. } => "snapshot_unversioned",
             QueryError::ResourceInQuery { .. } => "query_resource",
+            QueryError::Unmatched { .. } => "query_unmatched",
         }
     }
 
@@ -380,6 +393,19 @@ impl QueryError {
                 ..
             } => tracing::warn!(
                 name: "ecs/resource_missing",
+                target: "laige",
+                system,
+                system_id = system_id.get(),
+                component,
+                "{}",
+                self
+            ),
+            QueryError::Unmatched {
+                system,
+                system_id,
+                component,
+            } => tracing::warn!(
+                name: "ecs/query_unmatched",
                 target: "laige",
                 system,
                 system_id = system_id.get(),
@@ -506,6 +532,15 @@ impl fmt::Display for QueryError {
                 f,
                 "system `{system}` asked for resource `{component}`, which the world does not \
                  hold: insert it during setup with `world.insert_resource(..)`"
+            ),
+            QueryError::Unmatched {
+                system, component, ..
+            } => write!(
+                f,
+                "system `{system}` declared `.matching::<{component}>()`, so every table it \
+                 touches must hold `{component}`, but this access could visit tables without \
+                 it: add `With<{component}>` (or `&{component}`) to the query (the state hash \
+                 visits every table, so a hashing system cannot declare `matching`)"
             ),
             QueryError::NotVersioned { system, component } => {
                 if let Some(system) = system {

@@ -200,6 +200,23 @@ impl<'a> QueryDesc<'a> {
         Ok(Some(id))
     }
 
+    /// Checks that the query stays inside the system's table footprint: it requires every
+    /// component the system declared `matching` (snapshot reads visit no table, so they do
+    /// not count either way).
+    pub(crate) fn check_footprint(&self) -> Result<(), QueryError> {
+        let Some(meta) = self.declared else {
+            return Ok(());
+        };
+        match meta.matching.difference(&self.required).iter().next() {
+            Some(component) => Err(QueryError::Unmatched {
+                system: meta.name,
+                system_id: meta.id,
+                component: self.components.get(component).name(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Checks a snapshot read of `T`, which records no live access; see
     /// [`snapshot_of`](crate::snapshot::snapshot_of).
     pub(crate) fn snapshot<T: Send + Sync + 'static>(

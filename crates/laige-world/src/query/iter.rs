@@ -10,7 +10,7 @@ fn prepare<'a, Q: Query>(
     declared: Option<&'a SystemMeta>,
 ) -> Result<(Q::State, QueryDesc<'a>), QueryError> {
     let mut desc = QueryDesc::new(storage, declared);
-    match Q::init(&mut desc) {
+    match Q::init(&mut desc).and_then(|state| desc.check_footprint().map(|()| state)) {
         Ok(state) => Ok((state, desc)),
         Err(err) => Err(storage.report(err)),
     }

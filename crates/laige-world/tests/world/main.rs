@@ -8,6 +8,7 @@ mod archetypes;
 mod commands;
 mod components;
 mod entities;
+mod footprints;
 mod model;
 mod prng;
 mod queries;
