@@ -90,5 +90,6 @@ pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Query, With, Without};
 pub use run::{SchedulingError, TickError};
+pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;
 pub use world::{SystemBuilder, SystemState, World};

@@ -23,6 +23,7 @@ pub(crate) struct Runtime {
     layout: Option<Layout>,
     executor: Option<Executor>,
     plan: Option<CachedPlan>,
+    ticked: bool,
 }
 
 #[derive(Debug)]
@@ -39,6 +40,7 @@ impl Runtime {
             layout: None,
             executor: None,
             plan: None,
+            ticked: false,
         }
     }
 }
@@ -46,6 +48,9 @@ impl Runtime {
 /// Why [`World::schedule`] produced no schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+// `ScheduleError` is large by design (scheduling never allocates, not even for its
+// errors); this is returned once, at setup.
+#[allow(clippy::large_enum_variant)]
 pub enum SchedulingError {
     /// The flat laige rules failed (no layout set).
     Flat(ScheduleError),
@@ -119,6 +124,7 @@ impl World {
     /// # Errors
     ///
     /// The first failing check; its event is emitted too.
+    #[allow(clippy::result_large_err)] // see `SchedulingError`
     pub fn schedule(&self) -> Result<Schedule, SchedulingError> {
         match &self.runtime.layout {
             None => laige_scheduler::schedule(&self.registry).map_err(SchedulingError::Flat),
@@ -129,7 +135,9 @@ impl World {
 
     /// Runs every system of `schedule` once: one tick's system phase. Track by track, on
     /// the parallel executor if one is set ([`World::use_executor`]) or one at a time
-    /// otherwise; each track's commands are applied after it, in schedule order.
+    /// otherwise; each track's commands are applied after it, in schedule order. Then the
+    /// versioned components' snapshots are refreshed ([`World::end_tick`]), so next tick's
+    /// snapshot readers see this tick's final values.
     ///
     /// # Errors
     ///
@@ -137,6 +145,11 @@ impl World {
     /// failure to apply commands.
     pub fn run_systems(&mut self, schedule: &Schedule) -> Result<(), TickError> {
         laige_runner::check(schedule, &self.registry)?;
+        if !self.runtime.ticked {
+            // Snapshot readers of the first tick see the state the world was set up with.
+            self.end_tick();
+            self.runtime.ticked = true;
+        }
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
             if self.runtime.executor.is_some() {
@@ -153,6 +166,7 @@ impl World {
                 first_error.get_or_insert(TickError::Apply(err));
             }
         }
+        self.end_tick();
         first_error.map_or(Ok(()), Err)
     }
 
@@ -227,7 +241,10 @@ impl World {
         shared.iter().any(|c| {
             let mut needed = footprint;
             needed.insert(c);
-            self.storage.archetypes().iter().any(|arch| needed.is_subset(arch.signature()))
+            self.storage
+                .archetypes()
+                .iter()
+                .any(|arch| needed.is_subset(arch.signature()))
         })
     }
 

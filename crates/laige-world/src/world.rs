@@ -269,7 +269,9 @@ impl World {
     /// 2. per live entity in ascending index: index, generation, its component count, then
     ///    per component in ascending id: the id, followed for a hashed component by the words
     ///    of its [`StateHash`](crate::StateHash);
-    /// 3. the registered system count, then per system in ascending id: the id, 1 and the
+    /// 3. per hashed resource in ascending id: the id, then the words of its
+    ///    [`StateHash`](crate::StateHash) (nothing when the world holds none);
+    /// 4. the registered system count, then per system in ascending id: the id, 1 and the
     ///    PRNG's seed and two state words when it has a substream, else 0.
     ///
     /// Row layout, archetype ids and slot-reuse history do not enter it, only the live
@@ -294,7 +296,7 @@ impl World {
         h.finish()
     }
 
-    /// Parts 1 and 2 of [`World::state_hash`]: the components only, no PRNG state.
+    /// Parts 1 to 3 of [`World::state_hash`]: components and hashed resources, no PRNG state.
     pub fn component_state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
         self.storage.hash_components(&mut h);

@@ -123,9 +123,10 @@ impl SystemBuilder<'_> {
         self.io::<T>(Access::ReadFresh)
     }
 
-    /// Declares that the system reads the previous tick's value of the versioned `T`.
-    /// Snapshot storage is not implemented yet: live queries of `T` are refused for such a
-    /// system ([`QueryError::Undeclared`](crate::QueryError::Undeclared)).
+    /// Declares that the system reads the previous tick's value of the versioned `T`,
+    /// through the snapshot API (`ctx.snapshot`, `ctx.each_snapshot`, `Snapshot<&T>`).
+    /// Live queries of `T` stay refused for such a system: it sees a frozen copy, which is
+    /// why it never conflicts with `T`'s writers.
     pub fn reads_snapshot<T: 'static>(self) -> Self {
         self.io::<T>(Access::ReadSnapshot)
     }
