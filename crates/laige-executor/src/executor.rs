@@ -9,6 +9,7 @@ use crate::error::{ExecError, PanicMessage};
 use crate::host::SharedHost;
 use crate::plan::Plan;
 use crate::pool::{Job, Pool, drop_payload};
+use crate::sync::Liveness;
 
 /// Auto mode runs a track in parallel once its measured work reaches this many nanoseconds.
 ///
@@ -190,6 +191,7 @@ impl Executor {
                     run: run_erased::<R, H>,
                     timed: timed || sample,
                     record: timed,
+                    alive: Liveness::default(),
                 };
                 // SAFETY: `plan` and `ctx` (with the `runs` and `host` it borrows) outlive
                 // this call; `t` is a track of `plan` (checked above) and `base`/`len` its span;

@@ -8,7 +8,7 @@
 //!
 //! A track run, seen from the calling thread ([`Pool::run`]):
 //! 1. reset the per-track atomics (no worker is inside a track, see 5);
-//! 2. store the job pointer, then bump the epoch and set `open` in one `SeqCst` RMW, and
+//! 2. store the job pointer, then bump the epoch and set `open` in one releasing RMW, and
 //!    unpark the workers that went to sleep;
 //! 3. work like any worker until every system of the track has run (`remaining == 0`);
 //! 4. clear `open`;
@@ -36,7 +36,8 @@ use laige_registry::{MAX_SYSTEMS, SystemId};
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::plan::{Plan, WORDS};
 use crate::sync::{
-    Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Ordering, thread,
+    Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
+    fence, thread,
 };
 
 const ACTIVE_MASK: u64 = 0xFFFF;
@@ -81,6 +82,8 @@ pub(crate) struct Job {
     pub(crate) timed: bool,
     /// Whether to store each system's duration (needs `timed`).
     pub(crate) record: bool,
+    /// Where the job's lifetime is visible to loom.
+    pub(crate) alive: Liveness,
 }
 
 /// A thread's earliest panic of the current track, written only by its owner during the
@@ -159,8 +162,11 @@ impl Pool {
         let workers = (1..threads)
             .map(|me| {
                 let shared = Arc::clone(&shared);
-                thread::Builder::new()
-                    .name(format!("laige-exec-{me}"))
+                let builder = thread::Builder::new().name(format!("laige-exec-{me}"));
+                // Loom runs threads on small coroutine stacks; a panic report needs more.
+                #[cfg(loom)]
+                let builder = builder.stack_size(1 << 20);
+                builder
                     .spawn(move || worker_main(&shared, me))
                     .expect("the executor could not start a worker thread")
             })
@@ -221,12 +227,14 @@ impl Pool {
         shared
             .job
             .store(std::ptr::from_ref(job).cast_mut(), Ordering::Relaxed);
-        // 2. Publish. The release half hands the stores above to every worker that joins
-        // (its CAS reads this value or a later RMW of the same release sequence); `SeqCst`
-        // orders it against the `sleeping` flags below (see `wait_for_track`).
-        shared.state.fetch_add(EPOCH_ONE | OPEN, Ordering::SeqCst);
+        // 2. Publish. The release hands the stores above to every worker that joins (it
+        // reads this value, or a later RMW of its release sequence, with acquire). The fence
+        // orders the publish before the `sleeping` loads (see `wait_for_track`).
+        shared.state.fetch_add(EPOCH_ONE | OPEN, Ordering::Release);
+        fence(Ordering::SeqCst);
         for (worker, slot) in self.workers.iter().zip(&shared.slots[1..]) {
-            if slot.sleeping.load(Ordering::SeqCst) && slot.sleeping.swap(false, Ordering::SeqCst) {
+            if slot.sleeping.load(Ordering::Relaxed) && slot.sleeping.swap(false, Ordering::Relaxed)
+            {
                 worker.thread().unpark();
             }
         }
@@ -240,6 +248,7 @@ impl Pool {
             backoff.snooze();
         }
         shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        job.alive.retire();
         (shared.busy.load(Ordering::Relaxed), shared.take_panic())
     }
 }
@@ -337,9 +346,11 @@ fn worker_main(shared: &Shared, me: usize) {
         // `active` from our successful CAS until the `fetch_sub` below, and the caller stores
         // another job pointer only in a later `run`, which starts after this one returned.
         let job = unsafe { &*shared.job.load(Ordering::Relaxed) };
+        job.alive.touch();
         // SAFETY: as for `job`: `Pool::run`'s caller keeps the plan alive until it returns.
         let plan = unsafe { &*job.plan };
         work(shared, job, plan, me);
+        job.alive.touch();
         shared.state.fetch_sub(1, Ordering::Release);
     }
 }
@@ -361,10 +372,12 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
             continue;
         }
         // Dekker with `Pool::run`: we store `sleeping` then load the state, it stores the
-        // state then loads `sleeping`, all `SeqCst`. Either we see the new epoch here, or it
-        // sees us asleep and unparks us (a token that arrives before `park` is kept).
-        sleeping.store(true, Ordering::SeqCst);
-        let state = shared.state.load(Ordering::SeqCst);
+        // state then loads `sleeping`, with a `SeqCst` fence between each pair. The fences are
+        // totally ordered, so either we see the new epoch here, or it sees us asleep and
+        // unparks us (a token that arrives before `park` is kept).
+        sleeping.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let state = shared.state.load(Ordering::Acquire);
         if news(state) {
             sleeping.store(false, Ordering::Relaxed);
             return state;

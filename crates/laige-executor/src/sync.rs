@@ -8,7 +8,7 @@
 pub(crate) use loom::{
     hint::spin_loop,
     sync::Arc,
-    sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering},
+    sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering, fence},
     thread,
 };
 
@@ -16,7 +16,7 @@ pub(crate) use loom::{
 pub(crate) use std::{
     hint::spin_loop,
     sync::Arc,
-    sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering},
+    sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering, fence},
     thread,
 };
 
@@ -69,5 +69,31 @@ impl Backoff {
     /// Starts over.
     pub(crate) fn reset(&mut self) {
         self.spins = 0;
+    }
+}
+
+/// Marks the lifetime of a value that threads borrow through a raw pointer (the job on the
+/// caller's stack). Free in normal builds; under loom, a cell that workers read while they
+/// use the job and the owner writes when the job dies, so loom reports any worker access
+/// that is not ordered before the end of [`Pool::run`](crate::pool::Pool::run).
+#[derive(Debug, Default)]
+pub(crate) struct Liveness {
+    #[cfg(loom)]
+    cell: loom::cell::UnsafeCell<()>,
+}
+
+impl Liveness {
+    /// A borrower still uses the value.
+    #[inline]
+    pub(crate) fn touch(&self) {
+        #[cfg(loom)]
+        self.cell.with(|_| ());
+    }
+
+    /// The owner is done with the value: every borrower must have finished.
+    #[inline]
+    pub(crate) fn retire(&self) {
+        #[cfg(loom)]
+        self.cell.with_mut(|_| ());
     }
 }
