@@ -46,7 +46,10 @@ fn swap_ce(ctx: &mut SystemContext<'_>) {
 /// with their footprints declared they run at once; `ce.after_weak("cd")` fixes their
 /// order for where they would overlap.
 fn w1_world() -> (World, Schedule) {
-    let mut world = World::new(WorldOptions { capacity: 40_000, ..WorldOptions::default() });
+    let mut world = World::new(WorldOptions {
+        capacity: 40_000,
+        ..WorldOptions::default()
+    });
     for register in [
         World::register_component::<A>,
         World::register_component::<B>,
@@ -63,8 +66,24 @@ fn w1_world() -> (World, Schedule) {
         world.spawn((A(1.0), B(2.0), C(3.0), E(5.0))).unwrap();
     }
     world.set_layout(Layout::new().dag("Main", "W1", &["Update"], "Update"));
-    world.system("ab", swap_ab).budget_ms(1.0).writes::<A>().writes::<B>().matching::<A>().matching::<B>().register().unwrap();
-    world.system("cd", swap_cd).budget_ms(1.0).writes::<C>().writes::<D>().matching::<C>().matching::<D>().register().unwrap();
+    world
+        .system("ab", swap_ab)
+        .budget_ms(1.0)
+        .writes::<A>()
+        .writes::<B>()
+        .matching::<A>()
+        .matching::<B>()
+        .register()
+        .unwrap();
+    world
+        .system("cd", swap_cd)
+        .budget_ms(1.0)
+        .writes::<C>()
+        .writes::<D>()
+        .matching::<C>()
+        .matching::<D>()
+        .register()
+        .unwrap();
     world
         .system("ce", swap_ce)
         .budget_ms(1.0)
@@ -105,11 +124,21 @@ fn w1(c: &mut Criterion) {
     for (label, threads) in [("sequential", 0), ("parallel-2", 2), ("auto-2", 2)] {
         let (mut world, schedule) = w1_world();
         if threads > 0 {
-            let mode = if label.starts_with("auto") { Mode::Auto } else { Mode::Parallel };
-            world.use_executor(ExecutorOptions { threads, mode, ..Default::default() });
+            let mode = if label.starts_with("auto") {
+                Mode::Auto
+            } else {
+                Mode::Parallel
+            };
+            world.use_executor(ExecutorOptions {
+                threads,
+                mode,
+                ..Default::default()
+            });
         }
         check_w1(&mut world, &schedule);
-        group.bench_function(label, |b| b.iter(|| world.run_systems(black_box(&schedule)).unwrap()));
+        group.bench_function(label, |b| {
+            b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
+        });
     }
     group.finish();
 }
@@ -147,7 +176,10 @@ fn hash_state(ctx: &mut SystemContext<'_>) {
 /// sim_tick: 10,000 entities, 2,000 moving on a 50 × 50 grid; a move system (1 ms) and a
 /// state-hash system (2 ms).
 fn sim_tick(c: &mut Criterion) {
-    let mut world = World::new(WorldOptions { capacity: 10_000, ..WorldOptions::default() });
+    let mut world = World::new(WorldOptions {
+        capacity: 10_000,
+        ..WorldOptions::default()
+    });
     world.register_hashed_component::<Pos2>().unwrap();
     world.register_hashed_component::<Vel2>().unwrap();
     for i in 0..10_000u32 {
@@ -159,10 +191,24 @@ fn sim_tick(c: &mut Criterion) {
             world.spawn(()).unwrap();
         }
     }
-    world.system("BenchMove", move_bodies).budget_ms(1.0).writes::<Pos2>().reads::<Vel2>().register().unwrap();
-    world.system("BenchHash", hash_state).budget_ms(2.0).reads::<Pos2>().reads::<Vel2>().register().unwrap();
+    world
+        .system("BenchMove", move_bodies)
+        .budget_ms(1.0)
+        .writes::<Pos2>()
+        .reads::<Vel2>()
+        .register()
+        .unwrap();
+    world
+        .system("BenchHash", hash_state)
+        .budget_ms(2.0)
+        .reads::<Pos2>()
+        .reads::<Vel2>()
+        .register()
+        .unwrap();
     let schedule = world.schedule().unwrap();
-    c.bench_function("sim-tick", |b| b.iter(|| world.run_systems(black_box(&schedule)).unwrap()));
+    c.bench_function("sim-tick", |b| {
+        b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
+    });
 }
 
 macro_rules! markers {
@@ -179,14 +225,20 @@ macro_rules! markers {
         }
     };
 }
-markers!(Ma, Mb, Mc, Md, Me, Mf, Mg, Mh, Mi, Mj, Mk, Ml, Mm, Mn, Mo, Mp, Mq, Mr, Ms, Mt, Mu, Mv, Mw, Mx, My, Mz);
+markers!(
+    Ma, Mb, Mc, Md, Me, Mf, Mg, Mh, Mi, Mj, Mk, Ml, Mm, Mn, Mo, Mp, Mq, Mr, Ms, Mt, Mu, Mv, Mw, Mx,
+    My, Mz
+);
 
 /// frag_iter: 26 archetypes of 20 entities; `data *= 2` over all 520, against a plain loop
 /// over 26 `Vec`s of 20.
 fn frag_iter(c: &mut Criterion) {
     let mut group = c.benchmark_group("frag-iter");
     let mut world = frag_world();
-    assert_eq!(world.archetypes().iter().filter(|a| !a.is_empty()).count(), 26);
+    assert_eq!(
+        world.archetypes().iter().filter(|a| !a.is_empty()).count(),
+        26
+    );
     group.bench_function("laige-each", |b| {
         b.iter(|| world.each::<&mut Data>(|_, d| d.0 *= 2.0).unwrap());
     });
@@ -227,7 +279,9 @@ fn invert(m: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
         row[i] = 1.0;
     }
     for col in 0..4 {
-        let pivot = (col..4).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs())).unwrap_or(col);
+        let pivot = (col..4)
+            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+            .unwrap_or(col);
         a.swap(col, pivot);
         inv.swap(col, pivot);
         let p = a[col][col];
@@ -270,16 +324,32 @@ fn heavy_world() -> (World, Schedule) {
     world.register_component::<Matrix>().unwrap();
     world.register_component::<GroupA>().unwrap();
     world.register_component::<GroupB>().unwrap();
-    let rotation = Matrix([[0.0, -1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]);
+    let rotation = Matrix([
+        [0.0, -1.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]);
     for i in 0..1_000 {
         if i % 2 == 0 {
-            world.spawn((Point([1.0, 0.0, 0.0]), rotation, GroupA(0.0))).unwrap();
+            world
+                .spawn((Point([1.0, 0.0, 0.0]), rotation, GroupA(0.0)))
+                .unwrap();
         } else {
-            world.spawn((Point([1.0, 0.0, 0.0]), rotation, GroupB(0.0))).unwrap();
+            world
+                .spawn((Point([1.0, 0.0, 0.0]), rotation, GroupB(0.0)))
+                .unwrap();
         }
     }
     world.set_layout(Layout::new().dag("Main", "Heavy", &["Update"], "Update"));
-    world.system("HeavyA", heavy).budget_ms(5.0).writes::<Point>().reads::<Matrix>().matching::<GroupA>().register().unwrap();
+    world
+        .system("HeavyA", heavy)
+        .budget_ms(5.0)
+        .writes::<Point>()
+        .reads::<Matrix>()
+        .matching::<GroupA>()
+        .register()
+        .unwrap();
     world
         .system("HeavyB", heavy)
         .budget_ms(5.0)
@@ -299,9 +369,15 @@ fn heavy_compute(c: &mut Criterion) {
     for (label, threads) in [("sequential", 0), ("parallel-2", 2)] {
         let (mut world, schedule) = heavy_world();
         if threads > 0 {
-            world.use_executor(ExecutorOptions { threads, mode: Mode::Parallel, ..Default::default() });
+            world.use_executor(ExecutorOptions {
+                threads,
+                mode: Mode::Parallel,
+                ..Default::default()
+            });
         }
-        group.bench_function(label, |b| b.iter(|| world.run_systems(black_box(&schedule)).unwrap()));
+        group.bench_function(label, |b| {
+            b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
+        });
     }
     group.finish();
 }

@@ -10,10 +10,18 @@ const PARTICLES: u32 = 600;
 const TICKS: u32 = 1_000;
 
 fn run(seed: u64, threads: Option<usize>) -> u64 {
-    let config = DemoConfig { particles: PARTICLES, seed };
-    let (mut world, schedule) = demo::build(config, WorldOptions::default()).expect("the demo builds");
+    let config = DemoConfig {
+        particles: PARTICLES,
+        seed,
+    };
+    let (mut world, schedule) =
+        demo::build(config, WorldOptions::default()).expect("the demo builds");
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions { threads, mode: Mode::Parallel, ..Default::default() });
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..Default::default()
+        });
     }
     demo::run(&mut world, &schedule, TICKS).expect("the demo runs")
 }
@@ -45,7 +53,10 @@ fn every_worker_count_matches_the_sequential_runner() {
 #[test]
 fn the_demo_hash_changes_every_tick() {
     // A simulation that stood still would make the tests above vacuous.
-    let config = DemoConfig { particles: PARTICLES, seed: 7 };
+    let config = DemoConfig {
+        particles: PARTICLES,
+        seed: 7,
+    };
     let (mut world, schedule) = demo::build(config, WorldOptions::default()).unwrap();
     let mut last = world.state_hash();
     for _ in 0..5 {

@@ -2,10 +2,14 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
 }
+
+/// Every thread's allocations, for code that runs on worker threads too.
+static ALL_THREADS: AtomicU64 = AtomicU64::new(0);
 
 /// Forwards to the system allocator and counts `alloc`, `alloc_zeroed` and `realloc`
 /// calls per thread, so tests running in parallel do not pollute each other's counts.
@@ -25,6 +29,7 @@ pub struct CountingAlloc;
 fn bump() {
     // `try_with`: allocations during thread teardown must not panic.
     let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    ALL_THREADS.fetch_add(1, Ordering::Relaxed);
 }
 
 // SAFETY: every method forwards to `System` with the caller's own layout and pointer, so
@@ -66,4 +71,11 @@ pub fn count_allocations<T>(f: impl FnOnce() -> T) -> (T, u64) {
     let before = allocations();
     let out = f();
     (out, allocations() - before)
+}
+
+/// Allocations made by every thread of the process so far (only counted where
+/// [`CountingAlloc`] is the global allocator). Other tests of the same binary running in
+/// parallel count too, so use it in a binary with a single test.
+pub fn allocations_all_threads() -> u64 {
+    ALL_THREADS.load(Ordering::Relaxed)
 }

@@ -6,8 +6,8 @@ use std::sync::Once;
 
 use tracing::field::{Field, Visit};
 use tracing::{Level, Metadata, Subscriber};
-use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;
+use tracing_subscriber::layer::{Context, SubscriberExt};
 
 /// One captured event: level, name (`subsystem/event`), fields sorted by key, and message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +25,10 @@ pub struct Event {
 impl Event {
     /// The value of field `key`, if present.
     pub fn field(&self, key: &str) -> Option<&str> {
-        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 

@@ -25,5 +25,5 @@
 mod alloc;
 mod capture;
 
-pub use alloc::{CountingAlloc, allocations, count_allocations};
+pub use alloc::{CountingAlloc, allocations, allocations_all_threads, count_allocations};
 pub use capture::{Event, capture, render, render_with_messages};
