@@ -7,7 +7,10 @@
 
 use std::fmt;
 
-use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
+use laige_diag::{EventKey, Severity, Subsystem};
+use laige_executor::{
+    ChosenMode, ExecError, Executor, ExecutorOptions, PanicMessage, Plan, SharedHost,
+};
 use laige_registry::{Registry, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
 use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
@@ -77,6 +80,15 @@ pub enum TickError {
     Run(RunError),
     /// A system panicked on the executor; the rest of its track still ran and the next tick
     /// runs normally. That system's commands of this tick were discarded.
+    Panicked {
+        /// The system.
+        system: SystemId,
+        /// Its registration name.
+        name: &'static str,
+        /// Its panic message, when the payload was text (truncated, never allocated).
+        message: PanicMessage,
+    },
+    /// The executor refused the track before running anything.
     Exec(ExecError),
     /// Applying commands failed.
     Apply(WorldError),
@@ -86,6 +98,13 @@ impl fmt::Display for TickError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TickError::Run(err) => err.fmt(f),
+            TickError::Panicked { name, message, .. } => write!(
+                f,
+                "system `{name}` panicked: {}: the rest of its track ran and its commands of \
+                 this tick were dropped; the next tick runs normally. Fix the system, or handle \
+                 the failure inside it",
+                message.as_str()
+            ),
             TickError::Exec(err) => err.fmt(f),
             TickError::Apply(err) => err.fmt(f),
         }
@@ -154,7 +173,7 @@ impl World {
         for (t, track) in schedule.tracks().enumerate() {
             if self.runtime.executor.is_some() {
                 if let Err(err) = self.run_track_parallel(schedule, t) {
-                    first_error.get_or_insert(TickError::Exec(err));
+                    first_error.get_or_insert(self.name_exec_error(err));
                 }
             } else {
                 let mut host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
@@ -217,6 +236,31 @@ impl World {
             }
         }
         res.map(|_| ())
+    }
+
+    /// Names a panicked system (the executor knows only ids) and reports it.
+    fn name_exec_error(&self, err: ExecError) -> TickError {
+        let ExecError::SystemPanicked { system, message } = err else {
+            return TickError::Exec(err);
+        };
+        let name = self.registry.get(system).map_or("?", |it| it.name());
+        let err = TickError::Panicked {
+            system,
+            name,
+            message,
+        };
+        let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
+        self.registry.diagnostics().report(key, || {
+            tracing::error!(
+                name: "system/system_panicked",
+                target: "laige",
+                system = name,
+                id = system.get(),
+                message = message.as_str(),
+                "{err}"
+            );
+        });
+        err
     }
 
     /// Whether systems `a` and `b` may touch the same data now: one writes a component the
