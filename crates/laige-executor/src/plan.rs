@@ -155,14 +155,16 @@ impl Plan {
 
     /// The plan of `schedule` with the conflict predicate of the laige flat model: two
     /// systems conflict when one writes a component the other reads or writes, as declared
-    /// in their [`SystemRecord`](laige_registry::SystemRecord)s. A system the registry does
-    /// not know conflicts with every other one.
+    /// in their [`SystemRecord`](laige_registry::SystemRecord)s (`reads()` and `writes()`;
+    /// snapshot reads see a frozen copy and conflict with nothing). A system the registry
+    /// does not know conflicts with every other one.
     pub fn build_from_access<R>(schedule: &Schedule, registry: &Registry<R>) -> Plan {
         let records = registry.records();
         Plan::build(schedule, |a, b| {
             match (records.get(a.index()), records.get(b.index())) {
                 (Some(a), Some(b)) => {
-                    a.writes().intersects(&b.touches()) || b.writes().intersects(a.reads())
+                    a.writes().intersects(&b.writes().union(b.reads()))
+                        || b.writes().intersects(a.reads())
                 }
                 _ => true,
             }

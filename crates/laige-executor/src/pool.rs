@@ -114,6 +114,7 @@ pub(crate) struct Shared {
     slots: Box<[CachePadded<Slot>]>,
     clock: quanta::Clock,
     threads: u32,
+    started: AtomicU32,
 }
 
 /// The persistent workers and the state they share.
@@ -158,6 +159,7 @@ impl Pool {
                 .collect(),
             clock,
             threads: threads as u32,
+            started: AtomicU32::new(0),
         });
         let workers = (1..threads)
             .map(|me| {
@@ -171,6 +173,12 @@ impl Pool {
                     .expect("the executor could not start a worker thread")
             })
             .collect();
+        // Wait until every worker runs: a thread's start-up allocates (its name, signal
+        // stack), and that must not land inside the first ticks.
+        let mut backoff = Backoff::default();
+        while shared.started.load(Ordering::Acquire) < threads as u32 - 1 {
+            backoff.snooze();
+        }
         Pool { shared, workers }
     }
 
@@ -313,6 +321,7 @@ impl Shared {
 
 /// A worker thread: wait for a track, join it, work, leave; until shutdown.
 fn worker_main(shared: &Shared, me: usize) {
+    shared.started.fetch_add(1, Ordering::Release);
     let mut seen = 0;
     loop {
         let state = wait_for_track(shared, me, seen);

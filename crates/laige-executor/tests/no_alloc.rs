@@ -1,0 +1,153 @@
+//! Zero allocation per tick, counted on every thread of the process.
+//!
+//! `laige_testkit::CountingAlloc` counts per thread, which misses the workers; this binary
+//! counts in one process-wide atomic instead, so it runs without the test harness (no other
+//! test, and no harness thread, allocates while it counts).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use laige_executor::{ChosenMode, Executor, ExecutorOptions, Mode, Plan, SharedHost};
+use laige_registry::SystemId;
+use laige_scheduler::Schedule;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// Forwards to `System`, counting every allocation of every thread.
+struct GlobalCount;
+
+// SAFETY: every method forwards to `System` with the caller's own layout and pointer, so
+// `System`'s guarantees carry over; counting touches only an atomic, which never allocates.
+unsafe impl GlobalAlloc for GlobalCount {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as in `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` through this allocator with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: `ptr` came from `System` with `layout`; the caller upholds `new_size`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: GlobalCount = GlobalCount;
+
+/// Counts runs and burns a little time, so both threads get work.
+struct Host {
+    runs: [AtomicU64; 10],
+    /// Runs on a thread other than `main`, so the count covers workers that did work.
+    on_workers: AtomicU64,
+}
+
+thread_local! {
+    static MAIN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+// SAFETY: only atomics are touched.
+unsafe impl SharedHost<u32> for Host {
+    unsafe fn run_system(&self, id: SystemId, spin: &u32) {
+        let mut x = 0u32;
+        for i in 0..*spin {
+            x = std::hint::black_box(x.wrapping_add(i));
+        }
+        self.runs[id.index()].fetch_add(1, Ordering::Relaxed);
+        if !MAIN.with(std::cell::Cell::get) {
+            self.on_workers.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+fn id(value: u32) -> SystemId {
+    SystemId::new(value).unwrap()
+}
+
+/// Runs `ticks` ticks and returns how many allocations all threads made meanwhile.
+fn count(executor: &mut Executor, plan: &Plan, runs: &[u32], host: &Host, ticks: u32) -> u64 {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for _ in 0..ticks {
+        let report = executor.run_track(plan, 0, runs, host).unwrap();
+        assert!(report.mode == ChosenMode::Parallel || executor.options().mode != Mode::Parallel);
+    }
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+fn main() {
+    MAIN.with(|it| it.set(true));
+    // A 10-system DAG with fan-out and fan-in: 1 → {2, 3, 4}; {2, 3} → 5; 4 → 6;
+    // {5, 6} → 7; 8, 9 and 10 are free.
+    let order: Vec<SystemId> = (1..=10).map(id).collect();
+    let schedule = Schedule::hand_built(10, &order);
+    let edges = [
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 5),
+        (3, 5),
+        (4, 6),
+        (5, 7),
+        (6, 7),
+    ];
+    let plan = Plan::build(&schedule, |a, b| edges.contains(&(a.get(), b.get())));
+    let runs = [200u32; 10];
+    let host = Host {
+        runs: std::array::from_fn(|_| AtomicU64::new(0)),
+        on_workers: AtomicU64::new(0),
+    };
+    for (mode, time_systems) in [
+        (Mode::Parallel, false),
+        (Mode::Parallel, true),
+        (Mode::Auto, true),
+        (Mode::Sequential, true),
+    ] {
+        let mut executor = Executor::new(ExecutorOptions {
+            threads: 2,
+            mode,
+            time_systems,
+        });
+        // Warm up: first-use thread-locals, the clock's calibration.
+        count(&mut executor, &plan, &runs, &host, 20);
+        let before = host.on_workers.load(Ordering::Relaxed);
+        let mut ticks = 100;
+        let mut allocs = count(&mut executor, &plan, &runs, &host, 100);
+        // On a loaded machine the worker may not get a core for a while: go on (still
+        // counting) until it has run something, so the count covers a worker that worked.
+        while mode == Mode::Parallel
+            && host.on_workers.load(Ordering::Relaxed) == before
+            && ticks < 10_000
+        {
+            allocs += count(&mut executor, &plan, &runs, &host, 100);
+            ticks += 100;
+        }
+        let worker_runs = host.on_workers.load(Ordering::Relaxed) - before;
+        // And once more after the worker had time to park: waking it allocates nothing.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        allocs += count(&mut executor, &plan, &runs, &host, 1);
+        println!(
+            "executor-zeroalloc ticks={ticks} threads=2 mode={mode:?} time_systems={time_systems} \
+             allocs={allocs} worker_runs={worker_runs}"
+        );
+        assert_eq!(allocs, 0, "{mode:?}: a tick allocated");
+        if mode == Mode::Parallel {
+            assert!(worker_runs > 0, "the worker never ran a system");
+        }
+    }
+    assert!(
+        host.runs
+            .iter()
+            .all(|it| it.load(Ordering::Relaxed) == 4 * 121)
+    );
+}

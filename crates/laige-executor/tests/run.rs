@@ -1,0 +1,389 @@
+//! Running plans: ordering, real concurrency, panics, modes, timing and errors.
+
+mod common;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Recorder, Run, busy, chain_registry, empty, id, plain_registry, random_graph};
+use laige_executor::{
+    ChosenMode, EdgeReason, ExecError, Executor, ExecutorOptions, Mode, PanicMessage, Plan,
+    SharedHost,
+};
+use laige_registry::SystemId;
+use laige_scheduler::{Schedule, schedule};
+use rstest::rstest;
+
+fn executor(threads: usize, mode: Mode) -> Executor {
+    Executor::new(ExecutorOptions {
+        threads,
+        mode,
+        time_systems: false,
+    })
+}
+
+/// Every system runs exactly once per tick, and every pair the plan orders (directly or by
+/// reduction) runs in that order, for random DAGs and any worker count.
+#[rstest]
+fn random_dags_run_each_system_once_in_plan_order(
+    #[values(1, 2, 4, 8)] threads: usize,
+    #[values(Mode::Parallel, Mode::Auto)] mode: Mode,
+) {
+    let mut executor = executor(threads, mode);
+    for seed in 0..40 {
+        let (graph, spin) = random_graph(seed, 40);
+        let schedule = schedule(&graph.registry).unwrap();
+        let plan = Plan::build_from_access(&schedule, &graph.registry);
+        let host = Recorder::with_spin(spin);
+        let order = plan.track(0);
+        for tick in 1..=5 {
+            executor
+                .run_track(&plan, 0, graph.registry.runs(), &host)
+                .unwrap();
+            for (j, &b) in order.iter().enumerate() {
+                assert_eq!(host.runs(b), tick, "seed {seed}: {b} ran once per tick");
+                for &a in &order[..j] {
+                    if plan.edge_reason(a, b) != EdgeReason::None {
+                        assert!(
+                            host.end(a) < host.start(b),
+                            "seed {seed}, {threads} threads: {a} must end before {b} starts"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Two systems that can only finish together: each waits (up to 2 s) for the other to
+/// start. They pass only if the executor really runs them at the same time.
+struct Rendezvous {
+    arrived: AtomicU32,
+    met: [AtomicU32; 2],
+}
+
+// SAFETY: only atomics are touched.
+unsafe impl SharedHost<()> for Rendezvous {
+    unsafe fn run_system(&self, id: SystemId, _: &()) {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while self.arrived.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+            std::hint::spin_loop();
+        }
+        if self.arrived.load(Ordering::SeqCst) == 2 {
+            self.met[id.index()].fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[rstest]
+fn unordered_systems_really_run_at_the_same_time(#[values(2, 4)] threads: usize) {
+    let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
+    let plan = Plan::build(&schedule, |_, _| false);
+    let mut executor = executor(threads, Mode::Parallel);
+    let host = Rendezvous {
+        arrived: AtomicU32::new(0),
+        met: [AtomicU32::new(0), AtomicU32::new(0)],
+    };
+    for tick in 1..=10 {
+        host.arrived.store(0, Ordering::SeqCst);
+        executor.run_track(&plan, 0, &[(), ()], &host).unwrap();
+        assert_eq!(host.met[0].load(Ordering::SeqCst), tick, "tick {tick}");
+        assert_eq!(host.met[1].load(Ordering::SeqCst), tick, "tick {tick}");
+        // Let the worker park now and then, so waking it is tested too.
+        if tick % 3 == 0 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+#[rstest]
+fn conflicting_systems_never_overlap(#[values(2, 4, 8)] threads: usize) {
+    // 12 systems; a pair conflicts when their ids share a bit of 0b11 (a fixed pattern
+    // with both chains and wide levels).
+    let order: Vec<SystemId> = (1..=12).map(id).collect();
+    let schedule = Schedule::hand_built(12, &order);
+    let conflicts = |a: SystemId, b: SystemId| a.get() & b.get() & 0b11 != 0;
+    let plan = Plan::build(&schedule, conflicts);
+    let runs = [busy as Run; 12];
+    let host = Recorder::with_spin(vec![3000; 12]);
+    let mut executor = executor(threads, Mode::Parallel);
+    let mut overlaps = 0;
+    for _ in 0..300 {
+        executor.run_track(&plan, 0, &runs, &host).unwrap();
+        for &a in &order {
+            for &b in &order {
+                if a < b && host.overlapped(a, b) {
+                    assert!(!conflicts(a, b), "{a} and {b} conflict but overlapped");
+                    overlaps += 1;
+                }
+            }
+        }
+    }
+    // Not a guarantee on a loaded machine, but 300 ticks of 4-wide levels always overlap some.
+    assert!(overlaps > 0, "no two systems ever ran at the same time");
+}
+
+/// Panics on tick 3.
+fn panicking(host: &Recorder, _: SystemId) {
+    let tick = host.tick.load(Ordering::Relaxed);
+    if tick == 3 {
+        panic!("boom at tick {tick}");
+    }
+}
+
+#[rstest]
+fn a_panic_names_the_system_and_the_next_tick_runs_normally(
+    #[values(1, 2)] threads: usize,
+    #[values(Mode::Sequential, Mode::Parallel)] mode: Mode,
+) {
+    let runs = [panicking as Run, empty, empty];
+    let schedule = Schedule::hand_built(3, &[id(1), id(2), id(3)]);
+    // System 1 panics on tick 3; system 2 waits for it; system 3 is independent.
+    let plan = Plan::build(&schedule, |a, b| (a.get(), b.get()) == (1, 2));
+    let host = Recorder::new(3);
+    let mut executor = executor(threads, mode);
+    for tick in 1..=4 {
+        host.tick.store(tick, Ordering::Relaxed);
+        let res = executor.run_track(&plan, 0, &runs, &host);
+        if tick == 3 {
+            let Err(ExecError::SystemPanicked { system, message }) = res else {
+                panic!("tick 3 must fail, got {res:?}");
+            };
+            assert_eq!(system, id(1));
+            assert_eq!(message.as_str(), "boom at tick 3");
+        } else {
+            res.unwrap();
+        }
+        // The rest of the track ran, the panicking system's dependent included.
+        for system in 1..=3 {
+            assert_eq!(host.runs(id(system)), tick, "system {system}, tick {tick}");
+        }
+    }
+}
+
+fn always_panics(_: &Recorder, id: SystemId) {
+    if id.get() == 7 {
+        std::panic::panic_any(7u32);
+    }
+    panic!("system {} failed", id.get());
+}
+
+#[rstest]
+fn the_first_panic_in_sequential_order_is_reported(
+    #[values(1, 2, 4)] threads: usize,
+    #[values(Mode::Sequential, Mode::Parallel)] mode: Mode,
+) {
+    let order: Vec<SystemId> = [9, 7, 3, 5].into_iter().map(id).collect();
+    let schedule = Schedule::hand_built(9, &order);
+    let plan = Plan::build(&schedule, |_, _| false);
+    let runs = [always_panics as Run; 9];
+    let host = Recorder::new(9);
+    let mut executor = executor(threads, mode);
+    for _ in 0..20 {
+        let res = executor.run_track(&plan, 0, &runs, &host);
+        let Err(ExecError::SystemPanicked { system, message }) = res else {
+            panic!("must fail, got {res:?}");
+        };
+        assert_eq!((system, message.as_str()), (id(9), "system 9 failed"));
+    }
+}
+
+#[test]
+fn panic_messages_are_copied_truncated_and_text_only() {
+    assert_eq!(PanicMessage::new("short").as_str(), "short");
+    assert!(!PanicMessage::new("short").is_truncated());
+    let long = "é".repeat(100);
+    let message = PanicMessage::new(&long);
+    assert!(message.is_truncated());
+    assert_eq!(message.as_str(), "é".repeat(56));
+    assert!(message.to_string().ends_with("..."));
+    assert_eq!(PanicMessage::from_payload(&7u32).as_str(), "");
+    assert_eq!(
+        PanicMessage::from_payload(&String::from("owned")).as_str(),
+        "owned"
+    );
+}
+
+#[test]
+fn auto_runs_tiny_systems_sequentially() {
+    let registry = plain_registry(100, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(100);
+    let mut executor = executor(2, Mode::Auto);
+    for _ in 0..40 {
+        let report = executor
+            .run_track(&plan, 0, registry.runs(), &host)
+            .unwrap();
+        assert_eq!(report.mode, ChosenMode::Sequential);
+    }
+    assert_eq!(executor.last_mode(0), Some(ChosenMode::Sequential));
+}
+
+/// About 1 ms of arithmetic on this machine class (calibrated once per process).
+fn millisecond(_: &Recorder, _: SystemId) {
+    let until = Instant::now() + Duration::from_millis(1);
+    let mut x = 1u64;
+    while Instant::now() < until {
+        for _ in 0..100 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+    }
+}
+
+#[test]
+fn auto_runs_two_heavy_unordered_systems_in_parallel() {
+    let registry = plain_registry(2, millisecond);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(2);
+    let mut executor = executor(2, Mode::Auto);
+    let modes: Vec<ChosenMode> = (0..20)
+        .map(|_| {
+            executor
+                .run_track(&plan, 0, registry.runs(), &host)
+                .unwrap()
+                .mode
+        })
+        .collect();
+    // The first run measures the work sequentially; from then on the pool runs it.
+    assert_eq!(modes[0], ChosenMode::Sequential);
+    assert!(
+        modes[1..].iter().all(|&m| m == ChosenMode::Parallel),
+        "{modes:?}"
+    );
+    assert_eq!(executor.last_modes()[0], Some(ChosenMode::Parallel));
+}
+
+#[test]
+fn auto_runs_a_heavy_chain_sequentially() {
+    let registry = chain_registry(2, millisecond);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(2);
+    let mut executor = executor(2, Mode::Auto);
+    for _ in 0..5 {
+        let report = executor
+            .run_track(&plan, 0, registry.runs(), &host)
+            .unwrap();
+        assert_eq!(report.mode, ChosenMode::Sequential);
+    }
+}
+
+#[rstest]
+fn durations_are_recorded_when_timing_is_on(
+    #[values(Mode::Sequential, Mode::Parallel)] mode: Mode,
+) {
+    let registry = plain_registry(3, millisecond);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(3);
+    let mut executor = Executor::new(ExecutorOptions {
+        threads: 2,
+        mode,
+        time_systems: true,
+    });
+    let report = executor
+        .run_track(&plan, 0, registry.runs(), &host)
+        .unwrap();
+    for system in 1..=3 {
+        let nanos = executor.last_duration(id(system));
+        assert!((1_000_000..100_000_000).contains(&nanos), "{nanos} ns");
+    }
+    assert!(report.wall_nanos >= 1_000_000, "{report:?}");
+}
+
+#[rstest]
+fn untimed_runs_read_no_clock(#[values(Mode::Sequential, Mode::Parallel)] mode: Mode) {
+    let registry = plain_registry(3, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(3);
+    let mut executor = executor(2, mode);
+    let report = executor
+        .run_track(&plan, 0, registry.runs(), &host)
+        .unwrap();
+    assert_eq!((report.wall_nanos, report.systems), (0, 3));
+    assert_eq!(executor.last_duration(id(1)), 0);
+}
+
+#[test]
+fn bad_arguments_run_nothing() {
+    let registry = plain_registry(3, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(3);
+    let mut executor = executor(2, Mode::Parallel);
+    assert_eq!(
+        executor.run_track(&plan, 1, registry.runs(), &host),
+        Err(ExecError::TrackOutOfRange {
+            track: 1,
+            tracks: 1
+        })
+    );
+    assert_eq!(
+        executor.run_track(&plan, 0, &registry.runs()[..2], &host),
+        Err(ExecError::RunsTooShort {
+            needed: 3,
+            given: 2
+        })
+    );
+    assert_eq!(host.counter.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn thread_counts_resolve_and_one_thread_is_sequential() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    assert_eq!(executor(0, Mode::Auto).threads(), cores);
+    let mut one = executor(1, Mode::Parallel);
+    assert_eq!(one.threads(), 1);
+    let registry = plain_registry(4, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let report = one
+        .run_track(&plan, 0, registry.runs(), &Recorder::new(4))
+        .unwrap();
+    assert_eq!(report.mode, ChosenMode::Sequential);
+}
+
+#[test]
+fn empty_tracks_run_nothing() {
+    let registry = plain_registry(0, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let mut executor = executor(2, Mode::Parallel);
+    let report = executor
+        .run_track(&plan, 0, registry.runs(), &Recorder::new(0))
+        .unwrap();
+    assert_eq!(report.systems, 0);
+}
+
+#[test]
+fn one_executor_runs_several_plans_and_shuts_down_cleanly() {
+    let wide = plain_registry(30, busy);
+    let chain = chain_registry(30, busy);
+    let plans = [
+        Plan::build_from_access(&schedule(&wide).unwrap(), &wide),
+        Plan::build_from_access(&schedule(&chain).unwrap(), &chain),
+    ];
+    let host = Recorder::with_spin(vec![100; 30]);
+    for threads in [2, 3, 8] {
+        let mut executor = executor(threads, Mode::Parallel);
+        for tick in 0..100 {
+            let runs = if tick % 2 == 0 {
+                wide.runs()
+            } else {
+                chain.runs()
+            };
+            executor
+                .run_track(&plans[tick % 2], 0, runs, &host)
+                .unwrap();
+        }
+    }
+    // Starting and dropping pools back to back, some with parked workers, never hangs.
+    for i in 0..50 {
+        let mut executor = executor(2 + i % 3, Mode::Parallel);
+        if i % 2 == 0 {
+            executor
+                .run_track(&plans[0], 0, wide.runs(), &host)
+                .unwrap();
+        }
+        if i % 10 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    assert_eq!(host.runs(id(1)), 3 * 100 + 25);
+}
