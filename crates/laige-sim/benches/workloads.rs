@@ -18,27 +18,30 @@ macro_rules! scalar {
 scalar!(A, B, C, D, E, Data, GroupA, GroupB);
 
 fn swap_ab(ctx: &mut SystemContext<'_>) {
-    let _ = ctx.each_chunk::<(&mut A, &mut B)>(|_, (a, b)| {
+    ctx.each_chunk::<(&mut A, &mut B)>(|_, (a, b)| {
         for (a, b) in a.iter_mut().zip(b) {
             std::mem::swap(&mut a.0, &mut b.0);
         }
-    });
+    })
+    .unwrap();
 }
 
 fn swap_cd(ctx: &mut SystemContext<'_>) {
-    let _ = ctx.each_chunk::<(&mut C, &mut D)>(|_, (c, d)| {
+    ctx.each_chunk::<(&mut C, &mut D)>(|_, (c, d)| {
         for (c, d) in c.iter_mut().zip(d) {
             std::mem::swap(&mut c.0, &mut d.0);
         }
-    });
+    })
+    .unwrap();
 }
 
 fn swap_ce(ctx: &mut SystemContext<'_>) {
-    let _ = ctx.each_chunk::<(&mut C, &mut E)>(|_, (c, e)| {
+    ctx.each_chunk::<(&mut C, &mut E)>(|_, (c, e)| {
         for (c, e) in c.iter_mut().zip(e) {
             std::mem::swap(&mut c.0, &mut e.0);
         }
-    });
+    })
+    .unwrap();
 }
 
 /// W1: 10,000 entities each of (A,B), (A,B,C), (A,B,C,D), (A,B,C,E); `ab`, `cd`, `ce`
@@ -161,16 +164,17 @@ impl StateHash for Vel2 {
 }
 
 fn move_bodies(ctx: &mut SystemContext<'_>) {
-    let _ = ctx.each_chunk::<(&mut Pos2, &Vel2)>(|_, (pos, vel)| {
+    ctx.each_chunk::<(&mut Pos2, &Vel2)>(|_, (pos, vel)| {
         for (p, v) in pos.iter_mut().zip(vel) {
             p.0 += v.0;
             p.1 += v.1;
         }
-    });
+    })
+    .unwrap();
 }
 
 fn hash_state(ctx: &mut SystemContext<'_>) {
-    black_box(ctx.component_state_hash().ok());
+    black_box(ctx.component_state_hash().unwrap());
 }
 
 /// sim_tick: 10,000 entities, 2,000 moving on a 50 × 50 grid; a move system (1 ms) and a
@@ -302,17 +306,26 @@ fn invert(m: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
     inv
 }
 
-fn heavy(ctx: &mut SystemContext<'_>) {
-    let _ = ctx.each::<(&mut Point, &Matrix)>(|_, (point, matrix)| {
-        let mut m = matrix.0;
-        for _ in 0..100 {
-            m = invert(&m);
-        }
-        let p = point.0;
-        for (i, out) in point.0.iter_mut().enumerate() {
-            *out = m[i][0] * p[0] + m[i][1] * p[1] + m[i][2] * p[2] + m[i][3];
-        }
-    });
+fn heavy_work(point: &mut Point, matrix: &Matrix) {
+    let mut m = matrix.0;
+    for _ in 0..100 {
+        m = invert(&m);
+    }
+    let p = point.0;
+    for (i, out) in point.0.iter_mut().enumerate() {
+        *out = m[i][0] * p[0] + m[i][1] * p[1] + m[i][2] * p[2] + m[i][3];
+    }
+}
+
+fn heavy_a(ctx: &mut SystemContext<'_>) {
+    // The query must require the footprint the system declared (`matching::<GroupA>`).
+    ctx.each::<(&mut Point, &Matrix, With<GroupA>)>(|_, (p, m, ())| heavy_work(p, m))
+        .unwrap();
+}
+
+fn heavy_b(ctx: &mut SystemContext<'_>) {
+    ctx.each::<(&mut Point, &Matrix, With<GroupB>)>(|_, (p, m, ())| heavy_work(p, m))
+        .unwrap();
 }
 
 /// heavy_compute, split in two: 1,000 entities in two groups, one system per group. Both
@@ -343,7 +356,7 @@ fn heavy_world() -> (World, Schedule) {
     }
     world.set_layout(Layout::new().dag("Main", "Heavy", &["Update"], "Update"));
     world
-        .system("HeavyA", heavy)
+        .system("HeavyA", heavy_a)
         .budget_ms(5.0)
         .writes::<Point>()
         .reads::<Matrix>()
@@ -351,7 +364,7 @@ fn heavy_world() -> (World, Schedule) {
         .register()
         .unwrap();
     world
-        .system("HeavyB", heavy)
+        .system("HeavyB", heavy_b)
         .budget_ms(5.0)
         .writes::<Point>()
         .reads::<Matrix>()
