@@ -28,7 +28,7 @@ fn tagger(ctx: &mut SystemContext<'_>) {
     queries
         .each::<(Entity, Option<&Tag>)>(|_, (entity, tag)| {
             n += 1;
-            if n % 16 == 0 {
+            if n.is_multiple_of(16) {
                 let res = if tag.is_some() {
                     commands.remove::<Tag>(entity)
                 } else {

@@ -27,18 +27,20 @@ fn rendezvous() {
     while ARRIVED.load(Ordering::SeqCst) % 2 == 1 && Instant::now() < deadline {
         std::hint::spin_loop();
     }
-    if ARRIVED.load(Ordering::SeqCst) % 2 == 0 {
+    if ARRIVED.load(Ordering::SeqCst).is_multiple_of(2) {
         MET.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 fn push_a(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, With<TagA>)>(|_, (p, ())| p.0 += 1.0).unwrap();
+    ctx.each::<(&mut Pos, With<TagA>)>(|_, (p, ())| p.0 += 1.0)
+        .unwrap();
     rendezvous();
 }
 
 fn push_b(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, With<TagB>)>(|_, (p, ())| p.0 += 2.0).unwrap();
+    ctx.each::<(&mut Pos, With<TagB>)>(|_, (p, ())| p.0 += 2.0)
+        .unwrap();
     rendezvous();
 }
 
@@ -52,7 +54,13 @@ fn table_world() -> (World, Schedule) {
         world.spawn((Pos(0.0), TagB)).unwrap();
     }
     world.set_layout(Layout::new().dag("Main", "Game", &["Update"], "Update"));
-    world.system("PushA", push_a).budget_ms(1.0).writes::<Pos>().matching::<TagA>().register().unwrap();
+    world
+        .system("PushA", push_a)
+        .budget_ms(1.0)
+        .writes::<Pos>()
+        .matching::<TagA>()
+        .register()
+        .unwrap();
     world
         .system("PushB", push_b)
         .budget_ms(1.0)
@@ -68,13 +76,25 @@ fn table_world() -> (World, Schedule) {
 #[test]
 fn writers_of_one_component_in_disjoint_tables_run_at_once() {
     let (mut world, schedule) = table_world();
-    world.use_executor(ExecutorOptions { threads: 2, mode: Mode::Parallel, ..Default::default() });
+    world.use_executor(ExecutorOptions {
+        threads: 2,
+        mode: Mode::Parallel,
+        ..Default::default()
+    });
     let met_before = MET.load(Ordering::SeqCst);
     world.run_systems(&schedule).unwrap();
     // Only two systems that really ran at the same time can both see the other arrive.
-    assert_eq!(MET.load(Ordering::SeqCst) - met_before, 2, "PushA and PushB did not overlap");
+    assert_eq!(
+        MET.load(Ordering::SeqCst) - met_before,
+        2,
+        "PushA and PushB did not overlap"
+    );
     let plan = world.plan().expect("the executor built a plan");
-    assert_eq!(plan.edge_count(), 0, "no table holds both TagA and TagB: no edge");
+    assert_eq!(
+        plan.edge_count(),
+        0,
+        "no table holds both TagA and TagB: no edge"
+    );
 
     RENDEZVOUS.store(0, Ordering::SeqCst);
     // An entity in a table both may visit makes them conflict: the plan is rebuilt with
@@ -118,16 +138,38 @@ fn conflicting_systems_never_overlap() {
     for _ in 0..50 {
         world.spawn((Pos(0.0), TagA)).unwrap();
     }
-    world.system("Writer", writer).budget_ms(5.0).writes::<Pos>().register().unwrap();
-    world.system("Reader", reader).budget_ms(5.0).reads::<Pos>().register().unwrap();
-    world.system("Other", other).budget_ms(5.0).reads::<TagA>().register().unwrap();
+    world
+        .system("Writer", writer)
+        .budget_ms(5.0)
+        .writes::<Pos>()
+        .register()
+        .unwrap();
+    world
+        .system("Reader", reader)
+        .budget_ms(5.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    world
+        .system("Other", other)
+        .budget_ms(5.0)
+        .reads::<TagA>()
+        .register()
+        .unwrap();
     let schedule = world.schedule().unwrap();
-    world.use_executor(ExecutorOptions { threads: 4, mode: Mode::Parallel, ..Default::default() });
+    world.use_executor(ExecutorOptions {
+        threads: 4,
+        mode: Mode::Parallel,
+        ..Default::default()
+    });
     for tick in 0..50 {
         world.run_systems(&schedule).unwrap();
         let (w, r) = (&SPANS[0], &SPANS[1]);
         let (w_end, r_start) = (w[1].load(Ordering::SeqCst), r[0].load(Ordering::SeqCst));
-        assert!(w_end < r_start, "tick {tick}: Reader started before Writer ended");
+        assert!(
+            w_end < r_start,
+            "tick {tick}: Reader started before Writer ended"
+        );
     }
 }
 
@@ -144,14 +186,29 @@ static BOOM: AtomicU32 = AtomicU32::new(0);
 fn a_panicking_system_is_named_and_the_next_tick_runs() {
     let mut world = World::default();
     world.register_component::<Pos>().unwrap();
-    world.system("Boom", boom).budget_ms(1.0).reads::<Pos>().register().unwrap();
+    world
+        .system("Boom", boom)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
     let schedule = world.schedule().unwrap();
-    world.use_executor(ExecutorOptions { threads: 2, mode: Mode::Parallel, ..Default::default() });
+    world.use_executor(ExecutorOptions {
+        threads: 2,
+        mode: Mode::Parallel,
+        ..Default::default()
+    });
     world.run_systems(&schedule).unwrap();
     world.run_systems(&schedule).unwrap();
     let err = world.run_systems(&schedule).unwrap_err();
-    assert!(matches!(err, TickError::Panicked { name: "Boom", .. }), "{err}");
-    assert!(err.to_string().contains("Boom"), "the error names the system: {err}");
+    assert!(
+        matches!(err, TickError::Panicked { name: "Boom", .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("Boom"),
+        "the error names the system: {err}"
+    );
     assert!(err.to_string().contains("boom on the third tick"), "{err}");
     // The panicked system's half-done commands were dropped: two spawns, not three.
     assert_eq!(world.len(), 2);
@@ -168,10 +225,24 @@ fn auto_mode_runs_tiny_ticks_on_the_calling_thread() {
     let mut world = World::default();
     world.register_component::<Pos>().unwrap();
     world.spawn((Pos(0.0),)).unwrap();
-    world.system("A", tiny).budget_ms(1.0).reads::<Pos>().register().unwrap();
-    world.system("B", tiny).budget_ms(1.0).reads::<Pos>().register().unwrap();
+    world
+        .system("A", tiny)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    world
+        .system("B", tiny)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
     let schedule = world.schedule().unwrap();
-    world.use_executor(ExecutorOptions { threads: 2, mode: Mode::Auto, ..Default::default() });
+    world.use_executor(ExecutorOptions {
+        threads: 2,
+        mode: Mode::Auto,
+        ..Default::default()
+    });
     for _ in 0..3 {
         world.run_systems(&schedule).unwrap();
     }

@@ -8,9 +8,7 @@
 use std::fmt;
 
 use laige_diag::{EventKey, Severity, Subsystem};
-use laige_executor::{
-    ChosenMode, ExecError, Executor, ExecutorOptions, PanicMessage, Plan, SharedHost,
-};
+use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{Registry, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
 use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
@@ -73,7 +71,7 @@ impl fmt::Display for SchedulingError {
 impl std::error::Error for SchedulingError {}
 
 /// Why a tick failed. Its event was emitted where it happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TickError {
     /// The schedule is stale or malformed; nothing ran.
@@ -85,8 +83,9 @@ pub enum TickError {
         system: SystemId,
         /// Its registration name.
         name: &'static str,
-        /// Its panic message, when the payload was text (truncated, never allocated).
-        message: PanicMessage,
+        /// Its panic message, when the payload was text (truncated). Boxed, so the error
+        /// stays small; only this path allocates, and a panic allocated already.
+        message: Box<str>,
     },
     /// The executor refused the track before running anything.
     Exec(ExecError),
@@ -100,10 +99,9 @@ impl fmt::Display for TickError {
             TickError::Run(err) => err.fmt(f),
             TickError::Panicked { name, message, .. } => write!(
                 f,
-                "system `{name}` panicked: {}: the rest of its track ran and its commands of \
-                 this tick were dropped; the next tick runs normally. Fix the system, or handle \
-                 the failure inside it",
-                message.as_str()
+                "system `{name}` panicked: {message}: the rest of its track ran and its commands \
+                 of this tick were dropped; the next tick runs normally. Fix the system, or \
+                 handle the failure inside it"
             ),
             TickError::Exec(err) => err.fmt(f),
             TickError::Apply(err) => err.fmt(f),
@@ -247,7 +245,7 @@ impl World {
         let err = TickError::Panicked {
             system,
             name,
-            message,
+            message: message.as_str().into(),
         };
         let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
         self.registry.diagnostics().report(key, || {
