@@ -33,7 +33,19 @@ const GATES: &[(&str, &str)] = &[
     ("api", "cargo xtask api --check"),
     ("lint", "cargo xtask lint"),
     ("deny", "cargo deny check bans licenses sources"),
+    (
+        "valgrind",
+        "valgrind on the unsafe crates' test binaries (memcheck for storage)",
+    ),
 ];
+
+/// Test binaries run under valgrind: (package, valgrind tool arguments, suppressions file).
+/// These are the crates with `unsafe` code.
+const VALGRIND: &[(&str, &[&str], &str)] = &[(
+    "laige-world",
+    &["--tool=memcheck", "--leak-check=full"],
+    "crates/laige-world/valgrind.supp",
+)];
 
 /// Runs the gates (all of them, or those named in the comma-separated `only`) and prints a summary.
 pub fn run(root: &Path, only: Option<&str>) -> Result<()> {
@@ -127,6 +139,7 @@ fn run_gate(root: &Path, name: &str) -> Outcome {
         "api" => in_process(api::run(root, api::Mode::Check)),
         "lint" => in_process(lint::run(root)),
         "deny" => deny(root),
+        "valgrind" => valgrind(root),
         _ => Outcome::Failed(format!("no such gate `{name}`")),
     }
 }
@@ -170,4 +183,64 @@ fn deny(root: &Path) -> Outcome {
         root,
         cargo().args(["deny", "check", "bans", "licenses", "sources"]),
     )
+}
+
+fn valgrind(root: &Path) -> Outcome {
+    let installed = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|it| it.status.success());
+    if !installed {
+        let why = "valgrind is not installed (apt-get install valgrind)";
+        println!("skipped: {why}");
+        return Outcome::Skipped(why.to_owned());
+    }
+    for (package, tool, suppressions) in VALGRIND {
+        let binaries = match test_binaries(root, package) {
+            Ok(it) => it,
+            Err(e) => return Outcome::Failed(format!("building {package}'s tests: {e:#}")),
+        };
+        for binary in binaries {
+            println!("valgrind {} {}", tool.join(" "), binary);
+            let outcome = command(
+                root,
+                Command::new("valgrind")
+                    .args(["-q", "--error-exitcode=1"])
+                    .args(*tool)
+                    .arg(format!("--suppressions={suppressions}"))
+                    .arg(&binary)
+                    .arg("--test-threads=2"),
+            );
+            if outcome != Outcome::Ok {
+                return outcome;
+            }
+        }
+    }
+    Outcome::Ok
+}
+
+/// The library and integration test executables of `package`, built in debug.
+fn test_binaries(root: &Path, package: &str) -> Result<Vec<String>> {
+    let out = cargo()
+        .args(["test", "-p", package, "--no-run", "--message-format=json"])
+        .current_dir(root)
+        .output()?;
+    if !out.status.success() {
+        bail!(
+            "cargo test --no-run failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut binaries = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let kind = message["target"]["kind"][0].as_str().unwrap_or("");
+        let artifact = message["reason"] == "compiler-artifact" && matches!(kind, "lib" | "test");
+        if let (true, Some(exe)) = (artifact, message["executable"].as_str()) {
+            binaries.push(exe.to_owned());
+        }
+    }
+    Ok(binaries)
 }

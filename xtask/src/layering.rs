@@ -58,7 +58,13 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-runner",
-        &["laige-diag", "laige-registry", "laige-scheduler", "tracing", "quanta"],
+        &[
+            "laige-diag",
+            "laige-registry",
+            "laige-scheduler",
+            "tracing",
+            "quanta",
+        ],
         false,
     ),
     layer(
