@@ -37,7 +37,7 @@ use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::plan::{Plan, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
-    fence, thread,
+    fence, happens_after, happens_before, thread,
 };
 
 const ACTIVE_MASK: u64 = 0xFFFF;
@@ -238,6 +238,7 @@ impl Pool {
         // 2. Publish. The release hands the stores above to every worker that joins (it
         // reads this value, or a later RMW of its release sequence, with acquire). The fence
         // orders the publish before the `sleeping` loads (see `wait_for_track`).
+        happens_before(&*shared.state);
         shared.state.fetch_add(EPOCH_ONE | OPEN, Ordering::Release);
         fence(Ordering::SeqCst);
         for (worker, slot) in self.workers.iter().zip(&shared.slots[1..]) {
@@ -255,6 +256,7 @@ impl Pool {
         while shared.state.load(Ordering::Acquire) & ACTIVE_MASK != 0 {
             backoff.snooze();
         }
+        happens_after(&*shared.job);
         shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
         job.alive.retire();
         (shared.busy.load(Ordering::Relaxed), shared.take_panic())
@@ -348,6 +350,7 @@ fn worker_main(shared: &Shared, me: usize) {
             // That track closed before we got in, or a newer one opened: wait again.
             continue;
         }
+        happens_after(&*shared.state);
         // SAFETY: the caller stored the job pointer before publishing the epoch we joined
         // (our acquire CAS read that release RMW or a later one of its release sequence), and
         // `Pool::run` does not return, so the `Job` on its stack and everything it points to
@@ -360,6 +363,7 @@ fn worker_main(shared: &Shared, me: usize) {
         let plan = unsafe { &*job.plan };
         work(shared, job, plan, me);
         job.alive.touch();
+        happens_before(&*shared.job);
         shared.state.fetch_sub(1, Ordering::Release);
     }
 }
@@ -460,7 +464,9 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
         let mut publish = [0u64; WORDS];
         for &dependent in plan.dependents(job.base + local) {
             let dependent = usize::from(dependent);
+            happens_before(&shared.pending[dependent]);
             if shared.pending[dependent].fetch_sub(1, Ordering::AcqRel) == 1 {
+                happens_after(&shared.pending[dependent]);
                 if next.is_none() && chunk.1 == 0 {
                     next = Some(dependent);
                 } else {
@@ -470,6 +476,7 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
         }
         for (word, bits) in shared.ready.iter().zip(publish) {
             if bits != 0 {
+                happens_before(word);
                 word.fetch_or(bits, Ordering::Release);
             }
         }
@@ -491,7 +498,10 @@ fn claim(shared: &Shared, words: usize) -> Option<(usize, u64)> {
                 Ordering::Acquire,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => return Some((w, take)),
+                Ok(_) => {
+                    happens_after(word);
+                    return Some((w, take));
+                }
                 Err(now) => current = now,
             }
         }

@@ -97,3 +97,54 @@ impl Liveness {
         self.cell.with_mut(|_| ());
     }
 }
+
+/// Tells valgrind's DRD and Helgrind that what this thread did so far happens before
+/// whatever a thread does after a matching [`happens_after`] on the same address.
+///
+/// The pool's happens-before edges come from atomics, which those tools do not model; these
+/// annotations (client requests, see `valgrind/drd.h`) describe them. Compiled into debug
+/// builds only, where they cost a few instructions and do nothing outside valgrind.
+#[inline]
+pub(crate) fn happens_before<T>(addr: &T) {
+    valgrind::client_request(valgrind::HAPPENS_BEFORE, std::ptr::from_ref(addr).addr());
+}
+
+/// The receiving end of [`happens_before`].
+#[inline]
+pub(crate) fn happens_after<T>(addr: &T) {
+    valgrind::client_request(valgrind::HAPPENS_AFTER, std::ptr::from_ref(addr).addr());
+}
+
+mod valgrind {
+    /// `VG_USERREQ__DRD_ANNOTATE_HAPPENS_BEFORE` (Helgrind's `USERSO_SEND_PRE`).
+    pub(super) const HAPPENS_BEFORE: u64 = 0x4847_0000 + 256 + 33;
+    /// `VG_USERREQ__DRD_ANNOTATE_HAPPENS_AFTER` (Helgrind's `USERSO_RECV_POST`).
+    pub(super) const HAPPENS_AFTER: u64 = 0x4847_0000 + 256 + 34;
+
+    #[cfg(all(debug_assertions, target_arch = "x86_64", not(loom)))]
+    #[inline]
+    pub(super) fn client_request(request: u64, arg: usize) {
+        let args: [u64; 6] = [request, arg as u64, 0, 0, 0, 0];
+        // SAFETY: valgrind's amd64 "special instruction" sequence. Natively it changes
+        // nothing: rotating rdi by 3 + 13 + 61 + 51 = 128 bits restores it, `xchg rbx, rbx`
+        // swaps a register with itself, and rdx gets back the default we passed in (the
+        // rotations only touch flags, which are not declared preserved). Under valgrind
+        // it reads the six words of `args`, which live across the asm block.
+        unsafe {
+            std::arch::asm!(
+                "rol rdi, 3",
+                "rol rdi, 13",
+                "rol rdi, 61",
+                "rol rdi, 51",
+                "xchg rbx, rbx",
+                in("rax") args.as_ptr(),
+                inout("rdx") 0u64 => _,
+                options(nostack),
+            );
+        }
+    }
+
+    #[cfg(not(all(debug_assertions, target_arch = "x86_64", not(loom))))]
+    #[inline(always)]
+    pub(super) fn client_request(_: u64, _: usize) {}
+}

@@ -55,6 +55,71 @@ fn random_dags_run_each_system_once_in_plan_order(
     }
 }
 
+/// Plain (non-atomic) data ordered only by the plan: system `k` writes `values[k]` from the
+/// values of its inputs, which the plan orders before it. A missing happens-before edge is
+/// a data race (which valgrind's DRD reports, see docs/api/executor.md) and a wrong value.
+struct Cells {
+    inputs: Vec<Vec<usize>>,
+    values: Vec<std::cell::UnsafeCell<u64>>,
+    tick: AtomicU32,
+}
+
+// SAFETY: system `k` writes `values[k]` alone and reads the values of its inputs, each of
+// which the plan orders before it; the test thread reads them after `run_track` returned.
+unsafe impl Sync for Cells {}
+
+// SAFETY: see the `Sync` impl.
+unsafe impl SharedHost<()> for Cells {
+    unsafe fn run_system(&self, id: SystemId, _: &()) {
+        let k = id.index();
+        let tick = u64::from(self.tick.load(Ordering::Relaxed));
+        let mut value = tick;
+        for &input in &self.inputs[k] {
+            // SAFETY: `input` finished before `k` started, and nothing writes it meanwhile.
+            value = value
+                .wrapping_mul(31)
+                .wrapping_add(unsafe { *self.values[input].get() });
+        }
+        // SAFETY: only system `k` writes `values[k]`.
+        unsafe { *self.values[k].get() = value };
+    }
+}
+
+#[rstest]
+fn plain_data_is_ordered_by_the_plan(#[values(2, 4)] threads: usize) {
+    const N: usize = 30;
+    let mut rng = common::SplitMix64(threads as u64);
+    let inputs: Vec<Vec<usize>> = (0..N)
+        .map(|k| (0..k).filter(|_| rng.chance(1, 5)).collect())
+        .collect();
+    let order: Vec<SystemId> = (1..=N as u32).map(id).collect();
+    let schedule = Schedule::hand_built(N, &order);
+    let plan = Plan::build(&schedule, |a, b| inputs[b.index()].contains(&a.index()));
+    let host = Cells {
+        inputs: inputs.clone(),
+        values: (0..N).map(|_| std::cell::UnsafeCell::new(0)).collect(),
+        tick: AtomicU32::new(0),
+    };
+    let mut executor = executor(threads, Mode::Parallel);
+    for tick in 1..=50u32 {
+        host.tick.store(tick, Ordering::Relaxed);
+        executor.run_track(&plan, 0, &[(); N], &host).unwrap();
+        let mut expected = [0u64; N];
+        for k in 0..N {
+            let mut value = u64::from(tick);
+            for &input in &inputs[k] {
+                value = value.wrapping_mul(31).wrapping_add(expected[input]);
+            }
+            expected[k] = value;
+        }
+        for (k, (value, expected)) in host.values.iter().zip(expected).enumerate() {
+            // SAFETY: `run_track` returned; no system runs.
+            let value = unsafe { *value.get() };
+            assert_eq!(value, expected, "tick {tick}, system {k}");
+        }
+    }
+}
+
 /// Two systems that can only finish together: each waits (up to 2 s) for the other to
 /// start. They pass only if the executor really runs them at the same time.
 struct Rendezvous {
