@@ -179,7 +179,7 @@ impl Executor {
         let clock = self.pool.clock();
         let start = if timed || sample { clock.raw() } else { 0 };
         let (busy, panic) = match mode {
-            ChosenMode::Sequential => (0, self.run_sequential(plan, base, len, runs, host)),
+            ChosenMode::Sequential => (0, self.run_sequential(plan, t, runs, host)),
             ChosenMode::Parallel => {
                 let ctx = Erased { runs, host };
                 let job = Job {
@@ -288,38 +288,57 @@ impl Executor {
         };
     }
 
-    /// Runs the span on the calling thread in sequential order; returns the first panic.
+    /// Runs track `t` on the calling thread in sequential order; returns the first panic.
     fn run_sequential<R, H: SharedHost<R>>(
         &self,
         plan: &Plan,
-        base: usize,
-        len: usize,
+        t: usize,
         runs: &[R],
         host: &H,
     ) -> Option<(SystemId, PanicMessage)> {
         let mut first = None;
-        let timed = self.options.time_systems;
-        let clock = self.pool.clock();
-        for node in base..base + len {
-            let id = plan.node(node);
-            let run = &runs[id.index()];
-            let start = if timed { clock.raw() } else { 0 };
-            // SAFETY: one system at a time on this thread, each once: nothing runs
-            // concurrently with it.
-            let res = catch_unwind(AssertUnwindSafe(|| unsafe { host.run_system(id, run) }));
-            if timed {
-                let nanos = clock.delta_as_nanos(start, clock.raw());
-                self.pool.set_duration(id.index(), nanos);
-            }
-            if let Err(payload) = res {
-                if first.is_none() {
-                    first = Some((id, PanicMessage::from_payload(&*payload)));
+        let track = plan.track(t);
+        if !self.options.time_systems {
+            for &id in track {
+                // SAFETY: `run_track` checked `runs.len() >= plan.runs_needed()`, which
+                // exceeds every system index of the plan.
+                let run = unsafe { runs.get_unchecked(id.index()) };
+                // SAFETY: one system at a time on this thread, each once, so nothing runs
+                // concurrently with it.
+                let res = catch_unwind(AssertUnwindSafe(|| unsafe { host.run_system(id, run) }));
+                if let Err(payload) = res {
+                    keep_first(&mut first, id, payload);
                 }
-                drop_payload(payload);
+            }
+            return first;
+        }
+        let clock = self.pool.clock();
+        for &id in track {
+            let run = &runs[id.index()];
+            let start = clock.raw();
+            // SAFETY: one system at a time on this thread, as above.
+            let res = catch_unwind(AssertUnwindSafe(|| unsafe { host.run_system(id, run) }));
+            self.pool
+                .set_duration(id.index(), clock.delta_as_nanos(start, clock.raw()));
+            if let Err(payload) = res {
+                keep_first(&mut first, id, payload);
             }
         }
         first
     }
+}
+
+/// Keeps the message of the first panic of a sequential run; drops the payload.
+#[cold]
+fn keep_first(
+    first: &mut Option<(SystemId, PanicMessage)>,
+    id: SystemId,
+    payload: Box<dyn std::any::Any + Send>,
+) {
+    if first.is_none() {
+        *first = Some((id, PanicMessage::from_payload(&*payload)));
+    }
+    drop_payload(payload);
 }
 
 /// The typed context behind a [`Job`]'s `ctx` pointer.

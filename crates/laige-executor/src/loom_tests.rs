@@ -26,14 +26,14 @@ fn parallel_executor() -> Executor {
     })
 }
 
-/// Checks `model` under every interleaving with at most `LOOM_MAX_PREEMPTIONS` (default 2)
+/// Checks `model` under every interleaving with at most `LOOM_MAX_PREEMPTIONS` (default 3)
 /// preemptions, and prints how many executions that took.
 fn check(name: &str, model: impl Fn() + Sync + Send + 'static) {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let executions = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = std::sync::Arc::clone(&executions);
     let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = builder.preemption_bound.or(Some(2));
+    builder.preemption_bound = builder.preemption_bound.or(Some(3));
     builder.max_branches = 20_000;
     let model = std::sync::Arc::new(model);
     builder.check(move || {
