@@ -460,24 +460,33 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
         run_one(shared, job, plan, me, local, &mut busy);
         done += 1;
         // Count down the dependents. The AcqRel RMWs chain every predecessor's release to
-        // the thread whose decrement reaches 0, which runs the dependent or publishes it.
+        // the thread whose decrement reaches 0, which runs the dependent or publishes it. A
+        // dependent with this system as its only predecessor is ready now, no RMW needed:
+        // nobody else ever counts it down (so a chain touches no shared counter).
         let mut publish = [0u64; WORDS];
+        let mut any = false;
         for &dependent in plan.dependents(job.base + local) {
             let dependent = usize::from(dependent);
-            happens_before(&shared.pending[dependent]);
-            if shared.pending[dependent].fetch_sub(1, Ordering::AcqRel) == 1 {
-                happens_after(&shared.pending[dependent]);
-                if next.is_none() && chunk.1 == 0 {
-                    next = Some(dependent);
-                } else {
-                    publish[dependent / 64] |= 1 << (dependent % 64);
+            if plan.pred_count(job.base + dependent) != 1 {
+                happens_before(&shared.pending[dependent]);
+                if shared.pending[dependent].fetch_sub(1, Ordering::AcqRel) != 1 {
+                    continue;
                 }
+                happens_after(&shared.pending[dependent]);
+            }
+            if next.is_none() && chunk.1 == 0 {
+                next = Some(dependent);
+            } else {
+                publish[dependent / 64] |= 1 << (dependent % 64);
+                any = true;
             }
         }
-        for (word, bits) in shared.ready.iter().zip(publish) {
-            if bits != 0 {
-                happens_before(word);
-                word.fetch_or(bits, Ordering::Release);
+        if any {
+            for (word, bits) in shared.ready.iter().zip(publish) {
+                if bits != 0 {
+                    happens_before(word);
+                    word.fetch_or(bits, Ordering::Release);
+                }
             }
         }
     }
