@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
 
 use crate::Entity;
 use crate::column::Column;
-use crate::component::Components;
+use crate::component::{Components, HashFn};
 
 /// An archetype's id: dense from 0 in the order its component set was first needed.
 /// Id 0 is always the empty set (entities without components).
@@ -38,6 +39,13 @@ pub struct Archetype {
     /// The component ids in ascending order; `columns[i]` stores `components[i]`.
     components: Vec<ComponentId>,
     columns: Vec<Column>,
+    /// The hashed columns: column index and the state-hash function of its component, in
+    /// ascending id (a column without one enters the hash by presence only).
+    hashers: Box<[(usize, HashFn)]>,
+    /// Scratch for the state hash: this table's position among the non-empty tables in
+    /// canonical order. Every hash rewrites it before reading it, and concurrent hashes of
+    /// one storage (which cannot change meanwhile) write the same values.
+    hash_rank: AtomicU32,
     /// Column index by component index, [`NO_COLUMN`] when absent.
     column_of: Box<[u16; MAX_COMPONENTS]>,
     entities: Vec<Entity>,
@@ -57,11 +65,20 @@ impl Archetype {
             .iter()
             .map(|&c| Column::new(components.get(c)))
             .collect();
+        // Hashing is fixed at registration for types stored on entities (only resources,
+        // which never get a table, are made hashed later), so the table can keep it.
+        let hashers = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &c)| Some((i, components.get(c).hash?)))
+            .collect();
         Self {
             id,
             signature,
             components: ids,
             columns,
+            hashers,
+            hash_rank: AtomicU32::new(0),
             column_of,
             entities: Vec::new(),
             add_edges: BTreeMap::new(),
@@ -129,6 +146,26 @@ impl Archetype {
 
     pub(crate) fn columns(&self) -> &[Column] {
         &self.columns
+    }
+
+    /// The hashed columns with their state-hash functions, in ascending id.
+    #[inline]
+    pub(crate) fn hashed_columns(&self) -> impl Iterator<Item = (&Column, HashFn)> + '_ {
+        self.hashers
+            .iter()
+            .map(|&(column, hash)| (&self.columns[column], hash))
+    }
+
+    /// The table's state-hash rank, as last set by [`Archetype::set_hash_rank`].
+    #[inline]
+    pub(crate) fn hash_rank(&self) -> u32 {
+        self.hash_rank.load(Ordering::Relaxed)
+    }
+
+    /// Sets the table's state-hash rank (scratch; see the field).
+    #[inline]
+    pub(crate) fn set_hash_rank(&self, rank: u32) {
+        self.hash_rank.store(rank, Ordering::Relaxed);
     }
 
     pub(crate) fn columns_mut(&mut self) -> &mut [Column] {

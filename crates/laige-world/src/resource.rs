@@ -108,19 +108,19 @@ impl Resources {
         true
     }
 
-    /// Feeds every held value of a hashed resource to `h`, in ascending id: the id, then the
-    /// words of its [`StateHash`].
+    /// Feeds every held value of a hashed resource to `h`, in ascending id: the id (u16),
+    /// then the bytes of its [`StateHash`].
     pub(crate) fn hash(&self, components: &Components, h: &mut StateHasher) {
         for slot in &self.slots {
             if slot.column.len() == 0 {
                 continue;
             }
             if let Some(hash) = components.get(slot.id).hash {
-                h.write_u64(u64::from(slot.id.get()));
+                h.write_u16(slot.id.get());
                 // SAFETY: row 0 holds a valid value of the type `hash` was registered for; the
                 // caller has no concurrent writer (a world-level `&self`, or a context that
                 // declared a read of every hashed component and resource).
-                unsafe { hash(slot.column.ptr_at(0), h) };
+                *h = unsafe { hash(slot.column.ptr_at(0), *h) };
             }
         }
     }
@@ -150,7 +150,7 @@ impl World {
 
     /// [`World::insert_resource`] for a resource whose value enters
     /// [`World::state_hash`]: after the components, in ascending id, the id and then the
-    /// words of its [`StateHash`]. Once inserted hashed, `T` stays hashed, whichever insert
+    /// bytes of its [`StateHash`]. Once inserted hashed, `T` stays hashed, whichever insert
     /// replaces it later.
     ///
     /// # Errors

@@ -40,6 +40,9 @@ pub struct Storage {
     pub(crate) resources: Resources,
     pub(crate) snapshots: Snapshots,
     by_signature: BTreeMap<[u64; 4], u32>,
+    /// Every archetype id, in the canonical order of their component sets (see
+    /// [`canonical_order`]): the state hash's order of component sets.
+    pub(crate) canonical: Vec<u32>,
     pub(crate) diag: Diagnostics,
     identity: u64,
 }
@@ -72,6 +75,7 @@ impl Storage {
             resources: Resources::default(),
             snapshots: Snapshots::default(),
             by_signature,
+            canonical: vec![0],
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
         }
@@ -171,6 +175,15 @@ impl Storage {
             &self.components,
         ));
         self.by_signature.insert(key, id);
+        let archetypes = &self.archetypes;
+        let at = self.canonical.partition_point(|&other| {
+            canonical_order(
+                archetypes[other as usize].components(),
+                archetypes[id as usize].components(),
+            )
+            .is_lt()
+        });
+        self.canonical.insert(at, id);
         id
     }
 
@@ -201,6 +214,12 @@ impl Storage {
             .insert(component, to);
         to
     }
+}
+
+/// The canonical order of component sets (given as ascending ids): fewer components
+/// first, then lexicographically by ids.
+pub(crate) fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
 /// A failure that has a rate-limited event.

@@ -263,19 +263,27 @@ impl World {
         self.storage.apply(buffer)
     }
 
-    /// FNV-1a 64 (big-endian u64 words) of the live state, in this order:
+    /// FNV-1a 64 of the live state, fed in this order (every number big-endian, at the
+    /// width given; the rationale is in `docs/decisions/0004-state-hash.md`):
     ///
-    /// 1. the live entity count;
-    /// 2. per live entity in ascending index: index, generation, its component count, then
-    ///    per component in ascending id: the id, followed for a hashed component by the words
-    ///    of its [`StateHash`](crate::StateHash);
-    /// 3. per hashed resource in ascending id: the id, then the words of its
+    /// 1. the live entity count (u32);
+    /// 2. the number `K` of distinct component sets that live entities have (u32), then each
+    ///    set in canonical order (fewer components first, then lexicographically by
+    ///    ascending ids): its component count, then its ids in ascending order (u16 each).
+    ///    An entity's *rank* is the 0-based position of its set in this list. Ranks and the
+    ///    run opener `K` are *symbols*: 1 byte when `K < 2^8`, 2 when `K < 2^16`, else 4;
+    /// 3. per live entity in ascending index: when it opens a run (it is the first live
+    ///    entity, or its index is not one past the previous live entity's, or its
+    ///    generation differs from that entity's), the opener `K`, then its index and its
+    ///    generation (u32 each); then its rank; then per hashed component in ascending id
+    ///    the bytes of its [`StateHash`](crate::StateHash);
+    /// 4. per hashed resource in ascending id: the id (u16), then the bytes of its
     ///    [`StateHash`](crate::StateHash) (nothing when the world holds none);
-    /// 4. the registered system count, then per system in ascending id: the id, 1 and the
-    ///    PRNG's seed and two state words when it has a substream, else 0.
+    /// 5. the registered system count, then per system in ascending id: the id, 1 and the
+    ///    PRNG's seed and two state words when it has a substream, else 0 (u64 words each).
     ///
-    /// Row layout, archetype ids and slot-reuse history do not enter it, only the live
-    /// state. A pure function; allocates nothing.
+    /// Row layout, archetype ids, empty tables and slot-reuse history do not enter it, only
+    /// the live state. A pure function; allocates nothing.
     pub fn state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
         self.storage.hash_components(&mut h);
@@ -296,7 +304,7 @@ impl World {
         h.finish()
     }
 
-    /// Parts 1 to 3 of [`World::state_hash`]: components and hashed resources, no PRNG state.
+    /// Parts 1 to 4 of [`World::state_hash`]: components and hashed resources, no PRNG state.
     pub fn component_state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
         self.storage.hash_components(&mut h);

@@ -1,39 +1,118 @@
 //! The component part of the state hash: a pure function of the live state.
+//!
+//! FNV-1a is byte-serial, so the cost of the hash is the number of bytes fed: besides its
+//! hashed values, an entity feeds one byte (its component set's rank) in most worlds (see
+//! `docs/decisions/0004-state-hash.md`).
 
 use crate::{StateHasher, Storage};
 
+/// How many bytes a rank (or the run opener) takes with `sets` distinct component sets: the
+/// fewest of 1, 2 or 4 that hold the number `sets` itself, which is the opener.
+fn symbol_width(sets: u32) -> usize {
+    match sets {
+        0..=0xff => 1,
+        0x100..=0xffff => 2,
+        _ => 4,
+    }
+}
+
+/// Feeds `symbol` as a `W`-byte big-endian number (`W` is 1, 2 or 4, and holds it).
+#[inline(always)]
+fn write_symbol<const W: usize>(h: &mut StateHasher, symbol: u32) {
+    h.write_bytes(&symbol.to_be_bytes()[4 - W..]);
+}
+
 impl Storage {
-    /// Feeds the live component state to `h`, independent of row layout and archetype ids:
+    /// Feeds the live component state to `h`, independent of row layout, archetype ids and
+    /// slot-reuse history (every number big-endian):
     ///
-    /// 1. the live entity count;
-    /// 2. for each live entity in ascending index: index, generation, its number of
-    ///    components, then for each of its components in ascending id: the id, and for a
-    ///    hashed component the words its [`StateHash`](crate::StateHash) writes.
-    ///
-    /// 3. for each resource inserted hashed
+    /// 1. the live entity count (u32);
+    /// 2. the number `K` of distinct component sets that live entities have (u32), then each
+    ///    set in canonical order (fewer components first, then lexicographically by
+    ///    ascending ids): its component count, then its ids in ascending order (u16 each).
+    ///    An entity's *rank* is the 0-based position of its set in this list. Ranks and the
+    ///    opener `K` are *symbols* of `s` bytes: 1 when `K < 2^8`, 2 when `K < 2^16`, else 4;
+    /// 3. for each live entity in ascending index:
+    ///    - when it opens a run (it is the first live entity, or its index is not one past
+    ///      the previous live entity's, or its generation differs from that entity's): the
+    ///      opener `K` as a symbol, then its index and its generation (u32 each);
+    ///    - its rank, as a symbol;
+    ///    - for each of its hashed components in ascending id, the bytes its
+    ///      [`StateHash`](crate::StateHash) writes;
+    /// 4. for each resource inserted hashed
     ///    ([`World::insert_hashed_resource`](crate::World::insert_hashed_resource)) that the
-    ///    world holds, in ascending id: the id, then the words of its `StateHash` (nothing at
-    ///    all when there is none, so worlds without hashed resources hash as before).
+    ///    world holds, in ascending id: the id (u16), then the bytes of its `StateHash`
+    ///    (nothing at all when there is none).
     ///
-    /// Every number is one big-endian u64 word. Allocates nothing.
+    /// Allocates nothing.
     pub(crate) fn hash_components(&self, h: &mut StateHasher) {
-        h.write_u64(u64::from(self.entities.live()));
-        for (entity, location) in self.entities.iter_live() {
-            h.write_u64(u64::from(entity.index()));
-            h.write_u64(u64::from(entity.generation()));
-            let table = &self.archetypes[location.archetype as usize];
-            h.write_u64(table.components().len() as u64);
-            for (column, &component) in table.columns().iter().zip(table.components()) {
-                h.write_u64(u64::from(component.get()));
-                if let Some(hash) = self.components.get(component).hash {
-                    // SAFETY: the entity is live, so its row holds a valid value of the column's
-                    // type, which `hash` was registered for; the caller holds `&self` with no
-                    // concurrent writer (a world-level `&self`, or a context that declared read
-                    // access to every hashed component).
-                    unsafe { hash(column.ptr_at(location.row as usize), h) };
+        // A local hasher, so its state can stay in a register for the whole walk.
+        let mut hasher = *h;
+        hasher.write_u32(self.entities.live());
+
+        let mut sets = 0u32;
+        for &id in &self.canonical {
+            let table = &self.archetypes[id as usize];
+            if !table.is_empty() {
+                table.set_hash_rank(sets);
+                sets += 1;
+            }
+        }
+        hasher.write_u32(sets);
+        for &id in &self.canonical {
+            let table = &self.archetypes[id as usize];
+            if !table.is_empty() {
+                // At most MAX_COMPONENTS (256) components, each id at most 256.
+                hasher.write_u16(table.components().len() as u16);
+                for component in table.components() {
+                    hasher.write_u16(component.get());
                 }
             }
         }
-        self.resources.hash(&self.components, h);
+
+        hasher = match symbol_width(sets) {
+            1 => self.hash_entities::<1>(hasher, sets),
+            2 => self.hash_entities::<2>(hasher, sets),
+            _ => self.hash_entities::<4>(hasher, sets),
+        };
+
+        self.resources.hash(&self.components, &mut hasher);
+        *h = hasher;
+    }
+
+    /// Part 3 of [`Storage::hash_components`], with `W`-byte symbols; `sets` is the opener.
+    fn hash_entities<const W: usize>(&self, mut h: StateHasher, sets: u32) -> StateHasher {
+        // `index << 32 | generation` of the entity that would continue the current run;
+        // `u64::MAX` matches no entity (indices stay below `u32::MAX`).
+        let mut next = u64::MAX;
+        for (entity, location) in self.entities.iter_live() {
+            let key = u64::from(entity.index()) << 32 | u64::from(entity.generation());
+            if key != next {
+                write_symbol::<W>(&mut h, sets);
+                h.write_u64(key);
+            }
+            next = key + (1 << 32);
+            let table = &self.archetypes[location.archetype as usize];
+            write_symbol::<W>(&mut h, table.hash_rank());
+            for (column, hash) in table.hashed_columns() {
+                // SAFETY: the entity is live, so its row holds a valid value of the column's
+                // type, which `hash` was registered for; the caller holds `&self` with no
+                // concurrent writer (a world-level `&self`, or a context that declared read
+                // access to every hashed component).
+                h = unsafe { hash(column.ptr_at(location.row as usize), h) };
+            }
+        }
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::symbol_width;
+
+    #[test]
+    fn symbols_hold_the_opener() {
+        let widths = [0, 1, 255, 256, 65_535, 65_536, u32::MAX].map(symbol_width);
+        assert_eq!(widths, [1, 1, 1, 2, 2, 4, 4]);
     }
 }

@@ -1,5 +1,6 @@
 //! Property test: random spawn / insert / remove / despawn sequences keep every entity's
-//! components intact, compared with a plain `BTreeMap` model.
+//! components intact, compared with a plain `BTreeMap` model, and the state hash equals one
+//! computed from the model by the documented rules.
 
 use std::collections::BTreeMap;
 
@@ -117,5 +118,51 @@ proptest! {
         world.each::<Entity>(|e, _| seen.push(e)).unwrap();
         seen.sort();
         prop_assert_eq!(seen, model.keys().copied().collect::<Vec<_>>());
+        // The state hash follows its documented rules whatever the history.
+        prop_assert_eq!(world.component_state_hash(), reference_hash(&model));
     }
+}
+
+/// The component state hash of the model, from the rules documented on
+/// `World::state_hash` (Pos and Health hashed, Wide and Tag by presence only).
+fn reference_hash(model: &BTreeMap<Entity, Row>) -> u64 {
+    let ids = |row: &Row| {
+        let mut ids = vec![1u16]; // Pos
+        ids.extend(row.health.map(|_| 3)); // Health
+        ids.extend(row.tag.then_some(4)); // Tag
+        ids.extend(row.wide.map(|_| 5)); // Wide
+        ids
+    };
+    let mut sets: Vec<Vec<u16>> = model.values().map(ids).collect();
+    sets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    sets.dedup();
+    assert!(sets.len() < 256, "one-byte symbols");
+    let mut bytes = Vec::new();
+    bytes.extend((model.len() as u32).to_be_bytes());
+    bytes.extend((sets.len() as u32).to_be_bytes());
+    for set in &sets {
+        bytes.extend((set.len() as u16).to_be_bytes());
+        set.iter().for_each(|id| bytes.extend(id.to_be_bytes()));
+    }
+    let mut previous: Option<Entity> = None;
+    for (&e, row) in model {
+        let continues = previous
+            .is_some_and(|p| p.index() + 1 == e.index() && p.generation() == e.generation());
+        if !continues {
+            bytes.push(sets.len() as u8);
+            bytes.extend(e.index().to_be_bytes());
+            bytes.extend(e.generation().to_be_bytes());
+        }
+        previous = Some(e);
+        let rank = sets.iter().position(|s| *s == ids(row)).unwrap();
+        bytes.push(rank as u8);
+        bytes.extend(row.pos.to_bits().to_be_bytes());
+        bytes.extend(0.0f32.to_bits().to_be_bytes());
+        if let Some(h) = row.health {
+            bytes.extend(h.to_be_bytes());
+        }
+    }
+    let mut h = laige_world::StateHasher::new();
+    h.write_bytes(&bytes);
+    h.finish()
 }

@@ -357,9 +357,10 @@ fn hashed_resources_enter_the_state_hash_after_the_components() {
     let mut world = World::new(WorldOptions::default());
     let id = world.insert_hashed_resource(Score(7)).unwrap();
     let mut h = StateHasher::new();
-    h.write_u64(0); // live entities
-    h.write_u64(u64::from(id.get()));
-    h.write_u64(7); // Score's words
+    h.write_bytes(&0u32.to_be_bytes()); // live entities (u32)
+    h.write_bytes(&0u32.to_be_bytes()); // component sets (u32), so no entities follow
+    h.write_bytes(&id.get().to_be_bytes()); // the resource id (u16)
+    h.write_bytes(&7u32.to_be_bytes()); // Score's u32
     let components = h.finish();
     h.write_u64(0); // systems
     assert_eq!(world.component_state_hash(), components);

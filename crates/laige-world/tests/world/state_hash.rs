@@ -93,33 +93,202 @@ fn layout_history_does_not_matter() {
     assert_eq!(moved.state_hash(), straight.state_hash());
 }
 
+/// The expected hash, fed by hand from the documented rules: big-endian bytes at the
+/// documented widths.
+struct Expect(StateHasher);
+
+impl Expect {
+    fn new() -> Self {
+        Self(StateHasher::new())
+    }
+    fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.write_bytes(bytes);
+        self
+    }
+    fn u16(&mut self, value: u16) -> &mut Self {
+        self.bytes(&value.to_be_bytes())
+    }
+    fn u32(&mut self, value: u32) -> &mut Self {
+        self.bytes(&value.to_be_bytes())
+    }
+    fn u64(&mut self, value: u64) -> &mut Self {
+        self.bytes(&value.to_be_bytes())
+    }
+    fn f32(&mut self, value: f32) -> &mut Self {
+        self.u32(value.to_bits())
+    }
+    /// One component set of the list: its count, then its ids (u16 each).
+    fn set(&mut self, ids: &[u16]) -> &mut Self {
+        self.u16(ids.len() as u16);
+        for &id in ids {
+            self.u16(id);
+        }
+        self
+    }
+    /// A run opener with one-byte symbols: the opener `sets`, the index, the generation.
+    fn opener(&mut self, sets: u8, index: u32, generation: u32) -> &mut Self {
+        self.bytes(&[sets]).u32(index).u32(generation)
+    }
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+}
+
 #[test]
-fn the_documented_word_order() {
+fn the_documented_byte_order() {
     let mut world = world_with(WorldOptions {
         deterministic: false,
         ..WorldOptions::default()
     });
-    let e = world
+    // Ids: Pos 1 (hashed), Vel 2, Health 3 (hashed), Tag 4, Wide 5.
+    let e0 = world
         .spawn((pos(1.5), crate::support::Vel::default()))
         .unwrap();
+    let e1 = world.spawn((Health(-3),)).unwrap();
+    let e2 = world.spawn(()).unwrap();
+    let e3 = world.spawn((Tag, Health(0x0102_0304))).unwrap();
+    world.despawn(e1).unwrap(); // leaves the table of {Health} empty: it does not count
+    let e1 = world.spawn(()).unwrap(); // slot 1 again, generation 2
+    assert_eq!(
+        [e0, e1, e2, e3].map(|e| (e.index(), e.generation())),
+        [(0, 1), (1, 2), (2, 1), (3, 1)]
+    );
     world.system("A", noop).budget_ms(1.0).register().unwrap();
-    let mut h = StateHasher::new();
-    for word in [
-        1,                              // live entities
-        u64::from(e.index()),           // index
-        u64::from(e.generation()),      // generation
-        2,                              // component count
-        1,                              // Pos id
-        u64::from(1.5f32.to_bits()),    // Pos.x
-        u64::from((-1.5f32).to_bits()), // Pos.y
-        2,                              // Vel id (not hashed)
-        1,                              // systems
-        1,                              // system id
-        0,                              // no substream
+
+    let mut want = Expect::new();
+    want.u32(4); // live entities
+    // Three component sets, fewer components first, then by ids: ranks 0, 1, 2. Three
+    // fits a byte, so symbols are one byte and the opener is 3.
+    want.u32(3).set(&[]).set(&[1, 2]).set(&[3, 4]);
+    want.opener(3, 0, 1); // entity 0 opens the first run
+    want.bytes(&[1]); // rank 1: {Pos, Vel}
+    want.f32(1.5).f32(-1.5); // Pos.x, Pos.y; Vel is not hashed
+    want.opener(3, 1, 2); // entity 1 has another generation: a new run
+    want.bytes(&[0]); // rank 0: no components
+    want.opener(3, 2, 1); // entity 2 has another generation again: a new run
+    want.bytes(&[0]); // rank 0
+    want.bytes(&[2]); // entity 3 continues the run; rank 2: {Health, Tag}
+    want.bytes(&[1, 2, 3, 4]); // Health's i32, big-endian; Tag is not hashed
+    let components = want.finish();
+    want.u64(1).u64(1).u64(0); // one system, id 1, no substream
+    assert_eq!(world.component_state_hash(), components);
+    assert_eq!(world.state_hash(), want.finish());
+}
+
+#[test]
+fn generations_and_gaps_count() {
+    let build = |churn: bool| {
+        let mut world = world();
+        let a = world.spawn((pos(1.0),)).unwrap();
+        world.spawn((pos(2.0),)).unwrap();
+        if churn {
+            world.despawn(a).unwrap();
+            world.spawn((pos(1.0),)).unwrap();
+        }
+        world
+    };
+    assert_ne!(
+        build(true).component_state_hash(),
+        build(false).component_state_hash(),
+        "same values, another generation"
+    );
+
+    let mut gap = world();
+    let es: Vec<Entity> = (0..4)
+        .map(|i| gap.spawn((pos(i as f32),)).unwrap())
+        .collect();
+    gap.despawn(es[0]).unwrap();
+    gap.despawn(es[2]).unwrap();
+    let mut want = Expect::new();
+    want.u32(2).u32(1).set(&[1]); // two entities, one set: {Pos}
+    want.opener(1, 1, 1).bytes(&[0]).f32(1.0).f32(-1.0);
+    want.opener(1, 3, 1).bytes(&[0]).f32(3.0).f32(-3.0); // after the gap: a new run
+    assert_eq!(gap.component_state_hash(), want.finish());
+}
+
+#[test]
+fn archetype_ids_and_empty_tables_do_not_matter() {
+    let mut a = world();
+    a.spawn((pos(1.0),)).unwrap();
+    a.spawn((Health(2),)).unwrap();
+    // The other way round: {Pos, Tag} first, {Health} next, {Pos} last, and one table left
+    // empty.
+    let mut b = world();
+    let e = b.spawn((pos(1.0), Tag)).unwrap();
+    b.spawn((Health(2),)).unwrap();
+    b.remove::<Tag>(e).unwrap();
+    assert_ne!(a.storage().archetype_of(e), b.storage().archetype_of(e));
+    assert_eq!(a.state_hash(), b.state_hash());
+}
+
+macro_rules! bits {
+    ($($t:ident = $bit:literal),*) => {
+        $( #[derive(Default)] struct $t; )*
+        /// A world with the eight `Bit` types (ids 1 to 8) and one entity per entry of
+        /// `masks`, having `Bit<j>` for each set bit `j` of its mask.
+        fn bits_world(masks: impl IntoIterator<Item = u8>) -> World {
+            let mut world = World::new(WorldOptions::default());
+            $( world.register_component::<$t>().unwrap(); )*
+            for mask in masks {
+                let e = world.spawn(()).unwrap();
+                $( if mask & (1 << $bit) != 0 { world.insert(e, $t).unwrap(); } )*
+            }
+            world
+        }
+    };
+}
+bits!(
+    Bit0 = 0,
+    Bit1 = 1,
+    Bit2 = 2,
+    Bit3 = 3,
+    Bit4 = 4,
+    Bit5 = 5,
+    Bit6 = 6,
+    Bit7 = 7
+);
+
+/// The ids of mask `m`'s set (`Bit<j>` has id `j + 1`), ascending.
+fn ids_of(mask: u8) -> Vec<u16> {
+    (0..8)
+        .filter(|j| mask & (1 << j) != 0)
+        .map(|j| j + 1)
+        .collect()
+}
+
+#[test]
+fn symbols_widen_past_255_sets() {
+    for (masks, width) in [
+        ((1..=255u8).collect::<Vec<_>>(), 1),
+        ((0..=255).collect(), 2),
     ] {
-        h.write_u64(word);
+        let world = bits_world(masks.iter().copied());
+        let mut sets: Vec<Vec<u16>> = masks.iter().map(|&m| ids_of(m)).collect();
+        sets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        let symbol = |want: &mut Expect, value: usize| {
+            match width {
+                1 => want.bytes(&[value as u8]),
+                _ => want.u16(value as u16),
+            };
+        };
+        let mut want = Expect::new();
+        want.u32(masks.len() as u32).u32(sets.len() as u32);
+        for set in &sets {
+            want.set(set);
+        }
+        symbol(&mut want, sets.len()); // all entities form one run
+        want.u32(0).u32(1);
+        for &mask in &masks {
+            let rank = sets.iter().position(|s| *s == ids_of(mask)).unwrap();
+            symbol(&mut want, rank);
+        }
+        assert_eq!(
+            world.component_state_hash(),
+            want.finish(),
+            "{} sets",
+            sets.len()
+        );
     }
-    assert_eq!(world.state_hash(), h.finish());
 }
 
 fn hasher(ctx: &mut SystemContext<'_>) {
