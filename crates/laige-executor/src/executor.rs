@@ -13,15 +13,16 @@ use crate::sync::Liveness;
 
 /// Auto mode runs a track in parallel once its measured work reaches this many nanoseconds.
 ///
-/// Measured on the 2-core development machine (docs/decisions/0003-executor.md): handing a
-/// track to a worker that is still spinning costs about 0.5 µs, to a parked one about
-/// 15-20 µs (futex wake and reschedule). Parallel pays off on two threads when half the work
-/// exceeds that cost, so 40 µs of work covers a worker that must be woken.
-pub const AUTO_PARALLEL_NANOS: u64 = 40_000;
+/// On two threads, parallel pays off when half the work exceeds the cost of handing work to
+/// a worker. On the 2-core development machine (docs/decisions/0003-executor.md) a hand-off
+/// to a spinning worker costs about 1.2 µs and to a parked one about 24 µs (futex wake and
+/// reschedule); the first track of a frame usually finds the workers parked, so the line
+/// sits at twice the parked figure.
+pub const AUTO_PARALLEL_NANOS: u64 = 50_000;
 
 /// Auto mode goes back to sequential once a parallel track's measured work falls below
 /// this; the gap to [`AUTO_PARALLEL_NANOS`] keeps a track near the line from flapping.
-pub const AUTO_SEQUENTIAL_NANOS: u64 = 30_000;
+pub const AUTO_SEQUENTIAL_NANOS: u64 = 35_000;
 
 /// Auto mode measures a track's work on its first run and then every this many runs.
 pub const AUTO_SAMPLE_EVERY: u32 = 16;
