@@ -115,7 +115,11 @@ pub struct Executor {
 }
 
 impl Executor {
-    /// Starts the workers (`options.threads - 1` of them).
+    /// Starts the workers (`options.threads - 1` of them) and returns once they all run.
+    ///
+    /// # Panics
+    ///
+    /// When the operating system refuses to start a thread.
     pub fn new(options: ExecutorOptions) -> Executor {
         let threads = match options.threads {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
@@ -247,7 +251,8 @@ impl Executor {
 
     /// The mode for this run of track `t`, and whether to measure its work.
     fn choose(&mut self, plan: &Plan, t: usize) -> (ChosenMode, bool) {
-        if self.options.threads < 2 {
+        if self.options.threads < 2 || plan.track(t).len() < 2 {
+            // Nothing to share: waking the workers would only cost.
             return (ChosenMode::Sequential, false);
         }
         match self.options.mode {

@@ -406,6 +406,25 @@ fn thread_counts_resolve_and_one_thread_is_sequential() {
 }
 
 #[test]
+fn executors_and_plans_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Executor>();
+    send_sync::<Plan>();
+    send_sync::<ExecError>();
+}
+
+#[test]
+fn a_single_system_runs_on_the_calling_thread() {
+    let registry = plain_registry(1, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let mut executor = executor(2, Mode::Parallel);
+    let report = executor
+        .run_track(&plan, 0, registry.runs(), &Recorder::new(1))
+        .unwrap();
+    assert_eq!((report.mode, report.systems), (ChosenMode::Sequential, 1));
+}
+
+#[test]
 fn empty_tracks_run_nothing() {
     let registry = plain_registry(0, empty);
     let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
