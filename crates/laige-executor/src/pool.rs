@@ -55,7 +55,7 @@ pub(crate) const MAX_CHUNK: u32 = 8;
 
 /// How long an idle worker spins between tracks before it parks.
 #[cfg(not(loom))]
-pub(crate) const SPIN_NANOS: u64 = 100_000;
+const SPIN_NANOS: u64 = 100_000;
 
 /// Under loom, spin twice and park: spinning only multiplies the interleavings.
 #[cfg(loom)]
