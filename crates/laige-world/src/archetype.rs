@@ -47,7 +47,7 @@ pub struct Archetype {
     /// one storage (which cannot change meanwhile) write the same values.
     hash_rank: AtomicU32,
     /// Column index by component index, [`NO_COLUMN`] when absent.
-    column_of: Box<[u16; MAX_COMPONENTS]>,
+    column_of: [u16; MAX_COMPONENTS],
     entities: Vec<Entity>,
     pub(crate) add_edges: BTreeMap<ComponentId, u32>,
     pub(crate) remove_edges: BTreeMap<ComponentId, u32>,
@@ -56,7 +56,7 @@ pub struct Archetype {
 impl Archetype {
     pub(crate) fn new(id: ArchetypeId, signature: ComponentSet, components: &Components) -> Self {
         let ids: Vec<ComponentId> = signature.iter().collect();
-        let mut column_of = Box::new([NO_COLUMN; MAX_COMPONENTS]);
+        let mut column_of = [NO_COLUMN; MAX_COMPONENTS];
         for (i, c) in ids.iter().enumerate() {
             // At most MAX_COMPONENTS (256) columns, so the index fits in a u16 below NO_COLUMN.
             column_of[c.index()] = i as u16;

@@ -2,7 +2,7 @@
 
 use std::alloc::Layout;
 use std::any::{TypeId, type_name};
-use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::ptr;
 
 use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
@@ -159,15 +159,96 @@ pub(crate) enum RegisterComponentError {
     Full,
 }
 
+/// Collects what `TypeId`'s `Hash` impl feeds (a `u64` of its already well mixed bits, in
+/// today's std; any other bytes are mixed in too, so lookups stay correct either way).
+struct TypeIdBits(u64);
+
+impl Hasher for TypeIdBits {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = self.0.rotate_left(32) ^ value;
+    }
+}
+
+/// `TypeId` to component id, for the lookup every query does: open addressing with linear
+/// probing, at most half full. Used only for lookups, never iterated, so type identity (which
+/// varies between builds) never reaches an order or an id.
+#[derive(Debug, Default)]
+struct TypeIndex {
+    /// A power of two long (or empty).
+    slots: Vec<Option<(TypeId, ComponentId)>>,
+    len: usize,
+}
+
+impl TypeIndex {
+    /// The first slot to probe for `type_id` in a table of `slots` (a power of two) slots.
+    #[inline]
+    fn home(type_id: &TypeId, slots: usize) -> usize {
+        let mut bits = TypeIdBits(0);
+        type_id.hash(&mut bits);
+        // Fibonacci hashing: the top bits of the product, as many as the table needs.
+        let product = bits.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (product >> (u64::BITS - slots.trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn get(&self, type_id: &TypeId) -> Option<ComponentId> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(type_id, self.slots.len());
+        // At most half full, so an empty slot ends every probe.
+        loop {
+            match self.slots[at] {
+                None => return None,
+                Some((key, id)) if key == *type_id => return Some(id),
+                Some(_) => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds `type_id`, which is not in the index yet.
+    fn insert(&mut self, type_id: TypeId, id: ComponentId) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let old = std::mem::take(&mut self.slots);
+            self.slots = vec![None; (old.len() * 2).max(16)];
+            for (key, value) in old.into_iter().flatten() {
+                self.place(key, value);
+            }
+        }
+        self.place(type_id, id);
+        self.len += 1;
+    }
+
+    fn place(&mut self, type_id: TypeId, id: ComponentId) {
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(&type_id, self.slots.len());
+        while self.slots[at].is_some() {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = Some((type_id, id));
+    }
+}
+
 /// The registered component types, dense by id. Resource types share the table (and the id
 /// space), marked by [`ComponentInfo::is_resource`].
 ///
-/// The `TypeId` index is a `BTreeMap` used only for lookups, never iterated, so type
+/// The `TypeId` index is a hash table used only for lookups, never iterated, so type
 /// identity (which varies between builds) never reaches an order or an id.
 #[derive(Debug, Default)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
-    by_type: BTreeMap<TypeId, ComponentId>,
+    by_type: TypeIndex,
     resources: ComponentSet,
 }
 
@@ -179,7 +260,7 @@ impl Components {
         hash: Option<HashFn>,
     ) -> Result<ComponentId, RegisterComponentError> {
         let type_id = TypeId::of::<T>();
-        if let Some(&id) = self.by_type.get(&type_id) {
+        if let Some(id) = self.by_type.get(&type_id) {
             return Err(RegisterComponentError::Duplicate(self.infos[id.index()]));
         }
         let id = ComponentId::from_index(self.infos.len()).ok_or(RegisterComponentError::Full)?;
@@ -239,7 +320,7 @@ impl Components {
     /// The id of `T`, if registered.
     #[inline]
     pub fn id_of<T: 'static>(&self) -> Option<ComponentId> {
-        self.by_type.get(&TypeId::of::<T>()).copied()
+        self.by_type.get(&TypeId::of::<T>())
     }
 
     /// The info of component `id`.
@@ -272,3 +353,33 @@ impl Components {
 
 /// The most component types a world registers.
 pub const MAX_COMPONENT_TYPES: usize = MAX_COMPONENTS;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! types {
+        ($($t:ident),*) => {
+            $( struct $t; )*
+            const IDS: &[fn() -> TypeId] = &[$(TypeId::of::<$t>),*];
+        };
+    }
+    types!(
+        T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15, T16, T17, T18, T19
+    );
+
+    #[test]
+    fn the_type_index_finds_every_type_across_growth() {
+        let mut index = TypeIndex::default();
+        assert_eq!(index.get(&TypeId::of::<u8>()), None);
+        for (i, type_id) in IDS.iter().enumerate() {
+            let id = ComponentId::from_index(i).unwrap();
+            index.insert(type_id(), id);
+            for (j, earlier) in IDS[..=i].iter().enumerate() {
+                assert_eq!(index.get(&earlier()), ComponentId::from_index(j));
+            }
+            assert_eq!(index.get(&TypeId::of::<u8>()), None);
+        }
+        assert_eq!(index.slots.len(), 64);
+    }
+}

@@ -117,6 +117,30 @@ impl<'a> QueryDesc<'a> {
             && !self.excluded.intersects(archetype.signature())
     }
 
+    /// The tables worth looking at, for a query that requires a component: the ids of the
+    /// tables that have the required component with the fewest tables, and whether every one
+    /// of them matches (that component is the query's only condition); no tables for a
+    /// query that cannot match. `None` when the query requires nothing, so every table must
+    /// be tested.
+    #[inline]
+    pub(crate) fn driver<'s>(&self, storage: &'s Storage) -> Option<(&'s [u32], bool)> {
+        if self.unmatchable {
+            return Some((&[], true));
+        }
+        let mut required = self.required.iter();
+        let first = storage.tables_with(required.next()?);
+        let mut best = first;
+        let mut more = false;
+        for component in required {
+            more = true;
+            let ids = storage.tables_with(component);
+            if ids.len() < best.len() {
+                best = ids;
+            }
+        }
+        Some((best, !more && self.excluded.is_empty()))
+    }
+
     fn undeclared<T>(
         &self,
         meta: &SystemMeta,

@@ -43,6 +43,9 @@ pub struct Storage {
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
     pub(crate) canonical: Vec<u32>,
+    /// Per component index, the ids of the archetypes that have it, ascending: queries
+    /// visit only the tables of one component they require.
+    with_component: Vec<Vec<u32>>,
     pub(crate) diag: Diagnostics,
     identity: u64,
 }
@@ -76,6 +79,7 @@ impl Storage {
             snapshots: Snapshots::default(),
             by_signature,
             canonical: vec![0],
+            with_component: Vec::new(),
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
         }
@@ -184,7 +188,22 @@ impl Storage {
             .is_lt()
         });
         self.canonical.insert(at, id);
+        for component in signature.iter() {
+            if self.with_component.len() <= component.index() {
+                self.with_component
+                    .resize_with(component.index() + 1, Vec::new);
+            }
+            self.with_component[component.index()].push(id);
+        }
         id
+    }
+
+    /// The ids of the archetypes that have `component`, ascending.
+    #[inline]
+    pub(crate) fn tables_with(&self, component: ComponentId) -> &[u32] {
+        self.with_component
+            .get(component.index())
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The archetype reached from `from` by adding `component`.

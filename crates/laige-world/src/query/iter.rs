@@ -1,6 +1,7 @@
 //! The iteration loops shared by the world (unchecked) and system contexts (checked).
 
 use super::{Query, QueryDesc};
+use crate::archetype::Archetype;
 use crate::context::SystemMeta;
 use crate::{Entity, QueryError, Storage};
 
@@ -13,6 +14,37 @@ fn prepare<'a, Q: Query>(
     match Q::init(&mut desc).and_then(|state| desc.check_footprint().map(|()| state)) {
         Ok(state) => Ok((state, desc)),
         Err(err) => Err(storage.report(err)),
+    }
+}
+
+/// Calls `visit` with every non-empty archetype `desc` matches, in ascending id.
+///
+/// When the query requires a component, only the tables that have the required component
+/// with the fewest tables are looked at; when that component is all it asks for, they all
+/// match without a signature test.
+#[inline(always)]
+fn for_each_table<'s>(
+    storage: &'s Storage,
+    desc: &QueryDesc<'_>,
+    mut visit: impl FnMut(&'s Archetype),
+) {
+    let tables = storage.archetypes();
+    match desc.driver(storage) {
+        Some((ids, exact)) => {
+            for &id in ids {
+                let table = &tables[id as usize];
+                if !table.is_empty() && (exact || desc.matches(table)) {
+                    visit(table);
+                }
+            }
+        }
+        None => {
+            for table in tables {
+                if !table.is_empty() && desc.matches(table) {
+                    visit(table);
+                }
+            }
+        }
     }
 }
 
@@ -31,17 +63,14 @@ pub(crate) unsafe fn each_in<'s, Q: Query>(
     mut f: impl FnMut(Entity, Q::Item<'s>),
 ) -> Result<(), QueryError> {
     let (state, desc) = prepare::<Q>(storage, declared)?;
-    for table in storage.archetypes() {
-        if table.is_empty() || !desc.matches(table) {
-            continue;
-        }
+    for_each_table(storage, &desc, |table| {
         let fetch = Q::fetch(&state, table);
         for (row, &entity) in table.entities().iter().enumerate() {
             // SAFETY: `row` is in bounds of a matched table; access is the caller's promise;
             // each row is yielded once per call, and `Q` has no aliasing elements (`prepare`).
             f(entity, unsafe { Q::item(&fetch, row) });
         }
-    }
+    });
     Ok(())
 }
 
@@ -56,14 +85,11 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
     mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
 ) -> Result<(), QueryError> {
     let (state, desc) = prepare::<Q>(storage, declared)?;
-    for table in storage.archetypes() {
-        if table.is_empty() || !desc.matches(table) {
-            continue;
-        }
+    for_each_table(storage, &desc, |table| {
         let fetch = Q::fetch(&state, table);
         // SAFETY: the whole table is matched; access is the caller's promise; each table is
         // yielded once per call.
         f(table.entities(), unsafe { Q::chunk(&fetch, table.len()) });
-    }
+    });
     Ok(())
 }

@@ -40,6 +40,90 @@ fn archetypes_in_ascending_id_rows_in_table_order() {
     );
 }
 
+/// The entities of every non-empty table, in ascending table id, whose signature has all of
+/// `with` and none of `without`: what a query must visit.
+fn brute_force(
+    world: &World,
+    with: &[Option<laige_world::ComponentId>],
+    without: &[Option<laige_world::ComponentId>],
+) -> Vec<Entity> {
+    world
+        .archetypes()
+        .iter()
+        .filter(|table| {
+            with.iter()
+                .all(|c| c.is_some_and(|c| table.signature().contains(c)))
+                && without
+                    .iter()
+                    .all(|c| c.is_none_or(|c| !table.signature().contains(c)))
+        })
+        .flat_map(|table| table.entities().iter().copied())
+        .collect()
+}
+
+#[test]
+fn queries_visit_exactly_the_matching_tables() {
+    let mut world = world();
+    // Tables of many shapes, created in an order unrelated to their components, with one
+    // left empty: Health is in more tables than Tag, Tag in more than Vel.
+    for i in 0..40 {
+        let e = world.spawn((Health(i),)).unwrap();
+        if i % 2 == 0 {
+            world.insert(e, Tag).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, pos(i as f32)).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert(e, vel(1.0)).unwrap();
+        }
+        if i % 7 == 0 {
+            world.insert(e, Wide(7)).unwrap();
+        }
+    }
+    let gone = world.spawn((Tag, Wide(1), vel(0.0))).unwrap();
+    world.despawn(gone).unwrap();
+    let [h, t, p, v, w] = [
+        world.component_id::<Health>(),
+        world.component_id::<Tag>(),
+        world.component_id::<Pos>(),
+        world.component_id::<Vel>(),
+        world.component_id::<Wide>(),
+    ];
+
+    let mut seen = Vec::new();
+    world
+        .each::<(&Health, With<Tag>)>(|e, _| seen.push(e))
+        .unwrap();
+    assert_eq!(seen, brute_force(&world, &[h, t], &[]));
+    let mut seen = Vec::new();
+    world
+        .each::<(With<Tag>, &Health, Without<Pos>)>(|e, _| seen.push(e))
+        .unwrap();
+    assert_eq!(seen, brute_force(&world, &[h, t], &[p]));
+    let mut seen = Vec::new();
+    world
+        .each::<(&Vel, Option<&Pos>, Without<Wide>)>(|e, _| seen.push(e))
+        .unwrap();
+    assert_eq!(seen, brute_force(&world, &[v], &[w]));
+    let mut seen = Vec::new();
+    world
+        .each::<(&mut Health, &Wide)>(|e, _| seen.push(e))
+        .unwrap();
+    assert_eq!(seen, brute_force(&world, &[h, w], &[]));
+    let mut seen = Vec::new();
+    world
+        .each_chunk::<&Health>(|es, _| seen.extend_from_slice(es))
+        .unwrap();
+    assert_eq!(seen, brute_force(&world, &[h], &[]));
+    let mut seen = Vec::new();
+    world
+        .each::<(Entity, Without<Health>)>(|e, _| seen.push(e))
+        .unwrap();
+    assert_eq!(seen, brute_force(&world, &[], &[h]));
+    assert!(seen.is_empty());
+}
+
 #[test]
 fn read_write_and_optional_elements() {
     let (mut world, es) = layered();
