@@ -32,7 +32,8 @@ pub const AUTO_SAMPLE_EVERY: u32 = 16;
 pub enum Mode {
     /// One system at a time on the calling thread, in sequential order.
     Sequential,
-    /// On every thread of the pool, each system as soon as its predecessors finished.
+    /// On every thread of the pool, each system as soon as its predecessors finished (a
+    /// track of fewer than two systems, or an executor of one thread, runs sequentially).
     Parallel,
     /// Per track: parallel when the track's measured work is large enough
     /// ([`AUTO_PARALLEL_NANOS`]) and it can run two systems at once; sequential otherwise.
