@@ -35,7 +35,7 @@ const GATES: &[(&str, &str)] = &[
     ("deny", "cargo deny check bans licenses sources"),
     (
         "valgrind",
-        "valgrind on the unsafe crates' test binaries (memcheck for storage)",
+        "valgrind on the unsafe crates' tests: memcheck for storage, DRD for the executor",
     ),
 ];
 
@@ -216,8 +216,13 @@ fn valgrind(root: &Path) -> Outcome {
             }
         }
     }
-    Outcome::Ok
+    // The executor's race check runs its own script: it knows which tests measure timing
+    // (meaningless under valgrind's one-thread-at-a-time scheduling) and its suppressions.
+    command(root, Command::new("bash").arg(DRD_SCRIPT))
 }
+
+/// Runs the executor's test binaries under valgrind's DRD race detector.
+const DRD_SCRIPT: &str = "crates/laige-executor/valgrind/drd.sh";
 
 /// The library and integration test executables of `package`, built in debug.
 fn test_binaries(root: &Path, package: &str) -> Result<Vec<String>> {

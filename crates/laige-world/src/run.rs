@@ -388,11 +388,11 @@ unsafe impl SharedHost<SystemFn> for ParallelHost<'_> {
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
         let (commands, rng) = state.parts_mut();
+        let meta = SystemMeta::of(record);
         // SAFETY: the caller guarantees no concurrently running system conflicts with this
         // one, which is `SystemContext::new`'s contract; the storage is not borrowed mutably
         // during a tick.
-        let mut ctx =
-            unsafe { SystemContext::new(self.storage, SystemMeta::of(record), commands, rng) };
+        let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
         run(&mut ctx);
     }
 }
