@@ -127,14 +127,22 @@ impl Archetype {
     /// The column index of `component`, if the archetype has it.
     #[inline]
     pub(crate) fn column_index(&self, component: ComponentId) -> Option<usize> {
-        let idx = self.column_of[component.index()];
+        // A component index is below MAX_COMPONENTS (a power of two), so the mask changes
+        // nothing; it only spares the bounds check.
+        const { assert!(MAX_COMPONENTS.is_power_of_two()) };
+        let idx = self.column_of[component.index() & (MAX_COMPONENTS - 1)];
         (idx != NO_COLUMN).then_some(idx as usize)
     }
 
     /// The base pointer of `component`'s column, if the archetype has it.
     #[inline]
     pub(crate) fn column_ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
-        self.column_index(component).map(|i| self.columns[i].data())
+        self.column_index(component).map(|i| {
+            debug_assert!(i < self.columns.len());
+            // SAFETY: `column_of` only ever holds `NO_COLUMN` or the index of one of this
+            // table's columns (set once in `new`; columns are never added or removed).
+            unsafe { self.columns.get_unchecked(i) }.data()
+        })
     }
 
     /// The base pointer of the entity column.

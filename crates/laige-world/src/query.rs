@@ -81,34 +81,16 @@ pub unsafe trait Query {
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
 }
 
-/// What a query touches, built by [`Query::init`] and checked element by element.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct QueryDesc<'a> {
-    components: &'a Components,
-    snapshots: &'a Snapshots,
-    declared: Option<&'a SystemMeta>,
+/// Which tables a checked query visits: all it needs of its [`QueryDesc`] while iterating,
+/// small enough to move around in registers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Matcher {
     required: ComponentSet,
     excluded: ComponentSet,
-    reads: ComponentSet,
-    writes: ComponentSet,
     unmatchable: bool,
 }
 
-impl<'a> QueryDesc<'a> {
-    pub(crate) fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
-        Self {
-            components: &storage.components,
-            snapshots: &storage.snapshots,
-            declared,
-            required: ComponentSet::EMPTY,
-            excluded: ComponentSet::EMPTY,
-            reads: ComponentSet::EMPTY,
-            writes: ComponentSet::EMPTY,
-            unmatchable: false,
-        }
-    }
-
+impl Matcher {
     /// Whether rows of `archetype` match.
     #[inline]
     pub(crate) fn matches(&self, archetype: &Archetype) -> bool {
@@ -139,6 +121,45 @@ impl<'a> QueryDesc<'a> {
             }
         }
         Some((best, !more && self.excluded.is_empty()))
+    }
+}
+
+/// What a query touches, built by [`Query::init`] and checked element by element.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct QueryDesc<'a> {
+    components: &'a Components,
+    snapshots: &'a Snapshots,
+    declared: Option<&'a SystemMeta>,
+    required: ComponentSet,
+    excluded: ComponentSet,
+    reads: ComponentSet,
+    writes: ComponentSet,
+    unmatchable: bool,
+}
+
+impl<'a> QueryDesc<'a> {
+    pub(crate) fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
+        Self {
+            components: &storage.components,
+            snapshots: &storage.snapshots,
+            declared,
+            required: ComponentSet::EMPTY,
+            excluded: ComponentSet::EMPTY,
+            reads: ComponentSet::EMPTY,
+            writes: ComponentSet::EMPTY,
+            unmatchable: false,
+        }
+    }
+
+    /// What iterating needs of the checked query: which tables match.
+    #[inline]
+    pub(crate) fn matcher(&self) -> Matcher {
+        Matcher {
+            required: self.required,
+            excluded: self.excluded,
+            unmatchable: self.unmatchable,
+        }
     }
 
     fn undeclared<T>(

@@ -1,20 +1,28 @@
 //! The iteration loops shared by the world (unchecked) and system contexts (checked).
 
-use super::{Query, QueryDesc};
+use super::{Matcher, Query, QueryDesc};
 use crate::archetype::Archetype;
 use crate::context::SystemMeta;
 use crate::{Entity, QueryError, Storage};
 
 /// Resolves and checks `Q`; reports a refusal.
-fn prepare<'a, Q: Query>(
-    storage: &'a Storage,
-    declared: Option<&'a SystemMeta>,
-) -> Result<(Q::State, QueryDesc<'a>), QueryError> {
+#[inline(always)]
+fn prepare<Q: Query>(
+    storage: &Storage,
+    declared: Option<&SystemMeta>,
+) -> Result<(Q::State, Matcher), QueryError> {
     let mut desc = QueryDesc::new(storage, declared);
     match Q::init(&mut desc).and_then(|state| desc.check_footprint().map(|()| state)) {
-        Ok(state) => Ok((state, desc)),
-        Err(err) => Err(storage.report(err)),
+        Ok(state) => Ok((state, desc.matcher())),
+        Err(err) => Err(refuse(storage, err)),
     }
+}
+
+/// Reports a refused query; out of line, off the hot path.
+#[cold]
+#[inline(never)]
+fn refuse(storage: &Storage, err: QueryError) -> QueryError {
+    storage.report(err)
 }
 
 /// Calls `visit` with every non-empty archetype `desc` matches, in ascending id.
@@ -23,16 +31,15 @@ fn prepare<'a, Q: Query>(
 /// with the fewest tables are looked at; when that component is all it asks for, they all
 /// match without a signature test.
 #[inline(always)]
-fn for_each_table<'s>(
-    storage: &'s Storage,
-    desc: &QueryDesc<'_>,
-    mut visit: impl FnMut(&'s Archetype),
-) {
+fn for_each_table<'s>(storage: &'s Storage, desc: &Matcher, mut visit: impl FnMut(&'s Archetype)) {
     let tables = storage.archetypes();
     match desc.driver(storage) {
         Some((ids, exact)) => {
             for &id in ids {
-                let table = &tables[id as usize];
+                debug_assert!((id as usize) < tables.len());
+                // SAFETY: the per-component lists hold only ids of created archetypes, and
+                // archetypes are never removed.
+                let table = unsafe { tables.get_unchecked(id as usize) };
                 if !table.is_empty() && (exact || desc.matches(table)) {
                     visit(table);
                 }
