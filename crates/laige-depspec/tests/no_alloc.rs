@@ -1,58 +1,19 @@
 //! Proves `DepSpec::parse` (and displaying its errors) never touches the heap.
 //!
-//! A counting global allocator, per thread, forwards to `System`;
+//! The shared counting allocator (`laige-testkit`, per thread) forwards to `System`;
 //! every spec is built before the counted region.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::fmt::Write as _;
 use std::hint::black_box;
 
 use laige_depspec::DepSpec;
 
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // `try_with`: the slot may be gone while the thread is being torn down.
-    let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-}
+#[global_allocator]
+static GLOBAL: laige_testkit::CountingAlloc = laige_testkit::CountingAlloc;
 
 fn allocs() -> u64 {
-    ALLOCS.with(Cell::get)
+    laige_testkit::allocations()
 }
-
-struct Counting;
-
-// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the contract.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: our caller upholds `GlobalAlloc::alloc`'s contract; we pass it through as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: as for `alloc`: the caller's arguments are forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        // SAFETY: `ptr` came from `System` (all our allocations do); arguments forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with this `layout`; forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// A `fmt::Write` sink that counts the bytes written and drops the text.
 struct Sink {

@@ -1,50 +1,17 @@
 //! Zero allocation per tick, counted on every thread of the process.
 //!
-//! `laige_testkit::CountingAlloc` counts per thread, which misses the workers; this binary
-//! counts in one process-wide atomic instead, so it runs without the test harness (no other
-//! test, and no harness thread, allocates while it counts).
+//! Counted with `laige_testkit::allocations_all_threads`, which covers the workers; so this
+//! binary runs without the test harness (no other test, and no harness thread, allocates
+//! while it counts).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use laige_executor::{ChosenMode, Executor, ExecutorOptions, Mode, Plan, SharedHost};
 use laige_registry::SystemId;
 use laige_scheduler::Schedule;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-/// Forwards to `System`, counting every allocation of every thread.
-struct GlobalCount;
-
-// SAFETY: every method forwards to `System` with the caller's own layout and pointer, so
-// `System`'s guarantees carry over; counting touches only an atomic, which never allocates.
-unsafe impl GlobalAlloc for GlobalCount {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as in `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` through this allocator with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: `ptr` came from `System` with `layout`; the caller upholds `new_size`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: GlobalCount = GlobalCount;
+static GLOBAL: laige_testkit::CountingAlloc = laige_testkit::CountingAlloc;
 
 /// Counts runs and burns a little time, so both threads get work.
 struct Host {
@@ -77,12 +44,12 @@ fn id(value: u32) -> SystemId {
 
 /// Runs `ticks` ticks and returns how many allocations all threads made meanwhile.
 fn count(executor: &mut Executor, plan: &Plan, runs: &[u32], host: &Host, ticks: u32) -> u64 {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = laige_testkit::allocations_all_threads();
     for _ in 0..ticks {
         let report = executor.run_track(plan, 0, runs, host).unwrap();
         assert!(report.mode == ChosenMode::Parallel || executor.options().mode != Mode::Parallel);
     }
-    ALLOCATIONS.load(Ordering::SeqCst) - before
+    laige_testkit::allocations_all_threads() - before
 }
 
 fn main() {

@@ -180,29 +180,30 @@ impl Breach {
     const CRITICAL: EventKey = EventKey::new(Subsystem::System, "budget_critical", Severity::Error);
 
     fn emit_overrun(&self) {
-        let Breach {
-            system,
-            id,
-            measured_ms,
-            budget_ms,
-            p99_ms,
-            window_samples,
-        } = *self;
-        tracing::warn!(
-            name: "system/budget_overrun",
-            target: "laige",
-            system,
-            id = id.get(),
-            measured_ms,
-            budget_ms,
-            p99_ms,
-            window_samples,
-            "budget_overrun | system `{system}` ran {measured_ms} ms | its budget is {budget_ms} ms \
-             | optimise it, split it, or raise its budget | docs/api/system_timing.md"
+        let (system, measured, budget) = (self.system, self.measured_ms, self.budget_ms);
+        self.emit(
+            Severity::Warn,
+            format_args!(
+                "budget_overrun | system `{system}` ran {measured} ms | its budget is {budget} ms \
+                 | optimise it, split it, or raise its budget | docs/api/system_timing.md"
+            ),
         );
     }
 
     fn emit_critical(&self) {
+        let (system, measured, budget) = (self.system, self.measured_ms, self.budget_ms);
+        self.emit(
+            Severity::Error,
+            format_args!(
+                "budget_critical | system `{system}` ran {measured} ms | that is at least \
+                 {CRITICAL_MULTIPLIER}x its budget of {budget} ms | profile it before it eats \
+                 the frame | docs/api/system_timing.md"
+            ),
+        );
+    }
+
+    /// One event with the contract's fields: Warn is `budget_overrun`, Error `budget_critical`.
+    fn emit(&self, severity: Severity, message: fmt::Arguments<'_>) {
         let Breach {
             system,
             id,
@@ -211,19 +212,26 @@ impl Breach {
             p99_ms,
             window_samples,
         } = *self;
-        tracing::error!(
-            name: "system/budget_critical",
-            target: "laige",
-            system,
-            id = id.get(),
-            measured_ms,
-            budget_ms,
-            p99_ms,
-            window_samples,
-            "budget_critical | system `{system}` ran {measured_ms} ms | that is at least \
-             {CRITICAL_MULTIPLIER}x its budget of {budget_ms} ms | profile it before it \
-             eats the frame | docs/api/system_timing.md"
-        );
+        let id = id.get();
+        macro_rules! event {
+            ($level:ident, $name:literal) => {
+                tracing::$level!(
+                    name: $name,
+                    target: "laige",
+                    system,
+                    id,
+                    measured_ms,
+                    budget_ms,
+                    p99_ms,
+                    window_samples,
+                    "{message}"
+                )
+            };
+        }
+        match severity {
+            Severity::Warn => event!(warn, "system/budget_overrun"),
+            Severity::Error => event!(error, "system/budget_critical"),
+        }
     }
 }
 
