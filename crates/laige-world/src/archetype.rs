@@ -145,6 +145,20 @@ impl Archetype {
         })
     }
 
+    /// The base pointer of `component`'s column, which the archetype has.
+    ///
+    /// # Safety
+    ///
+    /// The archetype has `component` (its signature contains it).
+    #[inline]
+    pub(crate) unsafe fn column_ptr_unchecked(&self, component: ComponentId) -> NonNull<u8> {
+        debug_assert!(self.signature.contains(component));
+        let idx = self.column_of[component.index() & (MAX_COMPONENTS - 1)] as usize;
+        // SAFETY: the caller guarantees the archetype has `component`, so `column_of` holds
+        // the index of its column, which is in bounds (see `column_ptr`).
+        unsafe { self.columns.get_unchecked(idx) }.data()
+    }
+
     /// The base pointer of the entity column.
     #[inline]
     pub(crate) fn entities_ptr(&self) -> NonNull<Entity> {

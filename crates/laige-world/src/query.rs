@@ -62,6 +62,19 @@ pub unsafe trait Query {
     #[doc(hidden)]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch;
 
+    /// [`Query::fetch`] for an archetype the query matched, without the checks that makes
+    /// redundant (a required component always has its column there).
+    ///
+    /// # Safety
+    ///
+    /// `state` comes from `init` on a [`QueryDesc`] whose matcher accepts `archetype`: the
+    /// archetype has every component the query requires.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        Self::fetch(state, archetype)
+    }
+
     /// The item of `row`.
     ///
     /// # Safety

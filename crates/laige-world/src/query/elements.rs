@@ -17,6 +17,18 @@ fn column<T>(archetype: &Archetype, component: Option<ComponentId>) -> Option<No
         .map(NonNull::cast)
 }
 
+/// The typed column base of the required `component` in a matched `archetype`.
+///
+/// # Safety
+///
+/// `component` is `Some`, and `archetype` has it.
+#[inline]
+unsafe fn fetch_required<T>(component: Option<ComponentId>, archetype: &Archetype) -> NonNull<T> {
+    debug_assert!(component.is_some());
+    // SAFETY: the caller guarantees a registered, present component.
+    unsafe { archetype.column_ptr_unchecked(component.unwrap_unchecked()) }.cast()
+}
+
 // SAFETY: `init` records a read of `T` (required); `item`/`chunk` only read `T`'s column.
 unsafe impl<T: Send + Sync + 'static> Query for &T {
     type Item<'a> = &'a T;
@@ -32,6 +44,13 @@ unsafe impl<T: Send + Sync + 'static> Query for &T {
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
         // A matched archetype has the column; the dangling fallback is never dereferenced.
         column(archetype, *state).unwrap_or(NonNull::dangling())
+    }
+
+    #[inline]
+    unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        // SAFETY: `init` required `T`, so a matched archetype means `T` is registered (the
+        // state is `Some`) and the archetype has its column (the caller's promise).
+        unsafe { fetch_required(*state, archetype) }
     }
 
     #[inline(always)]
@@ -63,6 +82,12 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
     #[inline]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
         column(archetype, *state).unwrap_or(NonNull::dangling())
+    }
+
+    #[inline]
+    unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        // SAFETY: as for `&T`: `init` required `T`, and the archetype matched.
+        unsafe { fetch_required(*state, archetype) }
     }
 
     #[inline(always)]

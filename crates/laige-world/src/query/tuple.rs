@@ -26,6 +26,15 @@ macro_rules! tuple_query {
                 ($($name::fetch($name, archetype),)*)
             }
 
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded from the caller: the archetype matches the tuple, so it
+                // matches every element (their requirements are the tuple's).
+                ($(unsafe { $name::fetch_matched($name, archetype) },)*)
+            }
+
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
