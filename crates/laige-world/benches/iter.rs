@@ -1,10 +1,13 @@
 //! Per-entity iteration cost against a plain loop over `Vec`s (ecs_bench_suite
-//! `simple_iter`: 10,000 entities, `pos += vel`), plus `add_remove`.
+//! `simple_iter`: 10,000 entities, `pos += vel`), plus `add_remove` and the state hash of the
+//! `sim_tick` world (10,000 entities, 2,000 with two hashed `(f32, f32)` components).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use laige_world::{CommandBuffer, Entity, SystemContext, World, WorldOptions};
+use laige_world::{
+    CommandBuffer, Entity, StateHash, StateHasher, SystemContext, World, WorldOptions,
+};
 
 #[derive(Clone, Copy)]
 struct Transform(#[allow(dead_code)] [f32; 16]);
@@ -141,5 +144,43 @@ fn add_remove(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, simple_iter, add_remove);
+#[derive(Clone, Copy)]
+struct Pos2(f32, f32);
+#[derive(Clone, Copy)]
+struct Vel2(f32, f32);
+
+impl StateHash for Pos2 {
+    fn hash_state(&self, h: &mut StateHasher) {
+        (self.0, self.1).hash_state(h);
+    }
+}
+
+impl StateHash for Vel2 {
+    fn hash_state(&self, h: &mut StateHasher) {
+        (self.0, self.1).hash_state(h);
+    }
+}
+
+fn state_hash(c: &mut Criterion) {
+    let mut world = World::new(WorldOptions {
+        capacity: 10_000,
+        ..WorldOptions::default()
+    });
+    world.register_hashed_component::<Pos2>().unwrap();
+    world.register_hashed_component::<Vel2>().unwrap();
+    for i in 0..10_000u32 {
+        if i % 5 == 0 {
+            let cell = i / 5;
+            let pos = Pos2((cell % 50) as f32, (cell / 50 % 50) as f32);
+            world.spawn((pos, Vel2(0.5, -0.25))).unwrap();
+        } else {
+            world.spawn(()).unwrap();
+        }
+    }
+    c.bench_function("state_hash/sim_tick_world", |b| {
+        b.iter(|| black_box(&world).component_state_hash())
+    });
+}
+
+criterion_group!(benches, simple_iter, add_remove, state_hash);
 criterion_main!(benches);
