@@ -1,7 +1,7 @@
 //! The laige scheduler: a registry in, a deterministic and validated execution order out.
 //!
 //! [`schedule`] resolves every `depends_on` name, orders the systems with Kahn's algorithm
-//! taking the smallest ready [`SystemId`] first, and checks the declared access. Without
+//! taking the smallest ready [`SystemId`](laige_registry::SystemId) first, and checks the declared access. Without
 //! dependencies the order is exactly the registration order; a system only ever moves
 //! later, behind what it depends on. Forward dependencies are legal.
 //!
