@@ -2,58 +2,18 @@
 //! and application (archetype moves), the state hash, refreshing snapshots of a versioned
 //! component (`end_tick`), snapshot reads, and resource access.
 //!
-//! A hand-written counting global allocator counts per thread and forwards to `System`.
+//! The shared counting allocator (`laige-testkit`) counts per thread and forwards to `System`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 
 use laige_world::{Entity, SystemContext, SystemFn, SystemId, World, WorldOptions};
 
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // `try_with`: the slot may already be gone while the thread is torn down.
-    let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-}
+#[global_allocator]
+static GLOBAL: laige_testkit::CountingAlloc = laige_testkit::CountingAlloc;
 
 fn allocs() -> u64 {
-    ALLOCS.with(Cell::get)
+    laige_testkit::allocations()
 }
-
-struct Counting;
-
-// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting only touches a thread-local `Cell`, which never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: our caller upholds `GlobalAlloc::alloc`'s contract; forwarded as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: as for `alloc`: the caller's layout is forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        // SAFETY: `ptr` came from `System` (all our blocks do) with `layout`; forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with this `layout`; forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32, f32);
