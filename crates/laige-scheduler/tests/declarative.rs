@@ -246,8 +246,10 @@ fn the_order_is_a_pure_function_of_the_declarations() {
 
 #[test]
 fn weak_edges_order_but_bind_executors_only_where_data_overlap() {
-    let (registry, res) =
-        build(vec![sys("CE").writes(c(POS)).after_weak("CD"), sys("CD").writes(c(POS))]);
+    let (registry, res) = build(vec![
+        sys("CE").writes(c(POS)).after_weak("CD"),
+        sys("CD").writes(c(POS)),
+    ]);
     let schedule = res.unwrap();
     // The weak edge settles the writers' order, so there is no `unordered_writers` error ...
     assert_eq!(names(&registry, schedule.order()), ["CD", "CE"]);
@@ -262,7 +264,11 @@ fn strong_edges_are_kept_for_executors() {
     let (registry, res) = build(vec![sys("A"), sys("B").after("A"), sys("C").before("B")]);
     let schedule = res.unwrap();
     let b = registry.find("B").unwrap();
-    let after_b: Vec<_> = schedule.after(b).iter().map(|id| registry.get(id).unwrap().name()).collect();
+    let after_b: Vec<_> = schedule
+        .after(b)
+        .iter()
+        .map(|id| registry.get(id).unwrap().name())
+        .collect();
     assert_eq!(after_b, ["A", "C"]);
 }
 
@@ -276,7 +282,10 @@ fn the_flat_rules_refuse_declarative_features(#[case] def: SystemDef<Run>, #[cas
     let registry = registry(vec![def, sys("B")]);
     let err = laige_scheduler::schedule(&registry).unwrap_err();
     match err {
-        laige_scheduler::ScheduleError::NeedsLayout { system, feature: got } => {
+        laige_scheduler::ScheduleError::NeedsLayout {
+            system,
+            feature: got,
+        } => {
             assert_eq!((system.name, got), ("A", feature));
         }
         other => panic!("expected needs_layout, got {other}"),
