@@ -39,15 +39,14 @@ pub struct SystemRecord {
     budget: Budget,
     spec: &'static str,
     deps: DepSpec<'static>,
-    io: IoList,
     reads: ComponentSet,
     writes: ComponentSet,
     fresh: ComponentSet,
     snapshot: ComponentSet,
     placement: Placement,
-    before: DepSpec<'static>,
+    before: &'static str,
     exclusive: bool,
-    after_weak: DepSpec<'static>,
+    after_weak: &'static str,
     matching: ComponentSet,
 }
 
@@ -77,11 +76,6 @@ impl SystemRecord {
         self.deps.as_slice()
     }
 
-    /// The declared accesses, in declaration order.
-    pub fn io(&self) -> &IoList {
-        &self.io
-    }
-
     /// The components the system reads as they are this tick: [`Access::Read`] and
     /// [`Access::ReadFresh`] (not snapshot reads, which see a frozen copy).
     pub fn reads(&self) -> &ComponentSet {
@@ -103,14 +97,24 @@ impl SystemRecord {
         self.placement
     }
 
+    /// The `before` spec as written (declarative front end).
+    pub fn before_spec(&self) -> &'static str {
+        self.before
+    }
+
+    /// The `after_weak` spec as written (declarative front end).
+    pub fn after_weak_spec(&self) -> &'static str {
+        self.after_weak
+    }
+
     /// The systems this one runs before, by name (declarative front end).
-    pub fn before(&self) -> &[&'static str] {
-        self.before.as_slice()
+    pub fn before(&self) -> DepSpec<'static> {
+        parsed(self.before)
     }
 
     /// The systems this one runs after where their data overlap (declarative front end).
-    pub fn after_weak(&self) -> &[&'static str] {
-        self.after_weak.as_slice()
+    pub fn after_weak(&self) -> DepSpec<'static> {
+        parsed(self.after_weak)
     }
 
     /// The components every table this system touches holds; empty for any table.
@@ -249,22 +253,45 @@ impl<R> Registry<R> {
     /// The first failing check of the contract's order, as a [`RegisterError`]; its event
     /// is emitted (rate limited) too. A failed registration changes nothing.
     pub fn register(&mut self, def: SystemDef<R>) -> Result<SystemId, RegisterError> {
-        match self.validate(def) {
-            Ok((record, run)) => {
-                let id = record.id;
-                self.names.insert(record.name, self.records.len());
-                self.records.push(record);
-                self.runs.push(run);
-                Ok(id)
-            }
+        let (deps, access) = match self.validate(&def) {
+            Ok(it) => it,
             Err(err) => {
                 self.diag.report(err.key(), || err.emit());
-                Err(err)
+                return Err(err);
             }
-        }
+        };
+        let Some(run) = def.run else {
+            return Err(RegisterError::RunInvalid { name: def.name });
+        };
+        let id = SystemId::from_index(self.records.len());
+        self.names.insert(def.name, self.records.len());
+        // Built in place: records are large, and registering 256 systems must stay cheap.
+        self.records.push(SystemRecord {
+            id,
+            name: def.name,
+            budget: def.budget,
+            spec: def.depends_on,
+            deps,
+            reads: access.reads,
+            writes: access.writes,
+            fresh: access.fresh,
+            snapshot: access.snapshot,
+            placement: def.placement,
+            before: def.before,
+            exclusive: def.exclusive,
+            after_weak: def.after_weak,
+            matching: def.matching,
+        });
+        self.runs.push(run);
+        Ok(id)
     }
 
-    fn validate(&self, def: SystemDef<R>) -> Result<(SystemRecord, R), RegisterError> {
+    /// Runs every check of the contract's order; returns the parsed dependencies and the
+    /// access sets for the record.
+    fn validate(
+        &self,
+        def: &SystemDef<R>,
+    ) -> Result<(DepSpec<'static>, AccessSets), RegisterError> {
         let name = def.name;
         if !is_valid_name(name) {
             return Err(RegisterError::NameInvalid {
@@ -272,32 +299,25 @@ impl<R> Registry<R> {
                 budget_raw: def.budget.raw(),
             });
         }
-        let Some(run) = def.run else {
+        if def.run.is_none() {
             return Err(RegisterError::RunInvalid { name });
-        };
+        }
         if !def.budget.is_valid() {
             return Err(RegisterError::BudgetInvalid {
                 name,
                 budget_raw: def.budget.raw(),
             });
         }
+        let spec_error = |spec, error| RegisterError::DepSpecInvalid { name, spec, error };
         let deps =
-            DepSpec::parse(def.depends_on).map_err(|error| RegisterError::DepSpecInvalid {
-                name,
-                spec: def.depends_on,
-                error,
-            })?;
-        let after_weak =
-            DepSpec::parse(def.after_weak).map_err(|error| RegisterError::DepSpecInvalid {
-                name,
-                spec: def.after_weak,
-                error,
-            })?;
-        let before = DepSpec::parse(def.before).map_err(|error| RegisterError::DepSpecInvalid {
-            name,
-            spec: def.before,
-            error,
-        })?;
+            DepSpec::parse(def.depends_on).map_err(|error| spec_error(def.depends_on, error))?;
+        // The declarative specs are kept as written (parsed again when a layout is
+        // scheduled), so records stay small for the flat front end's hot paths.
+        for spec in [def.after_weak, def.before] {
+            if !spec.is_empty() {
+                DepSpec::parse(spec).map_err(|error| spec_error(spec, error))?;
+            }
+        }
         if let Some(existing) = self.find(name) {
             return Err(RegisterError::Duplicate { name, existing });
         }
@@ -313,24 +333,7 @@ impl<R> Registry<R> {
                 systems: self.records.len(),
             });
         }
-        let record = SystemRecord {
-            id: SystemId::from_index(self.records.len()),
-            name,
-            budget: def.budget,
-            spec: def.depends_on,
-            deps,
-            io: def.io,
-            reads: access.reads,
-            writes: access.writes,
-            fresh: access.fresh,
-            snapshot: access.snapshot,
-            placement: def.placement,
-            before,
-            exclusive: def.exclusive,
-            after_weak,
-            matching: def.matching,
-        };
-        Ok((record, run))
+        Ok((deps, access))
     }
 
     fn resolve_io(&self, name: &'static str, io: &IoList) -> Result<AccessSets, RegisterError> {
@@ -443,6 +446,11 @@ struct AccessSets {
     writes: ComponentSet,
     fresh: ComponentSet,
     snapshot: ComponentSet,
+}
+
+/// A spec that was validated at registration.
+fn parsed(spec: &'static str) -> DepSpec<'static> {
+    DepSpec::parse(spec).unwrap_or_default()
 }
 
 /// A name can be registered when a `depends_on` spec can name it: non-empty, no comma,

@@ -17,6 +17,9 @@ mod graph;
 mod layout;
 
 pub use error::{CycleStep, DeclError, EdgeCause};
+
+use crate::SystemRef;
+use crate::sort::system_ref;
 pub use layout::{DagDecl, Layout};
 
 use laige_registry::Registry;
@@ -38,4 +41,38 @@ pub fn schedule_declared<R>(
     build::build(registry, layout).inspect_err(|err| {
         registry.diagnostics().report(err.key(), || err.emit());
     })
+}
+
+/// One edge of a declarative build: `later` runs after `earlier` because of `cause`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct DeclaredEdge {
+    /// The system that goes first.
+    pub earlier: SystemRef,
+    /// The system that waits.
+    pub later: SystemRef,
+    /// The declaration behind the edge.
+    pub cause: EdgeCause,
+}
+
+/// Every edge that shaped the declarative order, with its cause: why `Render` waits for
+/// `Movement`. Executors keep only the strong ones ([`EdgeCause::is_strong`]) and derive
+/// the rest from access; this is for explaining and testing an order.
+///
+/// # Errors
+///
+/// As for [`schedule_declared`] (no event is emitted).
+pub fn explain_declared<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+) -> Result<Vec<DeclaredEdge>, DeclError> {
+    let derived = build::derive(registry, layout)?;
+    Ok(derived
+        .graph
+        .edges()
+        .map(|(later, earlier, cause)| DeclaredEdge {
+            earlier: system_ref(registry, earlier),
+            later: system_ref(registry, later),
+            cause,
+        })
+        .collect())
 }

@@ -47,7 +47,10 @@ mod sort;
 mod table;
 mod validate;
 
-pub use declarative::{CycleStep, DagDecl, DeclError, EdgeCause, Layout, schedule_declared};
+pub use declarative::{
+    CycleStep, DagDecl, DeclError, DeclaredEdge, EdgeCause, Layout, explain_declared,
+    schedule_declared,
+};
 pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
 pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
 pub use table::ScheduleTable;
@@ -74,9 +77,9 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
 fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
     for (i, record) in registry.iter().enumerate() {
         let placement = record.placement();
-        let feature = if !record.before().is_empty() {
+        let feature = if !record.before_spec().trim().is_empty() {
             "before"
-        } else if !record.after_weak().is_empty() {
+        } else if !record.after_weak_spec().trim().is_empty() {
             "after_weak"
         } else if !placement.dag.is_empty() {
             "in_dag"

@@ -24,7 +24,6 @@ pub struct Schedule {
     track_ends: [u16; MAX_TRACKS],
     tracks: usize,
     after: [SystemSet; MAX_SYSTEMS],
-    ordered_after: [SystemSet; MAX_SYSTEMS],
     system_count: usize,
     registry: Option<u64>,
     verified: bool,
@@ -51,7 +50,6 @@ impl Schedule {
             track_ends: [0; MAX_TRACKS],
             tracks: 0,
             after: [SystemSet::EMPTY; MAX_SYSTEMS],
-            ordered_after: [SystemSet::EMPTY; MAX_SYSTEMS],
             system_count,
             registry: Some(registry),
             verified: true,
@@ -91,13 +89,6 @@ impl Schedule {
     /// Records that `system` must run after `dependency`, whatever the data.
     pub(crate) fn add_edge(&mut self, system: SystemId, dependency: SystemId) {
         self.after[system.index()].insert(dependency);
-        self.ordered_after[system.index()].insert(dependency);
-    }
-
-    /// Records an edge that shaped the order but binds only where data overlap (weak,
-    /// fresh-read and cross-phase edges); executors derive those from access themselves.
-    pub(crate) fn add_ordering_edge(&mut self, system: SystemId, dependency: SystemId) {
-        self.ordered_after[system.index()].insert(dependency);
     }
 
     /// The tracks in order, each a slice of the order; a track starts only when the
@@ -118,12 +109,6 @@ impl Schedule {
     /// access conflicts, in the order's direction.
     pub fn after(&self, id: SystemId) -> &SystemSet {
         &self.after[id.index()]
-    }
-
-    /// Every edge into `id` that shaped the order: those of [`Schedule::after`], plus
-    /// `after_weak`, fresh-read and cross-phase conflict edges. For explaining an order.
-    pub fn ordered_after(&self, id: SystemId) -> &SystemSet {
-        &self.ordered_after[id.index()]
     }
 
     pub(crate) fn warn(&mut self, warning: ReadBeforeWrite) {

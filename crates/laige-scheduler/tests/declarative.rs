@@ -55,18 +55,14 @@ fn build(defs: Vec<SystemDef<Run>>) -> (Registry<Run>, Result<Schedule, DeclErro
     (registry, res)
 }
 
-fn edges(registry: &Registry<Run>, schedule: &Schedule) -> Vec<String> {
-    let mut out = Vec::new();
-    for record in registry.iter() {
-        for dep in schedule.ordered_after(record.id()) {
-            out.push(format!(
-                "{} -> {}",
-                registry.get(dep).unwrap().name(),
-                record.name()
-            ));
-        }
-    }
-    out
+/// Every edge that shaped the order, as `earlier -> later`, grouped by the later system.
+fn edges(registry: &Registry<Run>, _schedule: &Schedule) -> Vec<String> {
+    let mut edges = laige_scheduler::explain_declared(registry, &game()).unwrap();
+    edges.sort_by_key(|e| (e.later.id, e.earlier.id));
+    edges
+        .iter()
+        .map(|e| format!("{} -> {}", e.earlier.name, e.later.name))
+        .collect()
 }
 
 #[rstest]

@@ -1,5 +1,6 @@
 //! From registry and layout to a schedule: placement, edges, order, then the checks.
 
+use laige_depspec::DepSpec;
 use laige_registry::{Registry, SystemRecord, SystemSet};
 
 use super::graph::{Graph, conflict, id};
@@ -13,7 +14,13 @@ struct Placed {
     phase: Vec<usize>,
 }
 
-pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedule, DeclError> {
+/// The derived graph (with exclusive edges) and the per-track orders.
+pub(crate) struct Derived {
+    pub(crate) graph: Graph,
+    pub(crate) orders: Vec<Vec<usize>>,
+}
+
+pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Derived, DeclError> {
     validate_layout(layout)?;
     let placed = place(registry, layout)?;
     let mut graph = Graph::new(registry.len());
@@ -37,20 +44,24 @@ pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedu
     let reach = graph.reachability(&all);
     check_same_phase(registry, layout, &placed, &reach)?;
     check_dag_conflicts(registry, layout, &placed)?;
-
-    let mut schedule = Schedule::new(registry.len(), registry.identity());
     for order in &orders {
         exclusive_edges(registry, &placed, order, &reach, &mut graph);
+    }
+    Ok(Derived { graph, orders })
+}
+
+pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedule, DeclError> {
+    let Derived { graph, orders } = derive(registry, layout)?;
+    let mut schedule = Schedule::new(registry.len(), registry.identity());
+    for order in &orders {
         for &s in order {
             schedule.push(id(s));
         }
         schedule.end_track();
     }
-    for (s, p, strong) in graph.edges() {
-        if strong {
-            schedule.add_edge(id(s), id(p));
-        } else {
-            schedule.add_ordering_edge(id(s), id(p));
+    for (later, earlier, cause) in graph.edges() {
+        if cause.is_strong() {
+            schedule.add_edge(id(later), id(earlier));
         }
     }
     Ok(schedule)
@@ -146,7 +157,7 @@ fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError
 }
 
 /// Reads one kind of edge declaration off a record.
-type NamesOf = fn(&SystemRecord) -> &[&'static str];
+type NamesOf = fn(&SystemRecord) -> DepSpec<'static>;
 
 fn explicit_edges<R>(
     registry: &Registry<R>,
@@ -156,14 +167,18 @@ fn explicit_edges<R>(
 ) -> Result<(), DeclError> {
     // Strong declarations first, so a pair declared both ways keeps its strong cause.
     let kinds: [(&str, NamesOf, EdgeCause); 3] = [
-        ("after", SystemRecord::depends_on, EdgeCause::After),
+        (
+            "after",
+            |r| DepSpec::parse(r.depends_on_spec()).unwrap_or_default(),
+            EdgeCause::After,
+        ),
         ("before", SystemRecord::before, EdgeCause::Before),
         ("after_weak", SystemRecord::after_weak, EdgeCause::AfterWeak),
     ];
     for (declaration, names_of, cause) in kinds {
         for (s, record) in registry.iter().enumerate() {
             let names = names_of(record);
-            for (position, &name) in names.iter().enumerate() {
+            for (position, name) in names.iter().enumerate() {
                 let Some(other) = registry.find(name) else {
                     return Err(DeclError::UnknownSystem {
                         system: system_ref(registry, s),

@@ -27,12 +27,12 @@ impl Graph {
         }
     }
 
-    /// `(later, earlier, strong)` for every edge; strong ones bind whatever the data.
-    pub(crate) fn edges(&self) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+    /// `(later, earlier, cause)` for every edge, in insertion order per system.
+    pub(crate) fn edges(&self) -> impl Iterator<Item = (usize, usize, EdgeCause)> + '_ {
         self.causes.iter().enumerate().flat_map(|(later, preds)| {
             preds
                 .iter()
-                .map(move |&(earlier, cause)| (later, earlier, cause.is_strong()))
+                .map(move |&(earlier, cause)| (later, earlier, cause))
         })
     }
 
