@@ -16,5 +16,6 @@ drd() {
 # what they measure; they are not race checks.
 drd "$(binary run)" --test-threads 1 --nocapture --skip auto_ --skip conflicting_systems_never_overlap
 drd "$(binary plan)" --test-threads 1 --nocapture
-drd "$(binary no_alloc)"
+# The no_alloc binary is left out: under valgrind the calling thread can claim every system
+# before the worker is scheduled, so its "a worker ran" check says nothing about races.
 echo "drd: no data race reported"
