@@ -34,12 +34,15 @@ impl Fnv1a64 {
     /// Feeds raw bytes.
     #[inline]
     pub const fn write_bytes(&mut self, bytes: &[u8]) {
+        // The state stays in a local so the byte loop runs in a register.
+        let mut state = self.state;
         let mut i = 0;
         while i < bytes.len() {
-            self.state ^= bytes[i] as u64;
-            self.state = self.state.wrapping_mul(FNV_PRIME);
+            state ^= bytes[i] as u64;
+            state = state.wrapping_mul(FNV_PRIME);
             i += 1;
         }
+        self.state = state;
     }
 
     /// Feeds `value` as 8 big-endian bytes (the laige convention).

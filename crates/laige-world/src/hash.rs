@@ -1,13 +1,10 @@
 //! FNV-1a 64 over big-endian bytes, and the `StateHash` trait components opt into.
 
+use laige_registry::Fnv1a64;
+
 use crate::Entity;
 
-/// The FNV-1a 64 offset basis.
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-/// The FNV-1a 64 prime.
-pub const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-/// FNV-1a 64, fed with bytes: every number as its big-endian bytes at the width of the
+/// FNV-1a 64 ([`Fnv1a64`], the repository's one implementation), fed with bytes: every number as its big-endian bytes at the width of the
 /// `write_*` method (`write_u64` is the repo-wide KAT convention of u64 words).
 ///
 /// FNV-1a consumes one byte at a time, so the cost of a hash is the number of bytes fed;
@@ -32,7 +29,7 @@ pub const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct StateHasher {
-    state: u64,
+    fnv: Fnv1a64,
 }
 
 impl Default for StateHasher {
@@ -44,18 +41,15 @@ impl Default for StateHasher {
 impl StateHasher {
     /// A hasher at the offset basis.
     pub const fn new() -> Self {
-        Self { state: FNV_OFFSET }
+        Self {
+            fnv: Fnv1a64::new(),
+        }
     }
 
     /// Feeds raw bytes, in order.
     #[inline]
     pub fn write_bytes(&mut self, bytes: &[u8]) {
-        let mut state = self.state;
-        for &b in bytes {
-            state ^= u64::from(b);
-            state = state.wrapping_mul(FNV_PRIME);
-        }
-        self.state = state;
+        self.fnv.write_bytes(bytes);
     }
 
     /// Feeds one byte.
@@ -96,7 +90,7 @@ impl StateHasher {
 
     /// The hash so far.
     pub const fn finish(&self) -> u64 {
-        self.state
+        self.fnv.finish()
     }
 }
 

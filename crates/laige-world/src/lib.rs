@@ -83,9 +83,10 @@ pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_T
 pub use context::{Queries, SystemContext, SystemFn, SystemMeta};
 pub use entity::Entity;
 pub use error::{QueryError, WorldError};
-pub use hash::{FNV_OFFSET, FNV_PRIME, StateHash, StateHasher};
+pub use hash::{StateHash, StateHasher};
 pub use host::SystemHost;
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
+pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Query, With, Without};
