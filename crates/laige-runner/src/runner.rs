@@ -86,33 +86,15 @@ impl Runner {
         host: &mut impl Host<R>,
     ) -> Result<(), RunError> {
         check(schedule, registry)?;
-        self.run_order(schedule.order(), registry, host);
+        self.run_checked(schedule.order(), registry, host);
         Ok(())
     }
 
-    /// Runs track `track` of `schedule` on `host`: for a host whose systems leave work
-    /// (commands) to apply between tracks.
-    ///
-    /// # Errors
-    ///
-    /// A stale or malformed schedule, before anything runs (see [`check`]); a track index
-    /// past the schedule's tracks runs nothing and is not an error.
-    pub fn run_track<R>(
-        &mut self,
-        schedule: &Schedule,
-        track: usize,
-        registry: &Registry<R>,
-        host: &mut impl Host<R>,
-    ) -> Result<(), RunError> {
-        check(schedule, registry)?;
-        if let Some(order) = schedule.tracks().nth(track) {
-            self.run_order(order, registry, host);
-        }
-        Ok(())
-    }
-
-    /// Runs `order` on a checked schedule's registry.
-    fn run_order<R>(
+    /// Runs `order` (a schedule's order, or one of its tracks) on `host`, for a caller that
+    /// already [`check`]ed the schedule against `registry` this tick, such as a World that
+    /// applies commands between tracks. An id past the registry, which `check` rules out,
+    /// runs nothing.
+    pub fn run_checked<R>(
         &mut self,
         order: &[SystemId],
         registry: &Registry<R>,
@@ -121,7 +103,9 @@ impl Runner {
         let runs = registry.runs();
         if !self.options.timing {
             for &id in order {
-                host.run_system(id, &runs[id.index()]);
+                if let Some(run) = runs.get(id.index()) {
+                    host.run_system(id, run);
+                }
             }
             return;
         }
@@ -131,10 +115,13 @@ impl Runner {
         // previous one, so it also carries the runner's few nanoseconds of bookkeeping.
         let mut start = self.clock.raw();
         for &id in order {
-            host.run_system(id, &runs[id.index()]);
+            let (Some(run), Some(record)) = (runs.get(id.index()), records.get(id.index())) else {
+                continue;
+            };
+            host.run_system(id, run);
             let end = self.clock.raw();
             let nanos = self.clock.delta_as_nanos(start, end);
-            self.timing.observe(&records[id.index()], nanos, diag);
+            self.timing.observe(record, nanos, diag);
             start = end;
         }
     }

@@ -175,9 +175,10 @@ impl World {
                 }
             } else {
                 let mut host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
+                // Checked once above, for every track.
                 self.runtime
                     .runner
-                    .run_track(schedule, t, &self.registry, &mut host)?;
+                    .run_checked(track, &self.registry, &mut host);
             }
             if let Err(err) = self.apply_commands(track.iter().copied()) {
                 first_error.get_or_insert(TickError::Apply(err));
