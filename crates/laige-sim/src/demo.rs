@@ -14,7 +14,7 @@
 //! | `Age` | `Lifetime` | | |
 //! | `Cull` | (commands) | `Lifetime` | `Age` |
 //! | `Grid` | `Cell` | `Position` | `Integrate` |
-//! | `Census` | `Census` (resource-like singleton entity) | `Cell`, `Color` | `Grid`, `Glow` |
+//! | `Census` | `Census` (a resource) | `Cell`, `Color` | `Grid`, `Glow` |
 //!
 //! `Forces` reads `Position` before `Integrate` writes it: the scheduler says so with a
 //! `read_before_write` warning, and that is the intent (forces use last tick's positions).
@@ -67,7 +67,7 @@ pub struct Lifetime(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell(pub u32);
 
-/// Per-tick summary, held by one singleton entity: occupied cells and hot particles.
+/// Per-tick summary, a resource: occupied cells and hot particles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Census {
     /// Cells holding at least one particle.
@@ -134,7 +134,7 @@ pub fn build(
 ) -> Result<(World, Schedule), Box<dyn Error>> {
     let mut world = World::new(WorldOptions {
         seed: config.seed,
-        capacity: config.particles + 1,
+        capacity: config.particles,
         ..options
     });
     world.register_hashed_component::<Position>()?;
@@ -144,13 +144,12 @@ pub fn build(
     world.register_hashed_component::<Color>()?;
     world.register_hashed_component::<Lifetime>()?;
     world.register_hashed_component::<Cell>()?;
-    world.register_hashed_component::<Census>()?;
 
     let mut rng = Prng::new(config.seed);
     for _ in 0..config.particles {
         world.spawn(particle(&mut rng))?;
     }
-    world.spawn((Census::default(),))?;
+    world.insert_hashed_resource(Census::default())?;
 
     world
         .system("Forces", forces)
@@ -330,7 +329,7 @@ fn census(ctx: &mut SystemContext<'_>) {
     });
     debug_assert!(res.is_ok(), "{res:?}");
     let occupied_cells = occupied.iter().map(|w| w.count_ones()).sum();
-    let res = ctx.each::<&mut Census>(|_, summary| {
+    let res = ctx.resource_mut::<Census>().map(|summary| {
         *summary = Census {
             occupied_cells,
             hot,

@@ -65,4 +65,7 @@ fn the_demo_hash_changes_every_tick() {
         assert_ne!(next, last);
         last = next;
     }
+    // The census resource was written by its system (a failed access would leave it zero).
+    let census = world.resource::<demo::Census>().unwrap();
+    assert!(census.occupied_cells > 0 && census.occupied_cells <= demo::GRID * demo::GRID);
 }
