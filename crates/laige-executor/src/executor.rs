@@ -349,6 +349,10 @@ fn keep_first(
 }
 
 /// The typed context behind a [`Job`]'s `ctx` pointer.
+///
+/// On its own cache lines, like the [`Job`] itself: it sits in the caller's busy stack frame
+/// and every thread reads it for every system.
+#[repr(align(128))]
 struct Erased<'a, R, H> {
     runs: &'a [R],
     host: &'a H,

@@ -22,11 +22,16 @@
 //!
 //! Per track, a system is ready when its predecessor count reaches 0. Ready systems are
 //! bits of four `AtomicU64` words (track-local positions, so lowest first is sequential
-//! order first). A thread claims a few at once with one CAS (guided: a quarter of what a
-//! word holds for two threads, at most [`MAX_CHUNK`]), so a hundred tiny systems cost a few
-//! dozen contended RMWs, not a hundred. When a finished system makes dependents ready, the
-//! thread keeps the first one for itself if it holds nothing else (so a chain never changes
-//! threads) and publishes the rest with one `fetch_or` per word.
+//! order first), and every thread has its own four words on its own cache line. The caller
+//! deals the track's roots out in contiguous blocks, the lowest to itself, before it
+//! publishes the track. A thread claims a few systems at once with one CAS (guided: a
+//! quarter of what a word holds for two threads, at most [`MAX_CHUNK`]), from its own words
+//! first, where nobody else competes for the line, and steals from the other threads' words
+//! only when its own are empty; so a hundred tiny independent systems cost a handful of
+//! uncontended RMWs, not a hundred contended ones. A thread that has not joined yet loses
+//! nothing: its block is stolen. When a finished system makes dependents ready, the thread
+//! keeps the first one for itself if it holds nothing else (so a chain never changes
+//! threads) and publishes the rest into its own words with one `fetch_or` per word.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -34,7 +39,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_registry::{MAX_SYSTEMS, SystemId};
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
-use crate::plan::{Plan, WORDS};
+use crate::plan::{Bits, Plan, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
     fence, happens_after, happens_before, thread,
@@ -65,6 +70,11 @@ const TEXT_WORDS: usize = PANIC_MESSAGE_BYTES / 8;
 
 /// One track run, as the threads see it. It lives on the caller's stack for the duration
 /// of [`Pool::run`]; workers reach it through [`Shared::job`].
+///
+/// Aligned to its own cache lines: every thread reads it for every system it runs, and the
+/// caller's stack frame around it is written all the time (spills, return addresses), so a
+/// shared line would cost the workers a miss per system.
+#[repr(align(128))]
 pub(crate) struct Job {
     /// The plan being run.
     pub(crate) plan: *const Plan,
@@ -106,7 +116,8 @@ pub(crate) struct Shared {
     state: CachePadded<AtomicU64>,
     job: CachePadded<AtomicPtr<Job>>,
     remaining: CachePadded<AtomicU32>,
-    ready: CachePadded<[AtomicU64; WORDS]>,
+    /// Per thread, the ready systems it was dealt or made ready; index 0 is the caller.
+    ready: Box<[CachePadded<[AtomicU64; WORDS]>]>,
     panicked: CachePadded<AtomicU32>,
     busy: CachePadded<AtomicU64>,
     pending: Box<[AtomicU32]>,
@@ -139,7 +150,9 @@ impl Pool {
             state: CachePadded(AtomicU64::new(0)),
             job: CachePadded(AtomicPtr::new(std::ptr::null_mut())),
             remaining: CachePadded(AtomicU32::new(0)),
-            ready: CachePadded(std::array::from_fn(|_| AtomicU64::new(0))),
+            ready: (0..threads)
+                .map(|_| CachePadded(std::array::from_fn(|_| AtomicU64::new(0))))
+                .collect(),
             panicked: CachePadded(AtomicU32::new(NO_PANIC)),
             busy: CachePadded(AtomicU64::new(0)),
             pending: (0..MAX_SYSTEMS).map(|_| AtomicU32::new(0)).collect(),
@@ -226,9 +239,7 @@ impl Pool {
             let count = u32::from(plan.pred_count(job.base + i));
             shared.pending[i].store(count, Ordering::Relaxed);
         }
-        for (word, &roots) in shared.ready.iter().zip(plan.roots(job.track)) {
-            word.store(roots, Ordering::Relaxed);
-        }
+        shared.deal(plan.roots(job.track));
         shared.remaining.store(job.len as u32, Ordering::Relaxed);
         shared.panicked.store(NO_PANIC, Ordering::Relaxed);
         shared.busy.store(0, Ordering::Relaxed);
@@ -278,6 +289,23 @@ impl Drop for Pool {
 }
 
 impl Shared {
+    /// Deals `roots` out to the threads' ready words in contiguous blocks of positions,
+    /// the lowest block to the caller, which starts on it at once.
+    fn deal(&self, roots: &Bits) {
+        let total: u32 = roots.iter().map(|word| word.count_ones()).sum();
+        let share = total.div_ceil(self.threads);
+        let mut rest = *roots;
+        for own in self.ready.iter() {
+            let mut quota = share;
+            for (word, bits) in own.iter().zip(rest.iter_mut()) {
+                let take = lowest_bits(*bits, quota);
+                quota -= take.count_ones();
+                *bits &= !take;
+                word.store(take, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Keeps `payload`'s message when `position` is this thread's earliest panic so far.
     fn record_panic(&self, me: usize, position: usize, id: SystemId, payload: &(dyn Any + Send)) {
         let slot = &self.slots[me].panic;
@@ -440,14 +468,17 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             let bit = chunk.1.trailing_zeros() as usize;
             chunk.1 &= chunk.1 - 1;
             chunk.0 * 64 + bit
+        } else if let Some(claimed) = claim_own(shared, me, words) {
+            chunk = claimed;
+            continue;
         } else {
             if done != 0 {
-                // Completions are counted in batches, when a thread runs out of work.
+                // Completions are counted in batches, when a thread runs out of its own work.
                 shared.remaining.fetch_sub(done, Ordering::AcqRel);
                 done = 0;
             }
-            if let Some(claimed) = claim(shared, words) {
-                chunk = claimed;
+            if let Some(stolen) = steal(shared, me, words) {
+                chunk = stolen;
                 backoff.reset();
                 continue;
             }
@@ -482,7 +513,7 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             }
         }
         if any {
-            for (word, bits) in shared.ready.iter().zip(publish) {
+            for (word, bits) in shared.ready[me].iter().zip(publish) {
                 if bits != 0 {
                     happens_before(word);
                     word.fetch_or(bits, Ordering::Release);
@@ -495,12 +526,37 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
     }
 }
 
-/// Takes a few ready systems, lowest positions first, with one CAS: `(word, bits)`.
-fn claim(shared: &Shared, words: usize) -> Option<(usize, u64)> {
-    for (w, word) in shared.ready.iter().enumerate().take(words) {
+/// Takes a few of this thread's own ready systems, lowest positions first.
+fn claim_own(shared: &Shared, me: usize, words: usize) -> Option<(usize, u64)> {
+    claim(&shared.ready[me], words, |ready| {
+        lowest_bits(ready, chunk_size(ready.count_ones(), shared.threads))
+    })
+}
+
+/// Takes the upper half of a word of another thread's ready systems, trying the threads
+/// after `me` in turn, so idle threads spread over their victims. Half, because a thief
+/// that takes little comes back soon, and every visit contends for the victim's line.
+fn steal(shared: &Shared, me: usize, words: usize) -> Option<(usize, u64)> {
+    let threads = shared.ready.len();
+    (1..threads).find_map(|k| {
+        claim(&shared.ready[(me + k) % threads], words, |ready| {
+            let count = ready.count_ones();
+            ready & !lowest_bits(ready, count - count.div_ceil(2))
+        })
+    })
+}
+
+/// Takes the systems `bite` picks from the first non-empty word of `ready`, with one CAS:
+/// `(word, bits)`.
+fn claim(
+    ready: &[AtomicU64; WORDS],
+    words: usize,
+    bite: impl Fn(u64) -> u64,
+) -> Option<(usize, u64)> {
+    for (w, word) in ready.iter().enumerate().take(words) {
         let mut current = word.load(Ordering::Relaxed);
         while current != 0 {
-            let take = lowest_bits(current, chunk_size(current.count_ones(), shared.threads));
+            let take = bite(current);
             match word.compare_exchange_weak(
                 current,
                 current & !take,
