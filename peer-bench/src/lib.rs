@@ -1,0 +1,1 @@
+//! Empty: everything lives in `benches/w1.rs`.
