@@ -29,7 +29,7 @@
 //!     .reads(pos)).unwrap();
 //!
 //! assert_eq!((clamp_id.get(), movement_id.get()), (1, 2));
-//! assert_eq!(registry.get(clamp_id).unwrap().depends_on(), ["movement"]);
+//! assert_eq!(registry.depends_on(clamp_id), ["movement"]);
 //!
 //! // A second system with the same name is refused, and nothing changes.
 //! let err = registry.register(system!(clamp, 1)).unwrap_err();

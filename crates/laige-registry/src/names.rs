@@ -19,26 +19,34 @@ impl NameIndex {
 
     /// The position of `name`, given a way to read the name at a position.
     pub(crate) fn find<'n>(&self, name: &str, name_at: impl Fn(usize) -> &'n str) -> Option<usize> {
+        self.find_or_slot(name, name_at).ok()
+    }
+
+    /// The position of `name`, or the empty slot where it would go: one probe sequence
+    /// serves both the duplicate check and the insertion that follows it.
+    pub(crate) fn find_or_slot<'n>(
+        &self,
+        name: &str,
+        name_at: impl Fn(usize) -> &'n str,
+    ) -> Result<usize, usize> {
         let mut slot = start(name);
         loop {
             let stored = self.slots[slot];
             if stored == 0 {
-                return None;
+                return Err(slot);
             }
             let position = usize::from(stored - 1);
             if name_at(position) == name {
-                return Some(position);
+                return Ok(position);
             }
             slot = (slot + 1) % SLOTS;
         }
     }
 
-    /// Adds `name` at `position`; the caller has checked it is not present.
-    pub(crate) fn insert(&mut self, name: &str, position: usize) {
-        let mut slot = start(name);
-        while self.slots[slot] != 0 {
-            slot = (slot + 1) % SLOTS;
-        }
+    /// Stores `position` in `slot`, an empty slot [`NameIndex::find_or_slot`] returned with
+    /// no insertion since.
+    pub(crate) fn fill(&mut self, slot: usize, position: usize) {
+        debug_assert_eq!(self.slots[slot], 0);
         self.slots[slot] = u16::try_from(position + 1).expect("positions are below MAX_SYSTEMS");
     }
 }

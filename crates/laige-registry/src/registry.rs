@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use laige_depspec::DepSpec;
+use laige_depspec::{DepSpec, MAX_DEPENDENCIES};
 use laige_diag::Diagnostics;
 
 use crate::names::NameIndex;
@@ -32,13 +32,17 @@ impl std::fmt::Display for ComponentName {
 }
 
 /// One registered system, as the registry keeps it.
+///
+/// Its `depends_on` names live in the registry ([`Registry::depends_on`]), not here: a
+/// record stays about half the size, and registering and scheduling 256 systems copy and
+/// scan that much less.
 #[derive(Clone, Debug)]
 pub struct SystemRecord {
     id: SystemId,
     name: &'static str,
     budget: Budget,
     spec: &'static str,
-    deps: DepSpec<'static>,
+    deps: DepRange,
     reads: ComponentSet,
     writes: ComponentSet,
     fresh: ComponentSet,
@@ -71,9 +75,9 @@ impl SystemRecord {
         self.spec
     }
 
-    /// The parsed `depends_on` names, in spec order.
-    pub fn depends_on(&self) -> &[&'static str] {
-        self.deps.as_slice()
+    /// How many names the `depends_on` spec lists ([`Registry::depends_on`] has them).
+    pub fn dependency_count(&self) -> usize {
+        usize::from(self.deps.len)
     }
 
     /// The components the system reads as they are this tick: [`Access::Read`] and
@@ -156,6 +160,8 @@ impl SystemRecord {
 #[derive(Debug)]
 pub struct Registry<R> {
     records: Vec<SystemRecord>,
+    /// Every record's parsed `depends_on` names, back to back in id order.
+    dep_names: Vec<&'static str>,
     // Run payloads live apart from the records, densely, so a tick's dispatch loop walks
     // a few cache lines instead of one large record per system.
     runs: Vec<R>,
@@ -185,6 +191,7 @@ impl<R> Registry<R> {
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
         Self {
             records: Vec::with_capacity(MAX_SYSTEMS),
+            dep_names: Vec::with_capacity(MAX_SYSTEMS * MAX_DEPENDENCIES),
             runs: Vec::with_capacity(MAX_SYSTEMS),
             names: NameIndex::new(),
             components: ComponentSet::EMPTY,
@@ -253,7 +260,11 @@ impl<R> Registry<R> {
     /// The first failing check of the contract's order, as a [`RegisterError`]; its event
     /// is emitted (rate limited) too. A failed registration changes nothing.
     pub fn register(&mut self, def: SystemDef<R>) -> Result<SystemId, RegisterError> {
-        let (deps, access) = match self.validate(&def) {
+        let Checked {
+            deps,
+            access,
+            name_slot,
+        } = match self.validate(&def) {
             Ok(it) => it,
             Err(err) => {
                 self.diag.report(err.key(), || err.emit());
@@ -261,11 +272,12 @@ impl<R> Registry<R> {
             }
         };
         let Some(run) = def.run else {
+            // `validate` refused a missing run already; undo its one change all the same.
+            self.dep_names.truncate(usize::from(deps.start));
             return Err(RegisterError::RunInvalid { name: def.name });
         };
         let id = SystemId::from_index(self.records.len());
-        self.names.insert(def.name, self.records.len());
-        // Built in place: records are large, and registering 256 systems must stay cheap.
+        self.names.fill(name_slot, self.records.len());
         self.records.push(SystemRecord {
             id,
             name: def.name,
@@ -286,12 +298,13 @@ impl<R> Registry<R> {
         Ok(id)
     }
 
-    /// Runs every check of the contract's order; returns the parsed dependencies and the
-    /// access sets for the record.
-    fn validate(
-        &self,
-        def: &SystemDef<R>,
-    ) -> Result<(DepSpec<'static>, AccessSets), RegisterError> {
+    /// Runs every check of the contract's order. Once all pass, it appends the parsed
+    /// dependencies to `dep_names` (its only change) and returns where they went, the
+    /// access sets, and the name index slot for the record.
+    ///
+    /// The parsed spec never leaves this frame: returning it would copy 264 bytes through
+    /// every `Result` on the way, on the path that registers 256 systems.
+    fn validate(&mut self, def: &SystemDef<R>) -> Result<Checked, RegisterError> {
         let name = def.name;
         if !is_valid_name(name) {
             return Err(RegisterError::NameInvalid {
@@ -318,9 +331,17 @@ impl<R> Registry<R> {
                 DepSpec::parse(spec).map_err(|error| spec_error(spec, error))?;
             }
         }
-        if let Some(existing) = self.find(name) {
-            return Err(RegisterError::Duplicate { name, existing });
-        }
+        let records = &self.records;
+        let name_slot = match self
+            .names
+            .find_or_slot(name, |position| records[position].name)
+        {
+            Ok(position) => {
+                let existing = records[position].id;
+                return Err(RegisterError::Duplicate { name, existing });
+            }
+            Err(free) => free,
+        };
         let access = self.resolve_io(name, &def.io)?;
         let unknown_table = def.matching.difference(&self.components);
         if def.matching_unresolved || !unknown_table.is_empty() {
@@ -333,7 +354,16 @@ impl<R> Registry<R> {
                 systems: self.records.len(),
             });
         }
-        Ok((deps, access))
+        let start = self.dep_names.len();
+        self.dep_names.extend_from_slice(deps.as_slice());
+        Ok(Checked {
+            deps: DepRange {
+                start: start as u16,
+                len: deps.len() as u8,
+            },
+            access,
+            name_slot,
+        })
     }
 
     fn resolve_io(&self, name: &'static str, io: &IoList) -> Result<AccessSets, RegisterError> {
@@ -426,6 +456,16 @@ impl<R> Registry<R> {
         &self.runs
     }
 
+    /// The parsed `depends_on` names of system `id`, in spec order; empty for an id this
+    /// registry does not have (see [`Registry::get`]).
+    pub fn depends_on(&self, id: SystemId) -> &[&'static str] {
+        let Some(record) = self.records.get(id.index()) else {
+            return &[];
+        };
+        let start = usize::from(record.deps.start);
+        &self.dep_names[start..start + usize::from(record.deps.len)]
+    }
+
     /// The id of the system named exactly `name` (case-sensitive).
     pub fn find(&self, name: &str) -> Option<SystemId> {
         let records = &self.records;
@@ -438,6 +478,21 @@ impl<R> Registry<R> {
     pub fn closest_name(&self, name: &str) -> Option<&'static str> {
         closest(name, self.records.iter().map(|it| it.name))
     }
+}
+
+/// Where a record's `depends_on` names sit in [`Registry::dep_names`]. 256 systems of at
+/// most 16 names fit in `u16`.
+#[derive(Clone, Copy, Debug)]
+struct DepRange {
+    start: u16,
+    len: u8,
+}
+
+/// What a definition that passed every check brings to its record.
+struct Checked {
+    deps: DepRange,
+    access: AccessSets,
+    name_slot: usize,
 }
 
 #[derive(Default)]

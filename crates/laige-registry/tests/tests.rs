@@ -134,7 +134,7 @@ fn view(registry: &Registry<Run>) -> Vec<RecordView> {
                 r.name(),
                 r.budget().raw(),
                 r.depends_on_spec(),
-                r.depends_on().to_vec(),
+                registry.depends_on(r.id()).to_vec(),
                 r.reads().iter().map(ComponentId::get).collect(),
                 r.writes().iter().map(ComponentId::get).collect(),
                 *registry.run(r.id()).unwrap() as usize,
@@ -296,7 +296,8 @@ fn def_stored_by_value() {
     assert_eq!(record.name(), "StackDef");
     assert_eq!(record.budget().raw(), 1 << 15);
     assert_eq!(record.depends_on_spec(), "Later");
-    assert_eq!(record.depends_on(), ["Later"]);
+    assert_eq!(registry.depends_on(id), ["Later"]);
+    assert_eq!(record.dependency_count(), 1);
     assert!(std::ptr::fn_addr_eq(
         *registry.run(id).unwrap(),
         noop as Run

@@ -349,7 +349,7 @@ fn dep_spec_whitespace_trimmed() {
     let id = registry
         .register(plain("TrimC", " TrimA ,  TrimB "))
         .unwrap();
-    assert_eq!(registry.get(id).unwrap().depends_on(), ["TrimA", "TrimB"]);
+    assert_eq!(registry.depends_on(id), ["TrimA", "TrimB"]);
 }
 
 /// 7 `MacroForwardDependencyReorders`.
@@ -655,8 +655,7 @@ fn dependency_cycle_rejected(
     let (dependent, dependency) = cycle.closing_edge();
     assert_eq!(dependent.id.get(), *cycle_ids.last().unwrap());
     assert_eq!(dependency.id.get(), cycle_ids[0]);
-    let record = registry.get(dependent.id).unwrap();
-    assert!(record.depends_on().contains(&dependency.name));
+    assert!(registry.depends_on(dependent.id).contains(&dependency.name));
     let text = err.to_string();
     assert!(
         text.contains(dependent.name) && text.contains(dependency.name),

@@ -68,9 +68,14 @@ use crate::sort::{Graph, id_at};
 ///
 /// The first failing check, as a [`ScheduleError`]; its event is emitted (rate limited).
 pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
-    compute(registry).inspect_err(|err| {
-        registry.diagnostics().report(err.key(), || err.emit());
-    })
+    let mut schedule = Schedule::new(registry.len(), registry.identity());
+    match compute(registry, &mut schedule) {
+        Ok(()) => Ok(schedule),
+        Err(err) => {
+            registry.diagnostics().report(err.key(), || err.emit());
+            Err(err)
+        }
+    }
 }
 
 /// The flat rules cannot honour declarative features; refusing them beats ignoring them.
@@ -98,14 +103,16 @@ fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
     Ok(())
 }
 
-fn compute<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
-    let mut schedule = Schedule::new(registry.len(), registry.identity());
+/// Fills `schedule` (fresh for `registry`) in place: a `Schedule` is 11 KiB, and moving
+/// one through a `Result` per step would cost more than the sort.
+fn compute<R>(registry: &Registry<R>, schedule: &mut Schedule) -> Result<(), ScheduleError> {
     if registry.is_empty() {
         schedule.end_track();
-        return Ok(schedule);
+        return Ok(());
     }
     needs_no_layout(registry)?;
-    let graph = Graph::resolve(registry)?;
+    let mut graph = Graph::new(registry.len());
+    graph.resolve(registry)?;
     let mut order = [0u16; MAX_SYSTEMS];
     let mut placed = [false; MAX_SYSTEMS];
     let len = graph.kahn(&mut order, &mut placed);
@@ -119,7 +126,7 @@ fn compute<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
         schedule.push(id_at(i));
     }
     schedule.end_track();
-    graph.record_edges(&mut schedule);
-    validate::reads_before_writes(registry, &writers, &mut schedule);
-    Ok(schedule)
+    graph.record_edges(schedule);
+    validate::reads_before_writes(registry, &writers, schedule);
+    Ok(())
 }

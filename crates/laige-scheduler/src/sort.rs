@@ -12,15 +12,22 @@ pub(crate) struct Graph {
 }
 
 impl Graph {
-    /// Resolves every spec; the first unknown name in (system id, position) order fails.
-    pub(crate) fn resolve<R>(registry: &Registry<R>) -> Result<Self, ScheduleError> {
-        let mut graph = Graph {
-            n: registry.len(),
+    /// A graph of `n` systems without edges.
+    pub(crate) fn new(n: usize) -> Self {
+        Graph {
+            n,
             deps: [[0; MAX_DEPENDENCIES]; MAX_SYSTEMS],
             dep_len: [0; MAX_SYSTEMS],
-        };
+        }
+    }
+
+    /// Resolves every spec into this graph, in place (it is 8 KiB); the first unknown name
+    /// in (system id, position) order fails.
+    pub(crate) fn resolve<R>(&mut self, registry: &Registry<R>) -> Result<(), ScheduleError> {
+        let graph = self;
         for (i, record) in registry.iter().enumerate() {
-            for (position, &dep) in record.depends_on().iter().enumerate() {
+            let deps = registry.depends_on(record.id());
+            for (position, &dep) in deps.iter().enumerate() {
                 let Some(target) = registry.find(dep) else {
                     return Err(ScheduleError::DepMissing {
                         system: system_ref(registry, i),
@@ -31,9 +38,9 @@ impl Graph {
                 };
                 graph.deps[i][position] = target.index() as u16;
             }
-            graph.dep_len[i] = record.depends_on().len() as u8;
+            graph.dep_len[i] = deps.len() as u8;
         }
-        Ok(graph)
+        Ok(())
     }
 
     /// Copies the resolved edges onto the schedule.

@@ -52,7 +52,7 @@ impl<R> fmt::Display for ScheduleTable<'_, R> {
                     (t + 1).to_string(),
                     step.to_string(),
                     record.name().to_owned(),
-                    dash(record.depends_on().join(", ")),
+                    dash(self.registry.depends_on(id).join(", ")),
                     dash(reads),
                     dash(self.names(record.writes())),
                 ]);

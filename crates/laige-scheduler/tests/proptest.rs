@@ -279,7 +279,7 @@ proptest! {
             prop_assert!(!reported[..j].contains(&i), "{} repeats", name(i));
             let next = reported[(j + 1) % reported.len()];
             prop_assert!(
-                registry.get(cycle.systems().nth(j).unwrap().id).unwrap().depends_on().contains(&name(next)),
+                registry.depends_on(cycle.systems().nth(j).unwrap().id).contains(&name(next)),
                 "{} does not list {}", name(i), name(next)
             );
         }

@@ -30,7 +30,7 @@ fn the_builder_declares_access_by_type() {
         .unwrap();
     let record = world.registry().get(id).unwrap();
     assert_eq!(
-        (record.name(), record.depends_on()),
+        (record.name(), world.registry().depends_on(id)),
         ("Movement", &["Input"][..])
     );
     assert_eq!(record.budget().raw(), 65536);
