@@ -1,11 +1,12 @@
 //! The registry: validated system records, dense by id.
 
+use std::borrow::Borrow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use laige_depspec::{DepSpec, MAX_DEPENDENCIES};
 use laige_diag::Diagnostics;
 
-use crate::names::NameIndex;
+use crate::names::{NameIndex, Vacant};
 use crate::suggest::closest;
 use crate::{
     Access, Budget, ComponentId, ComponentSet, IoList, MAX_COMPONENTS, MAX_SYSTEMS, Placement,
@@ -255,23 +256,31 @@ impl<R> Registry<R> {
 
     /// Validates `def` and stores it under the next id.
     ///
+    /// Takes a definition by value (`register(SystemDef::new(..)...)`) or by reference
+    /// (`register(&def)`, for definitions kept in a table and registered again, say after
+    /// a reload); a reference spares copying the 272-byte definition.
+    ///
     /// # Errors
     ///
     /// The first failing check of the contract's order, as a [`RegisterError`]; its event
     /// is emitted (rate limited) too. A failed registration changes nothing.
-    pub fn register(&mut self, def: SystemDef<R>) -> Result<SystemId, RegisterError> {
+    pub fn register(&mut self, def: impl Borrow<SystemDef<R>>) -> Result<SystemId, RegisterError>
+    where
+        R: Clone,
+    {
+        let def = def.borrow();
         let Checked {
             deps,
             access,
             name_slot,
-        } = match self.validate(&def) {
+        } = match self.validate(def) {
             Ok(it) => it,
             Err(err) => {
                 self.diag.report(err.key(), || err.emit());
                 return Err(err);
             }
         };
-        let Some(run) = def.run else {
+        let Some(run) = def.run.clone() else {
             // `validate` refused a missing run already; undo its one change all the same.
             self.dep_names.truncate(usize::from(deps.start));
             return Err(RegisterError::RunInvalid { name: def.name });
@@ -492,7 +501,7 @@ struct DepRange {
 struct Checked {
     deps: DepRange,
     access: AccessSets,
-    name_slot: usize,
+    name_slot: Vacant,
 }
 
 #[derive(Default)]

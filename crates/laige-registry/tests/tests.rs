@@ -305,6 +305,37 @@ fn def_stored_by_value() {
     assert!(record.declares_write(VEL));
 }
 
+/// A definition kept in a table registers by reference, into as many registries as asked,
+/// and each gets the same record; a failed registration by reference changes nothing.
+#[test]
+fn def_registered_by_reference() {
+    let table: [Def; 2] = [
+        SystemDef::new("First", noop as Run)
+            .budget_ms(1.0)
+            .writes(VEL),
+        SystemDef::new("Second", other_noop as Run)
+            .budget_ms(2.0)
+            .depends_on("First"),
+    ];
+    let (mut a, mut b) = (registry(), registry());
+    for def in &table {
+        a.register(def).unwrap();
+        b.register(def).unwrap();
+    }
+    assert_eq!(view(&a), view(&b));
+    assert_eq!(a.depends_on(a.find("Second").unwrap()), ["First"]);
+    assert_eq!(
+        a.register(table.first().unwrap()).unwrap_err().event(),
+        "duplicate",
+        "the same definition twice is a duplicate"
+    );
+    assert_eq!(
+        view(&a),
+        view(&b),
+        "the refused registration changed nothing"
+    );
+}
+
 /// 5 `IoDeclaredAndQueryable`: Write Vel + Read Pos; Health undeclared.
 #[test]
 fn io_declared_and_queryable() {

@@ -108,9 +108,7 @@ fn build(defs: &[SystemDef<Run>], components: u16) -> bool {
         registry.register_component(ComponentId::new(c).unwrap());
     }
     for def in defs {
-        registry
-            .register(*def)
-            .expect("bench definitions are valid");
+        registry.register(def).expect("bench definitions are valid");
     }
     laige_scheduler::schedule(&registry).is_ok()
 }
