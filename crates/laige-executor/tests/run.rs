@@ -162,6 +162,63 @@ fn unordered_systems_really_run_at_the_same_time(#[values(2, 4)] threads: usize)
     }
 }
 
+/// The caller holds system 1 and will not let go until some other thread has run a system
+/// from the caller's own dealt block (the lowest positions). With a worker that finishes its
+/// own block and then steals, that happens at once; without stealing, it never does.
+struct StolenWhileBusy {
+    caller: std::thread::ThreadId,
+    /// Systems of the caller's block (ids 9..=half) that ran on another thread.
+    stolen: AtomicU32,
+    runs: Vec<AtomicU32>,
+    half: u32,
+}
+
+// SAFETY: only atomics are touched.
+unsafe impl SharedHost<()> for StolenWhileBusy {
+    unsafe fn run_system(&self, id: SystemId, _: &()) {
+        self.runs[id.index()].fetch_add(1, Ordering::SeqCst);
+        let on_caller = std::thread::current().id() == self.caller;
+        // Ids 2..=8 share system 1's first claim; the rest of the block can be stolen.
+        if !on_caller && (9..=self.half).contains(&id.get()) {
+            self.stolen.fetch_add(1, Ordering::SeqCst);
+        }
+        if id.get() == 1 {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while self.stolen.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+#[rstest]
+fn a_busy_threads_dealt_systems_are_stolen(#[values(2, 4)] threads: usize) {
+    const N: u32 = 200;
+    let order: Vec<SystemId> = (1..=N).map(id).collect();
+    let schedule = Schedule::hand_built(N as usize, &order);
+    let plan = Plan::build(&schedule, |_, _| false);
+    let mut executor = executor(threads, Mode::Parallel);
+    let host = StolenWhileBusy {
+        caller: std::thread::current().id(),
+        stolen: AtomicU32::new(0),
+        runs: (0..N).map(|_| AtomicU32::new(0)).collect(),
+        half: N / threads as u32,
+    };
+    for tick in 1..=5 {
+        host.stolen.store(0, Ordering::SeqCst);
+        executor
+            .run_track(&plan, 0, &[(); N as usize], &host)
+            .unwrap();
+        assert!(
+            host.stolen.load(Ordering::SeqCst) > 0,
+            "tick {tick}: no other thread ran the busy caller's systems"
+        );
+        for (k, runs) in host.runs.iter().enumerate() {
+            assert_eq!(runs.load(Ordering::SeqCst), tick, "system {}", k + 1);
+        }
+    }
+}
+
 #[rstest]
 fn conflicting_systems_never_overlap(#[values(2, 4, 8)] threads: usize) {
     // 12 systems; a pair conflicts when their ids share a bit of 0b11 (a fixed pattern
