@@ -331,13 +331,21 @@ impl<R> Registry<R> {
             });
         }
         let spec_error = |spec, error| RegisterError::DepSpecInvalid { name, spec, error };
-        let deps =
-            DepSpec::parse(def.depends_on).map_err(|error| spec_error(def.depends_on, error))?;
+        // Matched by reference, not `map_err(..)?`: moving the 264-byte parse out of its
+        // `Result` costs a copy and, worse, stalls on reading it back.
+        let parsed = DepSpec::parse(def.depends_on);
+        let deps = match &parsed {
+            Ok(deps) => deps,
+            Err(error) => return Err(spec_error(def.depends_on, *error)),
+        };
         // The declarative specs are kept as written (parsed again when a layout is
         // scheduled), so records stay small for the flat front end's hot paths.
         for spec in [def.after_weak, def.before] {
-            if !spec.is_empty() {
-                DepSpec::parse(spec).map_err(|error| spec_error(spec, error))?;
+            if spec.is_empty() {
+                continue;
+            }
+            if let Err(error) = DepSpec::parse(spec) {
+                return Err(spec_error(spec, error));
             }
         }
         let records = &self.records;
