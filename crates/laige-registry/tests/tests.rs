@@ -897,7 +897,8 @@ fn moved_registry_carries_its_records() {
 }
 
 // 22 `ClearLeavesRegistryUntouched` has no registry-level counterpart: the registry holds no
-// entities to clear. It lives with the World.
+// entities to clear. It lives with the World: `clear_leaves_registry_untouched` in
+// crates/laige-world/tests/world/systems.rs.
 
 // ---------------------------------------------------------------------------------------
 // 24-25: one event per failure, then rate limited (§4, 60 s window, manual clock)

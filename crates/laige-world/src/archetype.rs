@@ -207,6 +207,14 @@ impl Archetype {
         }
     }
 
+    /// Drops every row's values and empties the table, keeping its allocations.
+    pub(crate) fn clear(&mut self) {
+        for column in &mut self.columns {
+            column.clear();
+        }
+        self.entities.clear();
+    }
+
     /// Appends `entity` to the entity column, completing a row whose values were already
     /// pushed to every column.
     pub(crate) fn push_entity(&mut self, entity: Entity) {

@@ -185,6 +185,44 @@ impl Entities {
         }
     }
 
+    /// Frees every live slot, bumping its generation, and rebuilds the free list as every
+    /// reusable slot in ascending index: the next spawn takes the highest index, then the
+    /// next lower one (the contract's `clear()` order). A pure function of the table, so
+    /// worlds with the same history reuse the same slots. O(slots), no allocation.
+    pub(crate) fn clear(&mut self) {
+        // A dead slot's `row` means nothing, so it can say which dead slots are reusable
+        // (on the free list) rather than retired.
+        const REUSABLE: u32 = 1;
+        for slot in self.slots.iter_mut().filter(|slot| slot.archetype == DEAD) {
+            slot.row = 0;
+        }
+        for &index in &self.free {
+            self.slots[index as usize].row = REUSABLE;
+        }
+        self.free.clear();
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            let reusable = if slot.archetype == DEAD {
+                slot.row == REUSABLE
+            } else {
+                slot.archetype = DEAD;
+                // On overflow the slot is retired, as in `free`.
+                match slot.generation.checked_add(1) {
+                    Some(next) => {
+                        slot.generation = next;
+                        true
+                    }
+                    None => false,
+                }
+            };
+            slot.row = 0;
+            if reusable {
+                // Indices are below u32::MAX by construction (see `alloc`).
+                self.free.push(index as u32);
+            }
+        }
+        self.live = 0;
+    }
+
     /// Every live entity with its location, in ascending index order.
     pub(crate) fn iter_live(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
         self.slots
@@ -223,6 +261,47 @@ mod tests {
         archetype: 0,
         row: 0,
     };
+
+    #[test]
+    fn clear_frees_every_slot_and_reuses_from_the_highest_index() {
+        let mut it = Entities::new(0, u32::MAX);
+        let e: Vec<Entity> = (0..5).map(|_| it.alloc(AT).unwrap()).collect();
+        it.free(e[1]);
+        // Slot 3 is on its last generation: clearing retires it.
+        it.force_generation(3, NonZeroU32::MAX);
+        let last_use = Entity {
+            index: 3,
+            generation: NonZeroU32::MAX,
+        };
+        it.clear();
+        assert_eq!(it.live(), 0);
+        assert!(e.iter().all(|&e| !it.is_alive(e)));
+        assert!(!it.is_alive(last_use));
+        assert_eq!(it.iter_live().count(), 0);
+        // Free slots 0, 1, 2, 4 (3 is retired), taken from the highest down, then new ones.
+        let reused: Vec<(u32, u32)> = (0..5)
+            .map(|_| it.alloc(AT).unwrap())
+            .map(|e| (e.index, e.generation.get()))
+            .collect();
+        assert_eq!(reused, [(4, 2), (2, 2), (1, 2), (0, 2), (5, 1)]);
+        assert_eq!(it.slot_count(), 6);
+    }
+
+    #[test]
+    fn clear_keeps_a_slot_freed_onto_its_last_generation() {
+        let mut it = Entities::new(0, u32::MAX);
+        let a = it.alloc(AT).unwrap();
+        it.force_generation(0, NonZeroU32::new(u32::MAX - 1).unwrap());
+        it.free(Entity {
+            index: 0,
+            generation: NonZeroU32::new(u32::MAX - 1).unwrap(),
+        });
+        assert!(!it.is_alive(a));
+        it.clear();
+        // Freed onto generation MAX, the slot is still reusable once: clear keeps it.
+        let again = it.alloc(AT).unwrap();
+        assert_eq!((again.index, again.generation), (0, NonZeroU32::MAX));
+    }
 
     #[test]
     fn reuse_is_lifo_and_bumps_generations() {

@@ -108,6 +108,21 @@ impl World {
         Ok(())
     }
 
+    /// Despawns every entity, dropping their components (contract `clear()`).
+    ///
+    /// Everything but the entities survives: registered components and systems, archetype
+    /// tables (empty, with their allocations), resources, timing and PRNG substreams.
+    /// Snapshots keep the previous tick's values until the next [`World::end_tick`], as after
+    /// a despawn. Every handle goes stale; the next spawns reuse the freed slots from the
+    /// highest index down, so two worlds with the same history stay identical. Allocates
+    /// nothing.
+    ///
+    /// The contract's `iteration_clear` guard has no counterpart: `clear` takes `&mut self`,
+    /// so no query or system can be running.
+    pub fn clear(&mut self) {
+        self.storage.clear();
+    }
+
     /// Sets `entity`'s `T` to `value`: adds it (moving the entity to another archetype), or
     /// replaces and drops the old value.
     ///

@@ -118,6 +118,26 @@ fn steady_state_allocates_nothing() {
     assert_eq!(counted, 0, "the steady state allocated {counted} times");
 }
 
+#[test]
+fn clearing_and_refilling_a_world_allocates_nothing() {
+    let (mut world, _) = setup();
+    let refill = |world: &mut World| {
+        for i in 0..1000 {
+            world.spawn((Pos(i as f32, 1.0), Vel(0.0, 0.0))).unwrap();
+        }
+    };
+    world.clear();
+    refill(&mut world);
+    let before = allocs();
+    for _ in 0..10 {
+        world.clear();
+        refill(&mut world);
+    }
+    let counted = allocs() - before;
+    println!("world-zeroalloc-clear cycles=10 entities=1000 allocs={counted}");
+    assert_eq!(counted, 0, "clear and refill allocated {counted} times");
+}
+
 /// The simulation clock: a hashed resource.
 #[derive(Debug)]
 struct Time {

@@ -182,6 +182,14 @@ impl Storage {
         true
     }
 
+    /// Despawns every entity; see `World::clear`.
+    pub(crate) fn clear(&mut self) {
+        for table in &mut self.archetypes {
+            table.clear();
+        }
+        self.entities.clear();
+    }
+
     /// Despawns the live entity at `location`, dropping its values.
     pub(crate) fn despawn_at(&mut self, entity: Entity, location: Location) {
         let table = &mut self.archetypes[location.archetype as usize];

@@ -187,3 +187,64 @@ fn max_entities_is_a_reported_limit() {
         "room again after a despawn"
     );
 }
+
+#[test]
+fn clear_despawns_everything_and_drops_each_value_once() {
+    let counter = crate::support::Counter::default();
+    let mut world = world();
+    world
+        .register_component::<crate::support::Counted>()
+        .unwrap();
+    let handles: Vec<Entity> = (0..10)
+        .map(|i| match i % 3 {
+            0 => world.spawn((pos(i as f32),)).unwrap(),
+            1 => world.spawn((counter.make(i), Health(1))).unwrap(),
+            _ => world.spawn(()).unwrap(),
+        })
+        .collect();
+    let tables = world.archetypes().len();
+    world.clear();
+    assert_eq!(world.len(), 0);
+    assert!(world.is_empty());
+    assert_eq!(counter.live(), 0, "every value dropped exactly once");
+    assert_eq!(counter.dropped(), 3);
+    assert_eq!(world.archetypes().len(), tables, "tables survive, empty");
+    assert!(world.archetypes().iter().all(|a| a.is_empty()));
+    for e in handles {
+        assert!(!world.is_alive(e));
+        assert!(matches!(
+            world.despawn(e),
+            Err(WorldError::StaleEntity { .. })
+        ));
+    }
+    // The world works as before: spawns reuse the freed slots, highest index first.
+    let again = world.spawn((pos(7.0),)).unwrap();
+    assert_eq!((again.index(), again.generation()), (9, 2));
+    assert_eq!(world.get::<Pos>(again).unwrap(), &pos(7.0));
+}
+
+#[test]
+fn cleared_worlds_with_one_history_stay_identical() {
+    let run = |world: &mut World| {
+        let mut out = history(world);
+        world.clear();
+        out.extend(history(world));
+        world.clear();
+        out.extend((0..3).map(|_| world.spawn(()).unwrap()));
+        out
+    };
+    let (mut a, mut b) = (world(), world());
+    assert_eq!(run(&mut a), run(&mut b));
+    assert_eq!(a.state_hash(), b.state_hash());
+}
+
+#[test]
+fn a_cleared_world_hashes_like_one_that_never_had_entities() {
+    let mut used = world();
+    for i in 0..20 {
+        used.spawn((pos(i as f32), Health(i))).unwrap();
+    }
+    assert_ne!(used.state_hash(), world().state_hash());
+    used.clear();
+    assert_eq!(used.state_hash(), world().state_hash());
+}

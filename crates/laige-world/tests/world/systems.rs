@@ -183,3 +183,35 @@ fn worlds_with_the_same_setup_get_the_same_ids() {
     assert_eq!(build(), (2, 1, 2));
     assert_eq!(build(), build());
 }
+
+/// Contract §8.2, 22 `ClearLeavesRegistryUntouched`: `clear()` empties the entities only;
+/// the system keeps its id and declared access, and still schedules and runs.
+#[test]
+fn clear_leaves_registry_untouched() {
+    let mut world = world();
+    world.spawn((pos(1.0), vel(1.0))).unwrap();
+    world.spawn((pos(2.0),)).unwrap();
+    let id = world
+        .system("Movement", movement)
+        .budget_ms(1.0)
+        .writes::<Pos>()
+        .reads::<Vel>()
+        .register()
+        .unwrap();
+    let (pos_id, vel_id) = (
+        world.component_id::<Pos>().unwrap(),
+        world.component_id::<Vel>().unwrap(),
+    );
+    world.clear();
+    assert_eq!(world.len(), 0);
+    assert_eq!(world.registry().len(), 1);
+    let record = world.registry().get(id).unwrap();
+    assert_eq!(record.name(), "Movement");
+    assert!(record.declares_write(pos_id) && record.declares_read(vel_id));
+    assert!(!record.declares_write(vel_id));
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+    let moved = world.spawn((pos(1.0), vel(2.0))).unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(world.get::<Pos>(moved).unwrap().x, 3.0);
+}
