@@ -69,6 +69,7 @@
 mod error;
 mod executor;
 mod host;
+mod idle;
 mod plan;
 mod pool;
 mod sync;

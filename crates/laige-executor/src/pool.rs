@@ -39,6 +39,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_registry::{MAX_SYSTEMS, SystemId};
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
+use crate::idle::{NAP_AFTER_NANOS, Naps};
 use crate::plan::{Bits, Plan, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
@@ -58,8 +59,8 @@ const NO_PANIC: u32 = u32::MAX;
 /// systems, but bind more systems to one thread when they turn out long.
 pub(crate) const MAX_CHUNK: u32 = 8;
 
-/// How long an idle worker spins between tracks before it parks.
-#[cfg(not(loom))]
+/// How long an idle worker spins between tracks before it parks (under loom, see
+/// `SPIN_LIMIT`).
 const SPIN_NANOS: u64 = 100_000;
 
 /// Under loom, spin twice and park: spinning only multiplies the interleavings.
@@ -123,6 +124,7 @@ pub(crate) struct Shared {
     pending: Box<[AtomicU32]>,
     durations: Box<[AtomicU64]>,
     slots: Box<[CachePadded<Slot>]>,
+    naps: Naps,
     clock: quanta::Clock,
     threads: u32,
     started: AtomicU32,
@@ -170,6 +172,7 @@ impl Pool {
                     })
                 })
                 .collect(),
+            naps: Naps::new(threads),
             clock,
             threads: threads as u32,
             started: AtomicU32::new(0),
@@ -203,6 +206,11 @@ impl Pool {
     /// The clock the threads time systems with.
     pub(crate) fn clock(&self) -> &quanta::Clock {
         &self.shared.clock
+    }
+
+    /// How many naps workers took inside tracks since the pool started.
+    pub(crate) fn naps(&self) -> u64 {
+        self.shared.naps.taken()
     }
 
     /// The last recorded duration of the system at `index`.
@@ -351,6 +359,7 @@ impl Shared {
 
 /// A worker thread: wait for a track, join it, work, leave; until shutdown.
 fn worker_main(shared: &Shared, me: usize) {
+    shared.naps.register_current(me);
     shared.started.fetch_add(1, Ordering::Release);
     let mut seen = 0;
     loop {
@@ -408,7 +417,7 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
         if news(state) {
             return state;
         }
-        if !spin_budget_spent(shared, &backoff, since) {
+        if !spin_budget_spent(shared, &backoff, since, SPIN_NANOS) {
             backoff.snooze();
             continue;
         }
@@ -435,11 +444,11 @@ fn spin_start(shared: &Shared) -> u64 {
     shared.clock.raw()
 }
 
+/// Whether more than `budget` nanoseconds passed since `since`; reads the clock once per
+/// 64 spins.
 #[cfg(not(loom))]
-fn spin_budget_spent(shared: &Shared, backoff: &Backoff, since: u64) -> bool {
-    // One clock read per 64 spins.
-    backoff.spins() % 64 == 63
-        && shared.clock.delta_as_nanos(since, shared.clock.raw()) > SPIN_NANOS
+fn spin_budget_spent(shared: &Shared, backoff: &Backoff, since: u64, budget: u64) -> bool {
+    backoff.spins() % 64 == 63 && shared.clock.delta_as_nanos(since, shared.clock.raw()) > budget
 }
 
 #[cfg(loom)]
@@ -448,7 +457,7 @@ fn spin_start(_: &Shared) -> u64 {
 }
 
 #[cfg(loom)]
-fn spin_budget_spent(_: &Shared, backoff: &Backoff, _: u64) -> bool {
+fn spin_budget_spent(_: &Shared, backoff: &Backoff, _: u64, _: u64) -> bool {
     backoff.spins() >= SPIN_LIMIT
 }
 
@@ -461,6 +470,8 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
     let mut chunk = (0usize, 0u64);
     let mut busy = 0u64;
     let mut backoff = Backoff::default();
+    // When this thread last ran out of work; `None` while it has some.
+    let mut idle_since: Option<u64> = None;
     loop {
         let local = if let Some(local) = next.take() {
             local
@@ -470,20 +481,34 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             chunk.0 * 64 + bit
         } else if let Some(claimed) = claim_own(shared, me, words) {
             chunk = claimed;
+            idle_since = None;
             continue;
         } else {
             if done != 0 {
                 // Completions are counted in batches, when a thread runs out of its own work.
-                shared.remaining.fetch_sub(done, Ordering::AcqRel);
+                if shared.remaining.fetch_sub(done, Ordering::AcqRel) == done {
+                    // This ended the track: nobody may sleep through that.
+                    shared.naps.wake_all();
+                }
                 done = 0;
             }
             if let Some(stolen) = steal(shared, me, words) {
                 chunk = stolen;
                 backoff.reset();
+                idle_since = None;
                 continue;
             }
             if shared.remaining.load(Ordering::Acquire) == 0 {
                 break;
+            }
+            let since = *idle_since.get_or_insert_with(|| spin_start(shared));
+            if me != 0
+                && cfg!(not(loom))
+                && spin_budget_spent(shared, &backoff, since, NAP_AFTER_NANOS)
+            {
+                shared.naps.nap(me, || {
+                    shared.remaining.load(Ordering::Acquire) != 0 && !any_ready(shared, words)
+                });
             }
             backoff.snooze();
             continue;
@@ -519,11 +544,21 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                     word.fetch_or(bits, Ordering::Release);
                 }
             }
+            shared.naps.wake_if_any();
         }
     }
     if busy != 0 {
         shared.busy.fetch_add(busy, Ordering::Relaxed);
     }
+}
+
+/// Whether any thread holds ready systems nobody has claimed.
+fn any_ready(shared: &Shared, words: usize) -> bool {
+    shared.ready.iter().any(|own| {
+        own.iter()
+            .take(words)
+            .any(|word| word.load(Ordering::Relaxed) != 0)
+    })
 }
 
 /// Takes a few of this thread's own ready systems, lowest positions first.

@@ -353,6 +353,38 @@ fn millisecond(_: &Recorder, _: SystemId) {
     }
 }
 
+/// System 1 burns 5 ms; system 2 is empty.
+fn long_then_empty(_: &Recorder, id: SystemId) {
+    if id.get() == 1 {
+        let until = Instant::now() + Duration::from_millis(5);
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// The caller is dealt the long system and the worker the empty one: the worker then has
+/// nothing to do for 5 ms, naps instead of spinning, and is woken when the track ends, so
+/// every tick still runs each system once and ends soon after the long system.
+#[test]
+fn an_idle_worker_naps_during_a_long_system() {
+    let registry = plain_registry(2, long_then_empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(2);
+    let mut executor = executor(2, Mode::Parallel);
+    assert_eq!(executor.naps(), 0);
+    for tick in 1..=10u32 {
+        let start = Instant::now();
+        executor
+            .run_track(&plan, 0, registry.runs(), &host)
+            .unwrap();
+        // Loose: a tick must not wait out naps, but the machine is shared.
+        assert!(start.elapsed() < Duration::from_millis(250), "tick {tick}");
+        assert_eq!((host.runs(id(1)), host.runs(id(2))), (tick, tick));
+    }
+    assert!(executor.naps() > 0, "the idle worker never napped");
+}
+
 #[test]
 fn auto_runs_two_heavy_unordered_systems_in_parallel() {
     let registry = plain_registry(2, millisecond);

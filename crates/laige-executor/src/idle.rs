@@ -1,0 +1,115 @@
+//! Naps for workers that idle inside a track: bounded CPU burn while another thread runs a
+//! long system.
+//!
+//! A worker that has found nothing to run for [`NAP_AFTER_NANOS`] sleeps in naps of at most
+//! [`NAP_NANOS`], re-checking for work between them. Whoever ends the track (brings
+//! `remaining` to 0) wakes the nappers with a Dekker handshake, so the end of a track never
+//! waits for a nap to run out; whoever publishes new ready systems wakes them on a best-effort
+//! read. A missed wake-up costs at most one nap of latency, never correctness: a nap is only
+//! a pause in a loop that re-checks everything.
+//!
+//! The calling thread does not nap (nobody holds a handle to wake it); it spins and yields.
+//! Under loom there are no naps: `park_timeout` has no model, and spinning covers the same
+//! interleavings.
+
+#[cfg(not(loom))]
+use std::sync::OnceLock;
+#[cfg(not(loom))]
+use std::time::Duration;
+
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
+
+/// How long a worker idles inside a track before it naps.
+pub(crate) const NAP_AFTER_NANOS: u64 = 100_000;
+
+/// The longest nap; also the most a missed wake-up delays a newly ready system.
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) const NAP_NANOS: u64 = 50_000;
+
+/// Per thread: whether it naps right now, and its handle for waking it.
+#[derive(Default)]
+pub(crate) struct NapSlot {
+    napping: AtomicBool,
+    #[cfg(not(loom))]
+    thread: OnceLock<std::thread::Thread>,
+}
+
+/// The pool's nap bookkeeping: one slot per thread (index 0, the caller, never naps).
+pub(crate) struct Naps {
+    slots: Box<[NapSlot]>,
+    /// How many threads nap right now: publishers read it before looking at the slots.
+    napping: AtomicU32,
+    /// Naps taken since the pool started.
+    taken: AtomicU64,
+}
+
+impl Naps {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            slots: (0..threads).map(|_| NapSlot::default()).collect(),
+            napping: AtomicU32::new(0),
+            taken: AtomicU64::new(0),
+        }
+    }
+
+    /// Records the calling thread as worker `me`, so others can wake it. Called once by
+    /// each worker as it starts.
+    pub(crate) fn register_current(&self, me: usize) {
+        #[cfg(not(loom))]
+        {
+            let _ = self.slots[me].thread.set(std::thread::current());
+        }
+        #[cfg(loom)]
+        let _ = me;
+    }
+
+    /// Naps for at most [`NAP_NANOS`] unless `still_idle` (checked after announcing the
+    /// nap) says work or the end of the track arrived meanwhile.
+    pub(crate) fn nap(&self, me: usize, still_idle: impl Fn() -> bool) {
+        let slot = &self.slots[me];
+        slot.napping.store(true, Ordering::Relaxed);
+        self.napping.fetch_add(1, Ordering::Relaxed);
+        // Dekker with `wake_all`: we store `napping` then load the track state, the ender
+        // stores `remaining == 0` then loads `napping`, a `SeqCst` fence between each pair;
+        // either we see the end here or it sees us napping and unparks us (a token that
+        // arrives before the park is kept).
+        fence(Ordering::SeqCst);
+        if still_idle() {
+            self.taken.fetch_add(1, Ordering::Relaxed);
+            #[cfg(not(loom))]
+            std::thread::park_timeout(Duration::from_nanos(NAP_NANOS));
+        }
+        self.napping.fetch_sub(1, Ordering::Relaxed);
+        slot.napping.store(false, Ordering::Relaxed);
+    }
+
+    /// Wakes every napping thread; the caller just ended the track.
+    pub(crate) fn wake_all(&self) {
+        fence(Ordering::SeqCst);
+        self.unpark_nappers();
+    }
+
+    /// Wakes napping threads, if any, after new systems became ready. Best effort: no
+    /// fence, so a thread that starts a nap meanwhile sleeps through it (one nap at most).
+    pub(crate) fn wake_if_any(&self) {
+        if self.napping.load(Ordering::Relaxed) != 0 {
+            self.unpark_nappers();
+        }
+    }
+
+    /// Naps taken since the pool started.
+    pub(crate) fn taken(&self) -> u64 {
+        self.taken.load(Ordering::Relaxed)
+    }
+
+    fn unpark_nappers(&self) {
+        for slot in self.slots.iter() {
+            if slot.napping.load(Ordering::Relaxed) {
+                #[cfg(not(loom))]
+                if let Some(thread) = slot.thread.get() {
+                    thread.unpark();
+                }
+            }
+        }
+    }
+}
