@@ -12,9 +12,10 @@ binary() {
 drd() {
   RUST_BACKTRACE=0 valgrind --tool=drd --error-exitcode=1 --suppressions="$supp" "$@"
 }
-# Timing and overlap tests are skipped: valgrind runs one thread at a time, which changes
-# what they measure; they are not race checks.
-drd "$(binary run)" --test-threads 1 --nocapture --skip auto_ --skip conflicting_systems_never_overlap
+# Timing, overlap and nap tests are skipped: valgrind runs one thread at a time, which
+# changes what they measure; they are not race checks.
+drd "$(binary run)" --test-threads 1 --nocapture --skip auto_ --skip conflicting_systems_never_overlap \
+  --skip an_idle_worker_naps
 drd "$(binary plan)" --test-threads 1 --nocapture
 # The no_alloc binary is left out: under valgrind the calling thread can claim every system
 # before the worker is scheduled, so its "a worker ran" check says nothing about races.
