@@ -198,6 +198,7 @@ impl Executor {
                     timed: timed || sample,
                     record: timed,
                     alive: Liveness::default(),
+                    caller: std::thread::current(),
                 };
                 // SAFETY: `plan` and `ctx` (with the `runs` and `host` it borrows) outlive
                 // this call; `t` is a track of `plan` (checked above) and `base`/`len` its span;

@@ -8,9 +8,9 @@
 //! read. A missed wake-up costs at most one nap of latency, never correctness: a nap is only
 //! a pause in a loop that re-checks everything.
 //!
-//! The calling thread does not nap (nobody holds a handle to wake it); it spins and yields.
-//! Under loom there are no naps: `park_timeout` has no model, and spinning covers the same
-//! interleavings.
+//! The calling thread naps too: each track's job carries its handle, so whoever ends the
+//! track can wake it. Under loom there are no naps: `park_timeout` has no model, and
+//! spinning covers the same interleavings.
 
 #[cfg(not(loom))]
 use std::sync::OnceLock;
@@ -18,6 +18,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
+
+/// A thread to wake: always std's (the caller's handle comes from `std::thread::current`,
+/// under loom too, where nobody naps).
+pub(crate) type Handle = std::thread::Thread;
 
 /// How long a worker idles inside a track before it naps.
 pub(crate) const NAP_AFTER_NANOS: u64 = 100_000;
@@ -31,10 +35,11 @@ pub(crate) const NAP_NANOS: u64 = 50_000;
 pub(crate) struct NapSlot {
     napping: AtomicBool,
     #[cfg(not(loom))]
-    thread: OnceLock<std::thread::Thread>,
+    thread: OnceLock<Handle>,
 }
 
-/// The pool's nap bookkeeping: one slot per thread (index 0, the caller, never naps).
+/// The pool's nap bookkeeping: one slot per thread, index 0 the caller (whose handle comes
+/// with each track's job, since the executor may move between threads).
 pub(crate) struct Naps {
     slots: Box<[NapSlot]>,
     /// How many threads nap right now: publishers read it before looking at the slots.
@@ -83,17 +88,18 @@ impl Naps {
         slot.napping.store(false, Ordering::Relaxed);
     }
 
-    /// Wakes every napping thread; the caller just ended the track.
-    pub(crate) fn wake_all(&self) {
+    /// Wakes every napping thread; the calling thread of this function just ended the
+    /// track, whose caller is `caller`.
+    pub(crate) fn wake_all(&self, caller: &Handle) {
         fence(Ordering::SeqCst);
-        self.unpark_nappers();
+        self.unpark_nappers(caller);
     }
 
     /// Wakes napping threads, if any, after new systems became ready. Best effort: no
     /// fence, so a thread that starts a nap meanwhile sleeps through it (one nap at most).
-    pub(crate) fn wake_if_any(&self) {
+    pub(crate) fn wake_if_any(&self, caller: &Handle) {
         if self.napping.load(Ordering::Relaxed) != 0 {
-            self.unpark_nappers();
+            self.unpark_nappers(caller);
         }
     }
 
@@ -102,14 +108,22 @@ impl Naps {
         self.taken.load(Ordering::Relaxed)
     }
 
-    fn unpark_nappers(&self) {
-        for slot in self.slots.iter() {
-            if slot.napping.load(Ordering::Relaxed) {
-                #[cfg(not(loom))]
-                if let Some(thread) = slot.thread.get() {
-                    thread.unpark();
+    fn unpark_nappers(&self, caller: &Handle) {
+        for (me, slot) in self.slots.iter().enumerate() {
+            if !slot.napping.load(Ordering::Relaxed) {
+                continue;
+            }
+            #[cfg(not(loom))]
+            match me {
+                0 => caller.unpark(),
+                _ => {
+                    if let Some(thread) = slot.thread.get() {
+                        thread.unpark();
+                    }
                 }
             }
+            #[cfg(loom)]
+            let _ = (me, caller);
         }
     }
 }

@@ -39,7 +39,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_registry::{MAX_SYSTEMS, SystemId};
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
-use crate::idle::{NAP_AFTER_NANOS, Naps};
+use crate::idle::{Handle, NAP_AFTER_NANOS, Naps};
 use crate::plan::{Bits, Plan, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
@@ -59,8 +59,8 @@ const NO_PANIC: u32 = u32::MAX;
 /// systems, but bind more systems to one thread when they turn out long.
 pub(crate) const MAX_CHUNK: u32 = 8;
 
-/// How long an idle worker spins between tracks before it parks (under loom, see
-/// `SPIN_LIMIT`).
+/// How long an idle worker spins between tracks before it parks.
+#[cfg(not(loom))]
 const SPIN_NANOS: u64 = 100_000;
 
 /// Under loom, spin twice and park: spinning only multiplies the interleavings.
@@ -95,6 +95,8 @@ pub(crate) struct Job {
     pub(crate) record: bool,
     /// Where the job's lifetime is visible to loom.
     pub(crate) alive: Liveness,
+    /// The calling thread, so whoever ends the track can wake it from a nap.
+    pub(crate) caller: Handle,
 }
 
 /// A thread's earliest panic of the current track, written only by its owner during the
@@ -417,7 +419,7 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
         if news(state) {
             return state;
         }
-        if !spin_budget_spent(shared, &backoff, since, SPIN_NANOS) {
+        if !spin_budget_spent(shared, &backoff, since) {
             backoff.snooze();
             continue;
         }
@@ -444,11 +446,11 @@ fn spin_start(shared: &Shared) -> u64 {
     shared.clock.raw()
 }
 
-/// Whether more than `budget` nanoseconds passed since `since`; reads the clock once per
-/// 64 spins.
 #[cfg(not(loom))]
-fn spin_budget_spent(shared: &Shared, backoff: &Backoff, since: u64, budget: u64) -> bool {
-    backoff.spins() % 64 == 63 && shared.clock.delta_as_nanos(since, shared.clock.raw()) > budget
+fn spin_budget_spent(shared: &Shared, backoff: &Backoff, since: u64) -> bool {
+    // One clock read per 64 spins.
+    backoff.spins() % 64 == 63
+        && shared.clock.delta_as_nanos(since, shared.clock.raw()) > SPIN_NANOS
 }
 
 #[cfg(loom)]
@@ -457,7 +459,7 @@ fn spin_start(_: &Shared) -> u64 {
 }
 
 #[cfg(loom)]
-fn spin_budget_spent(_: &Shared, backoff: &Backoff, _: u64, _: u64) -> bool {
+fn spin_budget_spent(_: &Shared, backoff: &Backoff, _: u64) -> bool {
     backoff.spins() >= SPIN_LIMIT
 }
 
@@ -488,7 +490,7 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                 // Completions are counted in batches, when a thread runs out of its own work.
                 if shared.remaining.fetch_sub(done, Ordering::AcqRel) == done {
                     // This ended the track: nobody may sleep through that.
-                    shared.naps.wake_all();
+                    shared.naps.wake_all(&job.caller);
                 }
                 done = 0;
             }
@@ -502,9 +504,11 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                 break;
             }
             let since = *idle_since.get_or_insert_with(|| spin_start(shared));
-            if me != 0
-                && cfg!(not(loom))
-                && spin_budget_spent(shared, &backoff, since, NAP_AFTER_NANOS)
+            // The clock is read every 8 spins: after a `yield_now` that gave the core away
+            // for a while, the nap should not wait for 63 more spins.
+            if cfg!(not(loom))
+                && backoff.spins() % 8 == 7
+                && shared.clock.delta_as_nanos(since, shared.clock.raw()) > NAP_AFTER_NANOS
             {
                 shared.naps.nap(me, || {
                     shared.remaining.load(Ordering::Acquire) != 0 && !any_ready(shared, words)
@@ -544,7 +548,7 @@ fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                     word.fetch_or(bits, Ordering::Release);
                 }
             }
-            shared.naps.wake_if_any();
+            shared.naps.wake_if_any(&job.caller);
         }
     }
     if busy != 0 {

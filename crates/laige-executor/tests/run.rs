@@ -385,6 +385,56 @@ fn an_idle_worker_naps_during_a_long_system() {
     assert!(executor.naps() > 0, "the idle worker never napped");
 }
 
+/// System 1 waits (up to 1 s) until system 2 has started on another thread, so the worker
+/// takes system 2, which burns 5 ms; meanwhile the caller has nothing to run.
+struct LongSecond {
+    caller: std::thread::ThreadId,
+    on_worker: AtomicU32,
+}
+
+// SAFETY: only an atomic is touched.
+unsafe impl SharedHost<()> for LongSecond {
+    unsafe fn run_system(&self, id: SystemId, _: &()) {
+        if id.get() == 1 {
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while self.on_worker.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            return;
+        }
+        if std::thread::current().id() != self.caller {
+            self.on_worker.store(1, Ordering::SeqCst);
+        }
+        let until = Instant::now() + Duration::from_millis(5);
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// While a worker runs the long system, the caller idles and naps (only the caller is idle
+/// then), and is woken when the track ends.
+#[test]
+fn an_idle_caller_naps_while_a_worker_runs_a_long_system() {
+    let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
+    let plan = Plan::build(&schedule, |_, _| false);
+    let mut executor = executor(2, Mode::Parallel);
+    let host = LongSecond {
+        caller: std::thread::current().id(),
+        on_worker: AtomicU32::new(0),
+    };
+    let mut caller_napped = false;
+    for _ in 0..10 {
+        host.on_worker.store(0, Ordering::SeqCst);
+        let before = executor.naps();
+        executor.run_track(&plan, 0, &[(), ()], &host).unwrap();
+        if host.on_worker.load(Ordering::SeqCst) == 1 {
+            caller_napped |= executor.naps() > before;
+        }
+    }
+    assert!(caller_napped, "the caller never napped while a worker ran");
+}
+
 #[test]
 fn auto_runs_two_heavy_unordered_systems_in_parallel() {
     let registry = plain_registry(2, millisecond);

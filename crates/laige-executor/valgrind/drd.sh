@@ -15,7 +15,7 @@ drd() {
 # Timing, overlap and nap tests are skipped: valgrind runs one thread at a time, which
 # changes what they measure; they are not race checks.
 drd "$(binary run)" --test-threads 1 --nocapture --skip auto_ --skip conflicting_systems_never_overlap \
-  --skip an_idle_worker_naps
+  --skip an_idle_
 drd "$(binary plan)" --test-threads 1 --nocapture
 # The no_alloc binary is left out: under valgrind the calling thread can claim every system
 # before the worker is scheduled, so its "a worker ran" check says nothing about races.
