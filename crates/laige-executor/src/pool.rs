@@ -32,6 +32,11 @@
 //! nothing: its block is stolen. When a finished system makes dependents ready, the thread
 //! keeps the first one for itself if it holds nothing else (so a chain never changes
 //! threads) and publishes the rest into its own words with one `fetch_or` per word.
+//!
+//! # Idle threads
+//!
+//! A thread with nothing to run spins and yields; after 100 µs it naps (`crate::idle`), and
+//! the thread whose completion count brings `remaining` to 0 wakes every napper.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
