@@ -62,7 +62,10 @@ impl Naps {
     pub(crate) fn register_current(&self, me: usize) {
         #[cfg(not(loom))]
         {
-            let _ = self.slots[me].thread.set(std::thread::current());
+            let slot = &self.slots[me];
+            let _ = slot.thread.set(std::thread::current());
+            // `OnceLock` publishes the handle with its own atomics, which DRD cannot see.
+            crate::sync::happens_before(&slot.thread);
         }
         #[cfg(loom)]
         let _ = me;
@@ -118,6 +121,7 @@ impl Naps {
                 0 => caller.unpark(),
                 _ => {
                     if let Some(thread) = slot.thread.get() {
+                        crate::sync::happens_after(&slot.thread);
                         thread.unpark();
                     }
                 }

@@ -435,6 +435,32 @@ fn an_idle_caller_naps_while_a_worker_runs_a_long_system() {
     assert!(caller_napped, "the caller never napped while a worker ran");
 }
 
+/// Tracks where one thread idles beside a long system, the caller's side and the worker's,
+/// run each system once per tick. No timing assertion: under valgrind (the DRD run, which
+/// skips the `an_idle_*` tests) this is what takes the nap and wake-up paths.
+#[test]
+fn tracks_with_idle_threads_run_each_system_once() {
+    let registry = plain_registry(2, long_then_empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let recorder = Recorder::new(2);
+    let hand_built = Plan::build(&Schedule::hand_built(2, &[id(1), id(2)]), |_, _| false);
+    let long_second = LongSecond {
+        caller: std::thread::current().id(),
+        on_worker: AtomicU32::new(0),
+    };
+    let mut executor = executor(2, Mode::Parallel);
+    for tick in 1..=4u32 {
+        executor
+            .run_track(&plan, 0, registry.runs(), &recorder)
+            .unwrap();
+        assert_eq!((recorder.runs(id(1)), recorder.runs(id(2))), (tick, tick));
+        long_second.on_worker.store(0, Ordering::SeqCst);
+        executor
+            .run_track(&hand_built, 0, &[(), ()], &long_second)
+            .unwrap();
+    }
+}
+
 #[test]
 fn auto_runs_two_heavy_unordered_systems_in_parallel() {
     let registry = plain_registry(2, millisecond);
