@@ -185,42 +185,24 @@ impl Entities {
         }
     }
 
-    /// Frees every live slot, bumping its generation, and rebuilds the free list as every
-    /// reusable slot in ascending index: the next spawn takes the highest index, then the
-    /// next lower one (the contract's `clear()` order). A pure function of the table, so
-    /// worlds with the same history reuse the same slots. O(slots), no allocation.
+    /// Frees every live slot as [`Entities::free`] does (bumping its generation or retiring
+    /// it), then sorts the free list into ascending index: the next spawn takes the highest
+    /// index, then the next lower one (the contract's `clear()` order). A pure function of
+    /// the table, so worlds with the same history reuse the same slots. No allocation once
+    /// the free list has held every slot.
     pub(crate) fn clear(&mut self) {
-        // A dead slot's `row` means nothing, so it can say which dead slots are reusable
-        // (on the free list) rather than retired.
-        const REUSABLE: u32 = 1;
-        for slot in self.slots.iter_mut().filter(|slot| slot.archetype == DEAD) {
-            slot.row = 0;
-        }
-        for &index in &self.free {
-            self.slots[index as usize].row = REUSABLE;
-        }
-        self.free.clear();
-        for (index, slot) in self.slots.iter_mut().enumerate() {
-            let reusable = if slot.archetype == DEAD {
-                slot.row == REUSABLE
-            } else {
-                slot.archetype = DEAD;
-                // On overflow the slot is retired, as in `free`.
-                match slot.generation.checked_add(1) {
-                    Some(next) => {
-                        slot.generation = next;
-                        true
-                    }
-                    None => false,
-                }
-            };
-            slot.row = 0;
-            if reusable {
+        for index in 0..self.slots.len() {
+            let slot = self.slots[index];
+            if slot.archetype != DEAD {
                 // Indices are below u32::MAX by construction (see `alloc`).
-                self.free.push(index as u32);
+                self.free(Entity {
+                    index: index as u32,
+                    generation: slot.generation,
+                });
             }
         }
-        self.live = 0;
+        // The free list holds exactly the reusable slots; `sort_unstable` does not allocate.
+        self.free.sort_unstable();
     }
 
     /// Every live entity with its location, in ascending index order.
