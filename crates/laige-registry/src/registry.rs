@@ -270,6 +270,7 @@ impl<R> Registry<R> {
     {
         let def = def.borrow();
         let Checked {
+            run,
             deps,
             access,
             name_slot,
@@ -279,11 +280,6 @@ impl<R> Registry<R> {
                 self.diag.report(err.key(), || err.emit());
                 return Err(err);
             }
-        };
-        let Some(run) = def.run.clone() else {
-            // `validate` refused a missing run already; undo its one change all the same.
-            self.dep_names.truncate(usize::from(deps.start));
-            return Err(RegisterError::RunInvalid { name: def.name });
         };
         let id = SystemId::from_index(self.records.len());
         self.names.fill(name_slot, self.records.len());
@@ -308,12 +304,15 @@ impl<R> Registry<R> {
     }
 
     /// Runs every check of the contract's order. Once all pass, it appends the parsed
-    /// dependencies to `dep_names` (its only change) and returns where they went, the
-    /// access sets, and the name index slot for the record.
+    /// dependencies to `dep_names` (its only change) and returns the run payload, where
+    /// the dependencies went, the access sets, and the name index slot for the record.
     ///
     /// The parsed spec never leaves this frame: returning it would copy 264 bytes through
     /// every `Result` on the way, on the path that registers 256 systems.
-    fn validate(&mut self, def: &SystemDef<R>) -> Result<Checked, RegisterError> {
+    fn validate(&mut self, def: &SystemDef<R>) -> Result<Checked<R>, RegisterError>
+    where
+        R: Clone,
+    {
         let name = def.name;
         if !is_valid_name(name) {
             return Err(RegisterError::NameInvalid {
@@ -321,9 +320,9 @@ impl<R> Registry<R> {
                 budget_raw: def.budget.raw(),
             });
         }
-        if def.run.is_none() {
+        let Some(run) = &def.run else {
             return Err(RegisterError::RunInvalid { name });
-        }
+        };
         if !def.budget.is_valid() {
             return Err(RegisterError::BudgetInvalid {
                 name,
@@ -374,6 +373,7 @@ impl<R> Registry<R> {
         let start = self.dep_names.len();
         self.dep_names.extend_from_slice(deps.as_slice());
         Ok(Checked {
+            run: run.clone(),
             deps: DepRange {
                 start: start as u16,
                 len: deps.len() as u8,
@@ -506,7 +506,8 @@ struct DepRange {
 }
 
 /// What a definition that passed every check brings to its record.
-struct Checked {
+struct Checked<R> {
+    run: R,
     deps: DepRange,
     access: AccessSets,
     name_slot: Vacant,
