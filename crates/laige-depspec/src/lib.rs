@@ -60,4 +60,4 @@ mod error;
 mod spec;
 
 pub use error::{ErrorKind, ParseError, Span, WithSpec};
-pub use spec::{DepSpec, MAX_DEPENDENCIES};
+pub use spec::{DepSpec, MAX_DEPENDENCIES, is_token};

@@ -48,6 +48,26 @@ const fn is_trimmed(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
+/// Whether a spec can name `name`: it is non-empty, has no comma, and neither starts nor
+/// ends with one of the four trimmed bytes. Exactly then [`DepSpec::parse`] of `name` lists
+/// `name` itself, and nothing else.
+///
+/// ```
+/// use laige_depspec::is_token;
+///
+/// assert!(is_token("Movement") && is_token("A B") && is_token("\u{a0}A"));
+/// assert!(!is_token("") && !is_token(" A") && !is_token("A\n") && !is_token("A,B"));
+/// ```
+pub fn is_token(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(&first), Some(&last)) => {
+            !is_trimmed(first) && !is_trimmed(last) && !bytes.contains(&b',')
+        }
+        _ => false,
+    }
+}
+
 impl<'a> DepSpec<'a> {
     /// Parses a `depends_on` spec.
     ///

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use laige_depspec::{DepSpec, ErrorKind, MAX_DEPENDENCIES};
+use laige_depspec::{DepSpec, ErrorKind, MAX_DEPENDENCIES, is_token};
 use proptest::prelude::*;
 
 /// The four bytes a token is trimmed of.
@@ -135,6 +135,12 @@ proptest! {
     #[test]
     fn matches_model_on_small_alphabet(s in "[AB, \t]{0,64}") {
         prop_assert_eq!(run(&s), model(&s));
+    }
+
+    #[test]
+    fn is_token_is_what_parses_to_itself(s in "[AB, \t\n\u{a0}]{0,8}") {
+        let parses_to_itself = DepSpec::parse(&s).is_ok_and(|deps| deps.as_slice() == [s.as_str()]);
+        prop_assert_eq!(is_token(&s), parses_to_itself, "{:?}", s);
     }
 
     #[test]

@@ -314,7 +314,8 @@ impl<R> Registry<R> {
         R: Clone,
     {
         let name = def.name;
-        if !is_valid_name(name) {
+        // A name can be registered when a `depends_on` spec can name it.
+        if !laige_depspec::is_token(name) {
             return Err(RegisterError::NameInvalid {
                 name,
                 budget_raw: def.budget.raw(),
@@ -524,15 +525,4 @@ struct AccessSets {
 /// A spec that was validated at registration.
 fn parsed(spec: &'static str) -> DepSpec<'static> {
     DepSpec::parse(spec).unwrap_or_default()
-}
-
-/// A name can be registered when a `depends_on` spec can name it: non-empty, no comma,
-/// no leading or trailing spec whitespace.
-fn is_valid_name(name: &str) -> bool {
-    let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    let bytes = name.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(&first), Some(&last)) => !ws(first) && !ws(last) && !bytes.contains(&b','),
-        _ => false,
-    }
 }
