@@ -82,9 +82,9 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
 fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
     for (i, record) in registry.iter().enumerate() {
         let placement = record.placement();
-        let feature = if !record.before_spec().trim().is_empty() {
+        let feature = if !record.before().is_empty() {
             "before"
-        } else if !record.after_weak_spec().trim().is_empty() {
+        } else if !record.after_weak().is_empty() {
             "after_weak"
         } else if !placement.dag.is_empty() {
             "in_dag"

@@ -271,6 +271,8 @@ fn strong_edges_are_kept_for_executors() {
 #[rstest]
 #[case::before(sys("A").before("B"), "before")]
 #[case::after_weak(sys("A").after_weak("B"), "after_weak")]
+// A no-break space is a name to a spec (only four ASCII bytes are trimmed), not a blank.
+#[case::before_unicode_space(sys("A").before("\u{a0}"), "before")]
 #[case::dag(sys("A").in_dag("Game"), "in_dag")]
 #[case::phase(sys("A").in_phase("Input"), "in_phase")]
 #[case::exclusive(sys("A").exclusive_phase(), "exclusive_phase")]
