@@ -1,6 +1,5 @@
 //! From registry and layout to a schedule: placement, edges, order, then the checks.
 
-use laige_depspec::DepSpec;
 use laige_registry::{Registry, SystemRecord, SystemSet};
 
 use super::graph::{Graph, conflict, id};
@@ -156,9 +155,6 @@ fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError
     Ok(placed)
 }
 
-/// Reads one kind of edge declaration off a record.
-type NamesOf = fn(&SystemRecord) -> DepSpec<'static>;
-
 fn explicit_edges<R>(
     registry: &Registry<R>,
     layout: &Layout,
@@ -166,19 +162,27 @@ fn explicit_edges<R>(
     graph: &mut Graph,
 ) -> Result<(), DeclError> {
     // Strong declarations first, so a pair declared both ways keeps its strong cause.
-    let kinds: [(&str, NamesOf, EdgeCause); 3] = [
-        (
-            "after",
-            |r| DepSpec::parse(r.depends_on_spec()).unwrap_or_default(),
-            EdgeCause::After,
-        ),
-        ("before", SystemRecord::before, EdgeCause::Before),
-        ("after_weak", SystemRecord::after_weak, EdgeCause::AfterWeak),
+    let kinds = [
+        ("after", EdgeCause::After),
+        ("before", EdgeCause::Before),
+        ("after_weak", EdgeCause::AfterWeak),
     ];
-    for (declaration, names_of, cause) in kinds {
+    for (declaration, cause) in kinds {
         for (s, record) in registry.iter().enumerate() {
-            let names = names_of(record);
-            for (position, name) in names.iter().enumerate() {
+            // `after` is `depends_on`, which the registry keeps parsed.
+            let parsed;
+            let names = match cause {
+                EdgeCause::After => registry.depends_on(record.id()),
+                EdgeCause::Before => {
+                    parsed = record.before();
+                    parsed.as_slice()
+                }
+                _ => {
+                    parsed = record.after_weak();
+                    parsed.as_slice()
+                }
+            };
+            for (position, &name) in names.iter().enumerate() {
                 let Some(other) = registry.find(name) else {
                     return Err(DeclError::UnknownSystem {
                         system: system_ref(registry, s),
