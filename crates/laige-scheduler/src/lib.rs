@@ -123,7 +123,7 @@ fn compute<R>(registry: &Registry<R>, schedule: &mut Schedule) -> Result<(), Sch
     }
     let writers = validate::single_writers(registry)?;
     for &i in &order[..len] {
-        schedule.push(id_at(i));
+        schedule.push(id_at(usize::from(i)));
     }
     schedule.end_track();
     graph.record_edges(schedule);

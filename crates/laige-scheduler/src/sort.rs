@@ -47,7 +47,7 @@ impl Graph {
     pub(crate) fn record_edges(&self, schedule: &mut Schedule) {
         for i in 0..self.n {
             for &d in self.deps_of(i) {
-                schedule.add_edge(id_at(i as u16), id_at(d));
+                schedule.add_edge(id_at(i), id_at(usize::from(d)));
             }
         }
     }
@@ -148,8 +148,9 @@ pub(crate) fn system_ref<R>(registry: &Registry<R>, index: usize) -> SystemRef {
     }
 }
 
-pub(crate) fn id_at(index: u16) -> SystemId {
-    SystemId::new(u32::from(index) + 1).expect("index + 1 is never 0")
+/// The id of the system at 0-based position `index`.
+pub(crate) fn id_at(index: usize) -> SystemId {
+    SystemId::new(index as u32 + 1).expect("index + 1 is never 0")
 }
 
 /// A 256-bit set of ready positions with O(1) minimum extraction.

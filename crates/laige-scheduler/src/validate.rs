@@ -58,7 +58,7 @@ pub(crate) fn reads_before_writes<R>(
     let mut read_anywhere = ComponentSet::EMPTY;
     for (i, record) in registry.iter().enumerate() {
         for c in record.reads() {
-            readers_of[c.index()].insert(id_at(i as u16));
+            readers_of[c.index()].insert(id_at(i));
             read_anywhere.insert(c);
         }
     }

@@ -2,9 +2,9 @@
 
 use laige_registry::{Registry, SystemRecord, SystemSet};
 
-use super::graph::{Graph, conflict, id};
+use super::graph::{Graph, conflict};
 use super::{DeclError, EdgeCause, Layout};
-use crate::sort::system_ref;
+use crate::sort::{id_at, system_ref};
 use crate::{MAX_TRACKS, Schedule};
 
 /// Where each system sits: DAG and phase indices.
@@ -31,7 +31,7 @@ pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Deriv
     for track in 0..layout.tracks().len() {
         let members: SystemSet = (0..registry.len())
             .filter(|&s| layout.track_of(placed.dag[s]) == track)
-            .map(id)
+            .map(id_at)
             .collect();
         let (order, unplaced) = graph.kahn(&members);
         if !unplaced.is_empty() {
@@ -54,13 +54,13 @@ pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedu
     let mut schedule = Schedule::new(registry.len(), registry.identity());
     for order in &orders {
         for &s in order {
-            schedule.push(id(s));
+            schedule.push(id_at(s));
         }
         schedule.end_track();
     }
     for (later, earlier, cause) in graph.edges() {
         if cause.is_strong() {
-            schedule.add_edge(id(later), id(earlier));
+            schedule.add_edge(id_at(later), id_at(earlier));
         }
     }
     Ok(schedule)
@@ -289,7 +289,7 @@ fn check_same_phase<R>(
             if placed.dag[a] != placed.dag[b] || placed.phase[a] != placed.phase[b] {
                 continue;
             }
-            if reach[b].contains(id(a)) || reach[a].contains(id(b)) {
+            if reach[b].contains(id_at(a)) || reach[a].contains(id_at(b)) {
                 continue;
             }
             let (ra, rb) = (&records[a], &records[b]);
@@ -365,7 +365,7 @@ fn exclusive_edges<R>(
         }
         for (j, &s) in order.iter().enumerate() {
             let same_phase = placed.dag[s] == placed.dag[e] && placed.phase[s] == placed.phase[e];
-            if s == e || !same_phase || reach[s].contains(id(e)) || reach[e].contains(id(s)) {
+            if s == e || !same_phase || reach[s].contains(id_at(e)) || reach[e].contains(id_at(s)) {
                 continue;
             }
             let (earlier, later) = if j < i { (s, e) } else { (e, s) };

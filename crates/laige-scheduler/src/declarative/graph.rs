@@ -1,9 +1,9 @@
 //! The derived dependency graph: explicit and access-derived edges, with their causes.
 
-use laige_registry::{ComponentId, Registry, SystemId, SystemRecord, SystemSet};
+use laige_registry::{ComponentId, Registry, SystemRecord, SystemSet};
 
 use super::{CycleStep, EdgeCause};
-use crate::sort::system_ref;
+use crate::sort::{id_at, system_ref};
 
 /// Edges as predecessor sets plus, per system, its predecessors in insertion order with
 /// the cause of each (the first cause recorded for a pair wins).
@@ -22,7 +22,7 @@ impl Graph {
 
     /// Records that `later` runs after `earlier`.
     pub(crate) fn add(&mut self, earlier: usize, later: usize, cause: EdgeCause) {
-        if self.preds[later].insert(id(earlier)) {
+        if self.preds[later].insert(id_at(earlier)) {
             self.causes[later].push((earlier, cause));
         }
     }
@@ -76,7 +76,7 @@ impl Graph {
             }
             let &(next, cause) = self.causes[current]
                 .iter()
-                .find(|(p, _)| unplaced.contains(id(*p)))
+                .find(|(p, _)| unplaced.contains(id_at(*p)))
                 .expect("an unplaced system waits for an unplaced one");
             path.push((current, next, cause));
             current = next;
@@ -95,10 +95,6 @@ impl Graph {
         }
         reach
     }
-}
-
-pub(crate) fn id(index: usize) -> SystemId {
-    SystemId::new(index as u32 + 1).expect("index + 1 is never 0")
 }
 
 /// The lowest component on which `a` and `b` conflict: one writes what the other reads
