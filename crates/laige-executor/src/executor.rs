@@ -88,8 +88,7 @@ pub struct TrackReport {
 /// The auto policy's memory of one track.
 #[derive(Clone, Copy, Debug)]
 struct AutoTrack {
-    /// The last measured work, in nanoseconds.
-    work: u64,
+    /// Whether the last sample said the track is worth the pool.
     parallel: bool,
     /// Runs left until the next sample; 0 samples now.
     countdown: u32,
@@ -97,7 +96,6 @@ struct AutoTrack {
 
 impl AutoTrack {
     const FRESH: Self = Self {
-        work: 0,
         parallel: false,
         countdown: 0,
     };
@@ -297,7 +295,6 @@ impl Executor {
     /// Updates track `t`'s auto state with a measured amount of work.
     fn learn(&mut self, t: usize, work: u64) {
         let track = &mut self.auto[t];
-        track.work = work;
         track.parallel = if track.parallel {
             work >= AUTO_SEQUENTIAL_NANOS
         } else {
