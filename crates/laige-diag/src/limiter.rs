@@ -82,6 +82,19 @@ struct State {
     keys: Vec<KeyState>,
 }
 
+impl State {
+    /// Emits one `rate_limited` summary per key with pending suppressions, in key-creation
+    /// order, and resets the counts.
+    fn flush(&mut self) {
+        for entry in &mut self.keys {
+            let suppressed = std::mem::take(&mut entry.suppressed);
+            if suppressed > 0 {
+                emit_rate_limited(entry.key, suppressed);
+            }
+        }
+    }
+}
+
 struct Inner {
     window: Duration,
     clock: Arc<dyn Clock>,
@@ -219,13 +232,7 @@ impl Diagnostics {
     /// keys were first seen, and resets the counts. Call it on shutdown; dropping the last
     /// handle does it too.
     pub fn flush(&self) {
-        let mut state = self.lock();
-        for entry in state.keys.iter_mut() {
-            let suppressed = std::mem::take(&mut entry.suppressed);
-            if suppressed > 0 {
-                emit_rate_limited(entry.key, suppressed);
-            }
-        }
+        self.lock().flush();
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -240,15 +247,10 @@ impl Diagnostics {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        let state = self
-            .state
+        self.state
             .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for entry in state.keys.iter_mut() {
-            if entry.suppressed > 0 {
-                emit_rate_limited(entry.key, std::mem::take(&mut entry.suppressed));
-            }
-        }
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .flush();
     }
 }
 
