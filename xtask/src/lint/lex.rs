@@ -89,6 +89,18 @@ impl Lexer<'_> {
         self.chars.get(self.pos + ahead).copied()
     }
 
+    /// Consumes identifier characters (letters, digits, `_`) and returns them.
+    fn word(&mut self) -> String {
+        let start = self.pos;
+        while self
+            .peek(0)
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            self.bump();
+        }
+        self.chars[start..self.pos].iter().collect()
+    }
+
     fn bump(&mut self) -> Option<char> {
         let c = self.peek(0)?;
         self.pos += 1;
@@ -226,27 +238,15 @@ impl Lexer<'_> {
             self.quoted('\'');
         } else {
             self.bump();
-            while self
-                .peek(0)
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-            {
-                self.bump();
-            }
+            self.word();
         }
         self.push(TokKind::Literal, line, '\'');
     }
 
     fn ident_or_prefixed_literal(&mut self) {
         let line = self.line;
-        let start = self.pos;
-        while self
-            .peek(0)
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        {
-            self.bump();
-        }
-        let word: String = self.chars[start..self.pos].iter().collect();
-        let first = self.chars[start];
+        let first = self.chars[self.pos];
+        let word = self.word();
         let next = self.peek(0);
         let raw_prefix = matches!(word.as_str(), "r" | "br" | "cr");
         if raw_prefix && (next == Some('"') || (next == Some('#') && self.raw_string_follows())) {
@@ -261,14 +261,7 @@ impl Lexer<'_> {
         } else if word == "r" && next == Some('#') {
             // A raw identifier such as `r#type`.
             self.bump();
-            let start = self.pos;
-            while self
-                .peek(0)
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-            {
-                self.bump();
-            }
-            let word: String = self.chars[start..self.pos].iter().collect();
+            let word = self.word();
             self.push(TokKind::Ident(word), line, first);
         } else {
             self.push(TokKind::Ident(word), line, first);
