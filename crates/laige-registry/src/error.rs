@@ -55,7 +55,8 @@ pub enum RegisterError {
     IoUnregistered {
         /// The system's name.
         name: &'static str,
-        /// Position of the access in the declaration list.
+        /// Position of the access in the declaration list; the list's length for a
+        /// `matching` component.
         position: usize,
     },
     /// A component is declared twice (any mix of read and write).

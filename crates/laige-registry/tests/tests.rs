@@ -746,6 +746,55 @@ fn distinct_components_are_fine_after_io_duplicates() {
     assert_eq!(id.get(), 1);
 }
 
+/// A `matching` component must be registered too; it is checked after the declared
+/// accesses and reported one past them.
+#[test]
+fn matching_components_are_checked_after_the_accesses() {
+    let mut registry = registry();
+    let unresolved = Def {
+        matching_unresolved: true,
+        ..def("Unresolved")
+    };
+    for (def, expected) in [
+        (
+            def("Table").reads(VEL).matching(UNREGISTERED),
+            RegisterError::IoUnregistered {
+                name: "Table",
+                position: 1,
+            },
+        ),
+        (
+            unresolved,
+            RegisterError::IoUnregistered {
+                name: "Unresolved",
+                position: 0,
+            },
+        ),
+        (
+            def("Table").reads(VEL).writes(VEL).matching(UNREGISTERED),
+            RegisterError::IoDuplicate {
+                name: "Table",
+                component: VEL,
+            },
+        ),
+    ] {
+        assert_eq!(registry.register(def), Err(expected));
+    }
+    assert_eq!(registry.len(), 0);
+    let id = registry
+        .register(def("Table").reads(VEL).matching(POS))
+        .unwrap();
+    assert_eq!(
+        registry
+            .get(id)
+            .unwrap()
+            .matching()
+            .iter()
+            .collect::<Vec<_>>(),
+        [POS]
+    );
+}
+
 /// 17 `EngineBudgetHonored`: 256 distinct names register; the 257th is `BudgetExhausted`.
 #[test]
 fn engine_budget_honored() {
