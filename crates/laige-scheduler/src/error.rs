@@ -97,7 +97,7 @@ impl fmt::Display for CycleNames<'_> {
 }
 
 /// Why a registry cannot be scheduled. Checks run in order and the first failure wins:
-/// `dep_missing`, `dependency_cycle`, `double_writer`.
+/// `needs_layout`, `dep_missing`, `dependency_cycle`, `double_writer`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 // The cycle is stored inline (about 6 KiB) so that scheduling never allocates, not even

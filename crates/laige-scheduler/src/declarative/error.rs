@@ -80,11 +80,11 @@ pub enum DeclError {
         /// The closest phase name, if any.
         suggestion: Option<&'static str>,
     },
-    /// An `after` / `before` entry names no registered system.
+    /// An `after`, `before` or `after_weak` entry names no registered system.
     UnknownSystem {
         /// The declaring system.
         system: SystemRef,
-        /// `after` or `before`.
+        /// `after`, `before` or `after_weak`.
         declaration: &'static str,
         /// The unknown name.
         missing: &'static str,
@@ -93,11 +93,11 @@ pub enum DeclError {
         /// The closest registered name, if any.
         suggestion: Option<&'static str>,
     },
-    /// An `after` / `before` edge joins systems of different DAGs.
+    /// An `after`, `before` or `after_weak` edge joins systems of different DAGs.
     CrossDagEdge {
         /// The declaring system.
         system: SystemRef,
-        /// `after` or `before`.
+        /// `after`, `before` or `after_weak`.
         declaration: &'static str,
         /// The system it names.
         other: SystemRef,
@@ -106,11 +106,12 @@ pub enum DeclError {
         /// The other system's DAG.
         other_dag: &'static str,
     },
-    /// An `after` / `before` edge makes a system run before a system of an earlier phase.
+    /// An `after`, `before` or `after_weak` edge makes a system run before a system of an
+    /// earlier phase.
     PhaseInversion {
         /// The declaring system.
         system: SystemRef,
-        /// `after` or `before`.
+        /// `after`, `before` or `after_weak`.
         declaration: &'static str,
         /// The system it names.
         other: SystemRef,
