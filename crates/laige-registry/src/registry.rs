@@ -386,13 +386,13 @@ impl<R> Registry<R> {
 
     fn resolve_io(&self, name: &'static str, io: &IoList) -> Result<AccessSets, RegisterError> {
         let mut sets = AccessSets::default();
+        let mut declared = ComponentSet::EMPTY;
         for (position, it) in io.as_slice().iter().enumerate() {
             let component = match it.component {
                 Some(c) if self.components.contains(c) => c,
                 _ => return Err(RegisterError::IoUnregistered { name, position }),
             };
-            let declared = sets.reads.union(&sets.writes).union(&sets.snapshot);
-            if declared.contains(component) {
+            if !declared.insert(component) {
                 return Err(RegisterError::IoDuplicate { name, component });
             }
             let set = match it.access {
