@@ -3,7 +3,7 @@
 use std::fmt;
 
 use laige_diag::TextTable;
-use laige_registry::{ComponentSet, Registry};
+use laige_registry::{ComponentId, ComponentSet, Registry};
 
 use crate::Schedule;
 
@@ -64,22 +64,22 @@ impl<R> fmt::Display for ScheduleTable<'_, R> {
 
 impl<R> ScheduleTable<'_, R> {
     fn names(&self, set: &ComponentSet) -> String {
-        let names: Vec<String> = set
-            .iter()
-            .map(|c| self.registry.component_name(c).to_string().replace('`', ""))
-            .collect();
+        let names: Vec<String> = set.iter().map(|c| self.name(c)).collect();
         names.join(", ")
     }
 
     fn snapshot_names(&self, set: &ComponentSet) -> String {
         set.iter()
-            .map(|c| {
-                format!(
-                    " {} (snapshot)",
-                    self.registry.component_name(c).to_string().replace('`', "")
-                )
-            })
+            .map(|c| format!(" {} (snapshot)", self.name(c)))
             .collect()
+    }
+
+    /// How messages name `component`, without the backticks.
+    fn name(&self, component: ComponentId) -> String {
+        self.registry
+            .component_name(component)
+            .to_string()
+            .replace('`', "")
     }
 }
 
