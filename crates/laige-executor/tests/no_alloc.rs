@@ -52,6 +52,44 @@ fn count(executor: &mut Executor, plan: &Plan, runs: &[u32], host: &Host, ticks:
     laige_testkit::allocations_all_threads() - before
 }
 
+/// System 1 spins for 2 ms, system 2 is empty: whichever thread is left idle naps.
+struct Napper;
+
+// SAFETY: nothing is touched.
+unsafe impl SharedHost<()> for Napper {
+    unsafe fn run_system(&self, id: SystemId, _: &()) {
+        if id.get() == 1 {
+            let until = std::time::Instant::now() + std::time::Duration::from_millis(2);
+            while std::time::Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+/// Naps and their wake-ups (`park_timeout`, `unpark`, the caller's handle in each job)
+/// allocate nothing either. Ticks until a nap was taken (a thread may lose its core for
+/// whole ticks on a shared machine), up to 500.
+fn naps_allocate_nothing() {
+    let plan = Plan::build(&Schedule::hand_built(2, &[id(1), id(2)]), |_, _| false);
+    let mut executor = Executor::new(ExecutorOptions {
+        threads: 2,
+        mode: Mode::Parallel,
+        time_systems: false,
+    });
+    let before = laige_testkit::allocations_all_threads();
+    let mut ticks = 0;
+    while executor.naps() == 0 && ticks < 500 {
+        executor.run_track(&plan, 0, &[(), ()], &Napper).unwrap();
+        ticks += 1;
+    }
+    let allocs = laige_testkit::allocations_all_threads() - before;
+    let naps = executor.naps();
+    println!("executor-zeroalloc naps={naps} ticks={ticks} allocs={allocs}");
+    assert!(naps > 0, "no thread napped in {ticks} ticks");
+    assert_eq!(allocs, 0, "a tick with naps allocated");
+}
+
 fn main() {
     MAIN.with(|it| it.set(true));
     // A 10-system DAG with fan-out and fan-in: 1 → {2, 3, 4}; {2, 3} → 5; 4 → 6;
@@ -121,4 +159,5 @@ fn main() {
                 .all(|it| it.load(Ordering::Relaxed) == host.runs[0].load(Ordering::Relaxed))
         );
     }
+    naps_allocate_nothing();
 }
