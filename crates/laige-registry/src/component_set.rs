@@ -3,7 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::{ComponentId, SystemId};
+use crate::{ComponentId, MAX_SYSTEMS, SystemId};
 
 /// An id that is dense from 1 and at most 256, so a set of them fits in four words.
 pub trait DenseId: Copy {
@@ -29,10 +29,7 @@ impl DenseId for SystemId {
     }
 
     fn from_index(index: usize) -> Option<Self> {
-        u32::try_from(index + 1)
-            .ok()
-            .filter(|&v| v <= 256)
-            .and_then(SystemId::new)
+        (index < MAX_SYSTEMS).then(|| SystemId::from_index(index))
     }
 }
 
