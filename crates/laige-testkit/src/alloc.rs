@@ -12,7 +12,8 @@ thread_local! {
 static ALL_THREADS: AtomicU64 = AtomicU64::new(0);
 
 /// Forwards to the system allocator and counts `alloc`, `alloc_zeroed` and `realloc`
-/// calls per thread, so tests running in parallel do not pollute each other's counts.
+/// calls per thread, so tests running in parallel do not pollute each other's counts, and
+/// over all threads ([`allocations_all_threads`]).
 ///
 /// ```
 /// #[global_allocator]
@@ -33,8 +34,8 @@ fn bump() {
 }
 
 // SAFETY: every method forwards to `System` with the caller's own layout and pointer, so
-// `System`'s guarantees carry over unchanged; counting touches only a thread-local `Cell`,
-// which never allocates.
+// `System`'s guarantees carry over unchanged; counting touches only a thread-local `Cell`
+// and a static atomic, neither of which allocates.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         bump();
