@@ -207,12 +207,20 @@ impl Archetype {
         }
     }
 
-    /// Drops every row's values and empties the table, keeping its allocations.
+    /// Drops every row's values and empties the table, keeping its allocations. The table is
+    /// empty before the first drop runs, so a panicking drop leaves it empty and consistent,
+    /// leaking the values not dropped yet.
     pub(crate) fn clear(&mut self) {
-        for column in &mut self.columns {
-            column.clear();
-        }
+        let rows = self.entities.len();
         self.entities.clear();
+        for column in &mut self.columns {
+            column.forget_all();
+        }
+        for column in &mut self.columns {
+            // SAFETY: every column held `rows` live values (equal lengths), just given up by
+            // `forget_all`; each is dropped once, here.
+            unsafe { column.drop_forgotten(rows) };
+        }
     }
 
     /// Appends `entity` to the entity column, completing a row whose values were already

@@ -192,11 +192,30 @@ impl Column {
 
     /// Drops every value and empties the column, keeping its allocation.
     pub(crate) fn clear(&mut self) {
-        let len = std::mem::replace(&mut self.len, 0);
+        let rows = self.forget_all();
+        // SAFETY: `forget_all` just gave up exactly these `rows` live values.
+        unsafe { self.drop_forgotten(rows) }
+    }
+
+    /// Empties the column without dropping its values, returning how many it held; the
+    /// caller drops them with [`Column::drop_forgotten`] (or leaks them).
+    pub(crate) fn forget_all(&mut self) -> usize {
+        std::mem::replace(&mut self.len, 0)
+    }
+
+    /// Drops the values of rows `0..rows`, which the column no longer counts.
+    ///
+    /// # Safety
+    ///
+    /// Rows `0..rows` hold live values that [`Column::forget_all`] gave up and that nothing
+    /// has moved out or dropped since.
+    pub(crate) unsafe fn drop_forgotten(&mut self, rows: usize) {
+        debug_assert!(self.len == 0);
         if let Some(drop) = self.drop {
-            for row in 0..len {
-                // SAFETY: rows `0..len` held live values; `len` is already 0, so a panicking
-                // drop leaks the rest rather than dropping anything twice.
+            for row in 0..rows {
+                // SAFETY: the caller guarantees a live, unclaimed value at each row; the column
+                // already counts none of them, so a panicking drop leaks the rest rather than
+                // dropping anything twice.
                 unsafe { drop(self.ptr_at(row)) }
             }
         }

@@ -115,7 +115,8 @@ impl World {
     /// Snapshots keep the previous tick's values until the next [`World::end_tick`], as after
     /// a despawn. Every handle goes stale; the next spawns reuse the freed slots from the
     /// highest index down, so two worlds with the same history stay identical. Allocates
-    /// nothing.
+    /// nothing. If a component's `Drop` panics, the world is still left empty (every handle
+    /// stale, every table empty); the panicking table's values not dropped yet are leaked.
     ///
     /// The contract's `iteration_clear` guard has no counterpart: `clear` takes `&mut self`,
     /// so no query or system can be running.

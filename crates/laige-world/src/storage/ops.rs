@@ -1,4 +1,4 @@
-//! Structural operations on type-erased values: spawn, insert, remove, despawn.
+//! Structural operations on type-erased values: spawn, insert, remove, despawn, clear.
 //!
 //! Each keeps every table consistent (equal column lengths, entity locations up to date)
 //! before it runs any component's `Drop`, so a panicking drop leaks instead of corrupting.
@@ -183,11 +183,20 @@ impl Storage {
     }
 
     /// Despawns every entity; see `World::clear`.
+    ///
+    /// Every handle goes stale before any value's drop runs, and every table is emptied even
+    /// when one of those drops panics (the tables after it are cleared while unwinding).
     pub(crate) fn clear(&mut self) {
-        for table in &mut self.archetypes {
-            table.clear();
+        /// Clears the tables its iterator has not reached when dropped.
+        struct ClearRest<'a>(std::slice::IterMut<'a, Archetype>);
+        impl Drop for ClearRest<'_> {
+            fn drop(&mut self) {
+                self.0.by_ref().for_each(Archetype::clear);
+            }
         }
         self.entities.clear();
+        let mut rest = ClearRest(self.archetypes.iter_mut());
+        rest.0.by_ref().for_each(Archetype::clear);
     }
 
     /// Despawns the live entity at `location`, dropping its values.
