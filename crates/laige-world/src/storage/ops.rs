@@ -8,7 +8,7 @@ use std::ptr;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
-use crate::entity::Location;
+use crate::entity::{Entities, Location};
 use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
@@ -32,6 +32,25 @@ impl RowWriter<'_> {
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
         // write per row; `spawn_with` reserved room for the row.
         unsafe { self.archetype.columns_mut()[col].push(src) }
+    }
+}
+
+/// Completes the move of `entity` from `from` to table `to` (`dst`), whose values are all
+/// pushed: appends the entity and updates its location and that of the entity `moved` into
+/// its old row.
+fn finish_move(
+    entities: &mut Entities,
+    dst: &mut Archetype,
+    to: u32,
+    entity: Entity,
+    from: Location,
+    moved: Option<Entity>,
+) {
+    dst.push_entity(entity);
+    let row = (dst.len() - 1) as u32;
+    entities.set_location(entity, Location { archetype: to, row });
+    if let Some(moved) = moved {
+        entities.set_location(moved, from);
     }
 }
 
@@ -111,18 +130,7 @@ impl Storage {
             .expect("the target has the added component");
         // SAFETY: `src` is a valid value of `component`'s type, given up by the caller.
         unsafe { dst.columns_mut()[col].push(src) };
-        dst.push_entity(entity);
-        let new_row = (dst.len() - 1) as u32;
-        self.entities.set_location(
-            entity,
-            Location {
-                archetype: to,
-                row: new_row,
-            },
-        );
-        if let Some(moved) = moved {
-            self.entities.set_location(moved, location);
-        }
+        finish_move(&mut self.entities, dst, to, entity, location, moved);
     }
 
     /// Removes `component` from the live entity at `location`. Returns whether it had it;
@@ -155,18 +163,7 @@ impl Storage {
         // SAFETY: `row` is in bounds; `dst` has room. Only `component`'s value is left past
         // the end (dst has every other component), and it is taken over below.
         let moved = unsafe { src_table.move_row_to(row, dst) };
-        dst.push_entity(entity);
-        let new_row = (dst.len() - 1) as u32;
-        self.entities.set_location(
-            entity,
-            Location {
-                archetype: to,
-                row: new_row,
-            },
-        );
-        if let Some(moved) = moved {
-            self.entities.set_location(moved, location);
-        }
+        finish_move(&mut self.entities, dst, to, entity, location, moved);
         let column = &mut src_table.columns_mut()[col];
         match out {
             Some(out) => {
