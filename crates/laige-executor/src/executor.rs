@@ -239,9 +239,10 @@ impl Executor {
         self.pool.duration(id.index())
     }
 
-    /// How many times a worker napped inside a track since the executor started.
+    /// How many times a thread (a worker or the calling thread) napped inside a track since
+    /// the executor started.
     ///
-    /// A worker that finds nothing to run for 100 µs while other threads run long systems
+    /// A thread that finds nothing to run for 100 µs while other threads run long systems
     /// sleeps in naps of at most 50 µs instead of spinning; the thread that ends the track
     /// wakes it. Useful to see whether a schedule leaves threads idle.
     pub fn naps(&self) -> u64 {

@@ -215,7 +215,7 @@ impl Pool {
         &self.shared.clock
     }
 
-    /// How many naps workers took inside tracks since the pool started.
+    /// How many naps threads (the caller included) took inside tracks since the pool started.
     pub(crate) fn naps(&self) -> u64 {
         self.shared.naps.taken()
     }
