@@ -44,7 +44,7 @@ impl Entity {
 
 impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}v{}", self.index, self.generation)
+        fmt::Display::fmt(self, f)
     }
 }
 
