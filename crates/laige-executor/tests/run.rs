@@ -342,7 +342,7 @@ fn auto_runs_tiny_systems_sequentially() {
     assert_eq!(executor.last_mode(0), Some(ChosenMode::Sequential));
 }
 
-/// About 1 ms of arithmetic on this machine class (calibrated once per process).
+/// About 1 ms of arithmetic: the loop runs until 1 ms has passed on the clock.
 fn millisecond(_: &Recorder, _: SystemId) {
     let until = Instant::now() + Duration::from_millis(1);
     let mut x = 1u64;
