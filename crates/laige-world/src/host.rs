@@ -60,6 +60,11 @@ impl<'w> SystemHost<'w> {
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered.
     pub fn context(&mut self, id: SystemId) -> Result<SystemContext<'_>, WorldError> {
+        SystemHost::new(self.storage, self.registry, self.systems).into_context(id)
+    }
+
+    /// A fresh context for system `id`, holding the host's borrows.
+    fn into_context(self, id: SystemId) -> Result<SystemContext<'w>, WorldError> {
         let unknown = || WorldError::UnknownSystem {
             id: id.get(),
             systems: self.registry.len(),
@@ -71,9 +76,10 @@ impl<'w> SystemHost<'w> {
             return Err(self.storage.report(unknown()));
         };
         let (commands, rng) = state.parts_mut();
-        // SAFETY: this host holds the storage shared for 'w and no `&mut` to it exists (the
-        // world is borrowed mutably by the host); the host hands out one context at a time
-        // (`&mut self`), so no other context can access any component meanwhile.
+        // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
+        // world is borrowed mutably by the host); the host is consumed, so this is the only
+        // context made from its borrows, and no other context can access any component
+        // meanwhile.
         Ok(unsafe { SystemContext::new(self.storage, SystemMeta::of(record), commands, rng) })
     }
 
@@ -107,11 +113,7 @@ impl World {
     /// Splits the world into its registry and a host that runs systems, so a runner can read
     /// the registry while the host builds contexts.
     pub fn split_for_run(&mut self) -> (&Registry<SystemFn>, SystemHost<'_>) {
-        let host = SystemHost {
-            storage: &self.storage,
-            registry: &self.registry,
-            systems: &mut self.systems,
-        };
+        let host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
         (&self.registry, host)
     }
 
@@ -121,21 +123,7 @@ impl World {
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered.
     pub fn context(&mut self, id: SystemId) -> Result<SystemContext<'_>, WorldError> {
-        let unknown = WorldError::UnknownSystem {
-            id: id.get(),
-            systems: self.registry.len(),
-        };
-        let Ok(record) = self.registry.get(id) else {
-            return Err(self.storage.report(unknown));
-        };
-        let meta = SystemMeta::of(record);
-        let Some(state) = self.systems.get_mut(id.index()) else {
-            return Err(self.storage.report(unknown));
-        };
-        let (commands, rng) = state.parts_mut();
-        // SAFETY: `&mut self` is held for the context's lifetime, so it is the only context
-        // and nothing else can touch the storage meanwhile.
-        Ok(unsafe { SystemContext::new(&self.storage, meta, commands, rng) })
+        self.split_for_run().1.into_context(id)
     }
 
     /// Applies the command buffers of the systems in `order` (the schedule's order), one
