@@ -281,13 +281,12 @@ impl World {
             return true;
         }
         let footprint = ra.matching().union(rb.matching());
+        let archetypes = self.storage.archetypes();
         shared.iter().any(|c| {
-            let mut needed = footprint;
-            needed.insert(c);
             self.storage
-                .archetypes()
+                .tables_with(c)
                 .iter()
-                .any(|arch| needed.is_subset(arch.signature()))
+                .any(|&table| footprint.is_subset(archetypes[table as usize].signature()))
         })
     }
 
