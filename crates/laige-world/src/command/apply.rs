@@ -130,12 +130,7 @@ impl Storage {
         op: &'static str,
     ) -> Option<(Entity, crate::entity::Location)> {
         let entity = buffer.resolve(target)?;
-        match self.entities.location(entity) {
-            Some(location) => Some((entity, location)),
-            None => {
-                self.report(WorldError::StaleEntity { entity, op });
-                None
-            }
-        }
+        let location = self.locate(entity, op).ok()?;
+        Some((entity, location))
     }
 }
