@@ -129,9 +129,9 @@ impl Plan {
         }
         // Compressed rows: predecessors in node order, dependents by counting.
         for (node, bits) in reduced.iter().enumerate() {
+            let track_base = plan.track_base(node);
             for i in iter_bits(bits) {
                 plan.preds.push(i as u16);
-                let track_base = plan.track_base(node);
                 plan.succ_start[track_base + i + 1] += 1;
             }
             plan.pred_count[node] = count(bits) as u16;
