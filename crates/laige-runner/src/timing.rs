@@ -133,13 +133,10 @@ impl Timing {
 
     /// The window of `id`, oldest sample first.
     pub fn window(&self, id: SystemId) -> impl Iterator<Item = Duration> + '_ {
-        let record = self.records.get(id.index());
-        let (total, stored) = record.map_or((0, 0), |it| (it.total as usize, it.stored()));
-        let oldest = total - stored;
-        (oldest..total).map(move |i| {
-            let record = record.expect("non-empty windows belong to a record");
-            Duration::from_nanos(record.window[i % WINDOW_SAMPLES])
-        })
+        let (window, total, stored) = self.records.get(id.index()).map_or((&[][..], 0, 0), |it| {
+            (&it.window[..], it.total as usize, it.stored())
+        });
+        (total - stored..total).map(move |i| Duration::from_nanos(window[i % WINDOW_SAMPLES]))
     }
 
     /// How many samples `id` has recorded in all, including those the window dropped.
