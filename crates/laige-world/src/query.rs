@@ -292,22 +292,20 @@ impl<'a> QueryDesc<'a> {
 
     /// Records a presence filter: with `T` (`present`) or without it.
     pub(crate) fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
-        if let Some(id) = self.components.id_of::<T>()
-            && self.components.is_resource(id)
-        {
+        let Some(id) = self.components.id_of::<T>() else {
+            // Nothing has an unregistered type.
+            self.unmatchable |= present;
+            return Ok(());
+        };
+        if self.components.is_resource(id) {
             return Err(self.resource::<T>());
         }
-        match (self.components.id_of::<T>(), present) {
-            (Some(id), true) => {
-                self.required.insert(id);
-            }
-            (Some(id), false) => {
-                self.excluded.insert(id);
-            }
-            // Nothing has an unregistered type.
-            (None, true) => self.unmatchable = true,
-            (None, false) => {}
-        }
+        let set = if present {
+            &mut self.required
+        } else {
+            &mut self.excluded
+        };
+        set.insert(id);
         Ok(())
     }
 }
