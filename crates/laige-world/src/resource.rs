@@ -257,11 +257,15 @@ impl World {
     ///
     /// [`WorldError::ComponentAsResource`] for a component type.
     pub fn remove_resource<T: 'static>(&mut self) -> Result<Option<T>, WorldError> {
-        let id = match self.require_resource::<T>() {
-            Ok(id) => id,
-            Err(WorldError::NoResource { .. }) => return Ok(None),
-            Err(err) => return Err(err),
+        // Not `require_resource`: an absent resource is `Ok(None)` here, not a reported error.
+        let Some(id) = self.storage.components.id_of::<T>() else {
+            return Ok(None);
         };
+        if !self.storage.components.is_resource(id) {
+            return Err(self.storage.report(WorldError::ComponentAsResource {
+                component: type_name::<T>(),
+            }));
+        }
         let mut out = MaybeUninit::<T>::uninit();
         // SAFETY: `out` is valid for one `T`, the type of `id`.
         let had = unsafe { self.storage.resources.take(id, out.as_mut_ptr().cast()) };

@@ -49,7 +49,15 @@ fn insert_get_replace_remove() {
     let taken = world.remove_resource::<Counted>().unwrap().unwrap();
     assert_eq!(taken.value, 3);
     assert!(!world.has_resource::<Counted>());
-    assert!(world.remove_resource::<Counted>().unwrap().is_none());
+    let (none, events) = capture(|| world.remove_resource::<Counted>());
+    assert!(none.unwrap().is_none());
+    assert!(events.is_empty(), "removing an absent resource is no error");
+    let (none, events) = capture(|| world.remove_resource::<Time>());
+    assert!(
+        none.unwrap().is_none(),
+        "nor is removing a never inserted one"
+    );
+    assert!(events.is_empty(), "{}", laige_testkit::render(&events));
     let (missing, events) = capture(|| world.resource::<Counted>().map(|_| ()));
     assert!(matches!(missing, Err(WorldError::NoResource { .. })));
     one(&events, "ecs/resource_missing");
