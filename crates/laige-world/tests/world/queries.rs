@@ -4,7 +4,9 @@ use laige_testkit::capture;
 use laige_world::{Access, Entity, QueryError, SystemContext, SystemId, With, Without, World};
 use rstest::rstest;
 
-use crate::support::{Health, Pos, Tag, Unregistered, Vel, Wide, named, one, pos, vel, world};
+use crate::support::{
+    Decl, Health, Pos, Tag, Unregistered, Vel, Wide, declare, named, one, pos, vel, world,
+};
 
 /// Entities in three archetypes created in the order {Pos, Tag}, {Pos}, {Pos, Vel}.
 fn layered() -> (World, Vec<Entity>) {
@@ -268,16 +270,6 @@ fn aliasing_in_one_query_is_rejected_before_any_visit() {
         .unwrap();
 }
 
-/// What the matrix system declares for `Pos` (it always declares a read of `Vel`).
-#[derive(Clone, Copy, Debug)]
-enum Decl {
-    Nothing,
-    Read,
-    Write,
-    Fresh,
-    Snapshot,
-}
-
 /// The query the matrix runs.
 #[derive(Clone, Copy, Debug)]
 enum Run {
@@ -303,13 +295,7 @@ fn matrix_world(decl: Decl) -> (World, SystemId) {
         world.spawn((pos(i as f32), vel(1.0))).unwrap();
     }
     let builder = world.system("Matrix", noop).budget_ms(1.0).reads::<Vel>();
-    let builder = match decl {
-        Decl::Nothing => builder,
-        Decl::Read => builder.reads::<Pos>(),
-        Decl::Write => builder.writes::<Pos>(),
-        Decl::Fresh => builder.reads_fresh::<Pos>(),
-        Decl::Snapshot => builder.reads_snapshot::<Pos>(),
-    };
+    let builder = declare::<Pos>(builder, decl);
     let id = builder.register().unwrap();
     (world, id)
 }

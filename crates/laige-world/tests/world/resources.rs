@@ -8,7 +8,9 @@ use laige_world::{
 };
 use rstest::rstest;
 
-use crate::support::{Counted, Counter, Health, Pos, Unregistered, Vel, one, pos, vel, world};
+use crate::support::{
+    Counted, Counter, Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel, world,
+};
 
 #[derive(Debug, PartialEq)]
 struct Time {
@@ -121,27 +123,11 @@ fn systems_read_and_write_resources() {
     assert_eq!(queries.resource::<Time>().unwrap().dt, 1.0);
 }
 
-/// What the matrix system declares for `Time`.
-#[derive(Clone, Copy, Debug)]
-enum Decl {
-    Nothing,
-    Read,
-    Fresh,
-    Write,
-    Snapshot,
-}
-
 fn matrix_world(decl: Decl) -> (World, SystemId) {
     let mut world = world();
     world.insert_resource(Time { tick: 7, dt: 0.5 }).unwrap();
     let builder = world.system("Matrix", nothing).budget_ms(1.0);
-    let builder = match decl {
-        Decl::Nothing => builder,
-        Decl::Read => builder.reads::<Time>(),
-        Decl::Fresh => builder.reads_fresh::<Time>(),
-        Decl::Write => builder.writes::<Time>(),
-        Decl::Snapshot => builder.reads_snapshot::<Time>(),
-    };
+    let builder = declare::<Time>(builder, decl);
     let id = builder.register().unwrap();
     (world, id)
 }

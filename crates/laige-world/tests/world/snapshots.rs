@@ -12,7 +12,7 @@ use laige_world::{
 };
 use rstest::rstest;
 
-use crate::support::{Health, Pos, Unregistered, Vel, one, pos, vel};
+use crate::support::{Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel};
 
 /// What the reader saw: `(entity, x)` per snapshot value.
 #[derive(Debug, Default)]
@@ -263,16 +263,6 @@ fn the_declarative_scheduler_needs_no_edge_for_a_snapshot_reader() {
     );
 }
 
-/// What the matrix system declares for `Pos`.
-#[derive(Clone, Copy, Debug)]
-enum Decl {
-    Nothing,
-    Read,
-    Fresh,
-    Write,
-    Snapshot,
-}
-
 /// What the matrix system does.
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -287,13 +277,7 @@ fn nothing(_: &mut SystemContext<'_>) {}
 fn matrix(decl: Decl, op: Op) -> (Result<usize, QueryError>, Vec<laige_testkit::Event>) {
     let Setup { mut world, es, .. } = setup();
     let builder = world.system("Matrix", nothing).budget_ms(1.0);
-    let builder = match decl {
-        Decl::Nothing => builder,
-        Decl::Read => builder.reads::<Pos>(),
-        Decl::Fresh => builder.reads_fresh::<Pos>(),
-        Decl::Write => builder.writes::<Pos>(),
-        Decl::Snapshot => builder.reads_snapshot::<Pos>(),
-    };
+    let builder = declare::<Pos>(builder, decl);
     let id = builder.register().unwrap();
     let mut ctx = world.context(id).unwrap();
     capture(|| match op {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use laige_testkit::Event;
-use laige_world::{StateHash, StateHasher, World, WorldOptions};
+use laige_world::{StateHash, StateHasher, SystemBuilder, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Pos {
@@ -139,4 +139,25 @@ pub fn one<'a>(events: &'a [Event], name: &str) -> &'a Event {
         laige_testkit::render(events)
     );
     found[0]
+}
+
+/// What a matrix test's system declares for the component or resource under test.
+#[derive(Clone, Copy, Debug)]
+pub enum Decl {
+    Nothing,
+    Read,
+    Fresh,
+    Write,
+    Snapshot,
+}
+
+/// `builder` with `decl`'s declaration of `T` added.
+pub fn declare<T: 'static>(builder: SystemBuilder<'_>, decl: Decl) -> SystemBuilder<'_> {
+    match decl {
+        Decl::Nothing => builder,
+        Decl::Read => builder.reads::<T>(),
+        Decl::Fresh => builder.reads_fresh::<T>(),
+        Decl::Write => builder.writes::<T>(),
+        Decl::Snapshot => builder.reads_snapshot::<T>(),
+    }
 }
