@@ -424,9 +424,6 @@ impl<'a> Queries<'a> {
 /// archetype ([`SystemContext::each_chunk`]) it yields the whole [`SnapshotView`]. It does
 /// not narrow the matched entities, and reads no live column, so it aliases nothing: it
 /// needs a `.reads_snapshot::<T>()` declaration, never a read or write of `T`.
-// Reachable once lib.rs re-exports it (`pub use snapshot::{Snapshot, SnapshotView}`); the
-// allow keeps the build clean until then and is harmless after.
-#[allow(dead_code)]
 pub struct Snapshot<Q>(PhantomData<fn() -> Q>);
 
 impl<Q> fmt::Debug for Snapshot<Q> {
@@ -474,7 +471,6 @@ impl<T> RawView<T> {
     }
 }
 
-#[allow(dead_code)] // as for `Snapshot`: live once re-exported
 // SAFETY: `init` checks a snapshot read of `T` (declared `ReadSnapshot`) and records no live
 // access; `item`/`chunk` read only the snapshot store, which does not change while the storage
 // is borrowed (only `&mut Storage` refreshes it), and the archetype's entity column, which no
