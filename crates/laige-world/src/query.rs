@@ -14,7 +14,7 @@ use laige_registry::{Access, ComponentId, ComponentSet};
 use crate::archetype::Archetype;
 use crate::component::Components;
 use crate::context::SystemMeta;
-use crate::snapshot::{SnapshotView, Snapshots, snapshot_of};
+use crate::snapshot::{SnapshotView, snapshot_of};
 use crate::{QueryError, Storage};
 
 pub use filter::{With, Without};
@@ -100,6 +100,10 @@ pub unsafe trait Query {
 pub(crate) struct Matcher {
     required: ComponentSet,
     excluded: ComponentSet,
+    /// The required component with the fewest tables, if the query requires any.
+    driver: Option<ComponentId>,
+    /// Whether the driver is the query's only condition: every table that has it matches.
+    exact: bool,
     unmatchable: bool,
 }
 
@@ -122,18 +126,8 @@ impl Matcher {
         if self.unmatchable {
             return Some((&[], true));
         }
-        let mut required = self.required.iter();
-        let first = storage.tables_with(required.next()?);
-        let mut best = first;
-        let mut more = false;
-        for component in required {
-            more = true;
-            let ids = storage.tables_with(component);
-            if ids.len() < best.len() {
-                best = ids;
-            }
-        }
-        Some((best, !more && self.excluded.is_empty()))
+        self.driver
+            .map(|component| (storage.tables_with(component), self.exact))
     }
 }
 
@@ -141,27 +135,58 @@ impl Matcher {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct QueryDesc<'a> {
-    components: &'a Components,
-    snapshots: &'a Snapshots,
+    storage: &'a Storage,
     declared: Option<&'a SystemMeta>,
     required: ComponentSet,
     excluded: ComponentSet,
     reads: ComponentSet,
     writes: ComponentSet,
+    /// Kept as components are required, so that iterating needs no pass over the sets.
+    driver: Option<ComponentId>,
+    /// How many distinct components are required or excluded.
+    conditions: u16,
     unmatchable: bool,
 }
 
 impl<'a> QueryDesc<'a> {
     pub(crate) fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
         Self {
-            components: &storage.components,
-            snapshots: &storage.snapshots,
+            storage,
             declared,
             required: ComponentSet::EMPTY,
             excluded: ComponentSet::EMPTY,
             reads: ComponentSet::EMPTY,
             writes: ComponentSet::EMPTY,
+            driver: None,
+            conditions: 0,
             unmatchable: false,
+        }
+    }
+
+    fn components(&self) -> &'a Components {
+        &self.storage.components
+    }
+
+    /// Records that matched entities must have `id`; the driver becomes the required
+    /// component with the fewest tables (which one wins a tie does not matter: every driver
+    /// visits the same matching tables in the same ascending order).
+    fn require(&mut self, id: ComponentId) {
+        if self.required.contains(id) {
+            return;
+        }
+        self.required.insert(id);
+        self.conditions += 1;
+        let tables = |c| self.storage.tables_with(c).len();
+        if self.driver.is_none_or(|driver| tables(id) < tables(driver)) {
+            self.driver = Some(id);
+        }
+    }
+
+    /// Records that matched entities must not have `id`.
+    fn exclude(&mut self, id: ComponentId) {
+        if !self.excluded.contains(id) {
+            self.excluded.insert(id);
+            self.conditions += 1;
         }
     }
 
@@ -171,6 +196,8 @@ impl<'a> QueryDesc<'a> {
         Matcher {
             required: self.required,
             excluded: self.excluded,
+            driver: self.driver,
+            exact: self.conditions == 1,
             unmatchable: self.unmatchable,
         }
     }
@@ -219,7 +246,7 @@ impl<'a> QueryDesc<'a> {
         required: bool,
     ) -> Result<Option<ComponentId>, QueryError> {
         let write = access == Access::Write;
-        let Some(id) = self.components.id_of::<T>() else {
+        let Some(id) = self.components().id_of::<T>() else {
             // A type never registered can neither be declared nor stored.
             if let Some(meta) = self.declared {
                 return Err(self.undeclared::<T>(meta, access, None));
@@ -227,7 +254,7 @@ impl<'a> QueryDesc<'a> {
             self.unmatchable |= required;
             return Ok(None);
         };
-        if self.components.is_resource(id) {
+        if self.components().is_resource(id) {
             return Err(self.resource::<T>());
         }
         let aliased = self.writes.contains(id) || (write && self.reads.contains(id));
@@ -253,7 +280,7 @@ impl<'a> QueryDesc<'a> {
             self.reads.insert(id);
         }
         if required {
-            self.required.insert(id);
+            self.require(id);
         }
         Ok(Some(id))
     }
@@ -269,7 +296,7 @@ impl<'a> QueryDesc<'a> {
             Some(component) => Err(QueryError::Unmatched {
                 system: meta.name,
                 system_id: meta.id,
-                component: self.components.get(component).name(),
+                component: self.components().get(component).name(),
             }),
             None => Ok(()),
         }
@@ -280,7 +307,7 @@ impl<'a> QueryDesc<'a> {
     pub(crate) fn snapshot<T: Send + Sync + 'static>(
         &mut self,
     ) -> Result<SnapshotView<'a, T>, QueryError> {
-        snapshot_of::<T>(self.components, self.snapshots, self.declared)
+        snapshot_of::<T>(self.components(), &self.storage.snapshots, self.declared)
     }
 
     fn resource<T>(&self) -> QueryError {
@@ -292,20 +319,19 @@ impl<'a> QueryDesc<'a> {
 
     /// Records a presence filter: with `T` (`present`) or without it.
     pub(crate) fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
-        let Some(id) = self.components.id_of::<T>() else {
+        let Some(id) = self.components().id_of::<T>() else {
             // Nothing has an unregistered type.
             self.unmatchable |= present;
             return Ok(());
         };
-        if self.components.is_resource(id) {
+        if self.components().is_resource(id) {
             return Err(self.resource::<T>());
         }
-        let set = if present {
-            &mut self.required
+        if present {
+            self.require(id);
         } else {
-            &mut self.excluded
-        };
-        set.insert(id);
+            self.exclude(id);
+        }
         Ok(())
     }
 }
