@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
 
 use crate::Entity;
-use crate::column::Column;
+use crate::column::{Column, ColumnBlock, TableColumn};
 use crate::component::{Components, HashFn};
 
 /// An archetype's id: dense from 0 in the order its component set was first needed.
@@ -38,7 +38,7 @@ pub struct Archetype {
     signature: ComponentSet,
     /// The component ids in ascending order; `columns[i]` stores `components[i]`.
     components: Vec<ComponentId>,
-    columns: Vec<Column>,
+    columns: ColumnBlock,
     /// The hashed columns: column index and the state-hash function of its component, in
     /// ascending id (a column without one enters the hash by presence only).
     hashers: Box<[(usize, HashFn)]>,
@@ -76,7 +76,7 @@ impl Archetype {
             id,
             signature,
             components: ids,
-            columns,
+            columns: ColumnBlock::new(columns),
             hashers,
             hash_rank: AtomicU32::new(0),
             column_of,
@@ -138,10 +138,10 @@ impl Archetype {
     #[inline]
     pub(crate) fn column_ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
         self.column_index(component).map(|i| {
-            debug_assert!(i < self.columns.len());
+            debug_assert!(i < self.columns().len());
             // SAFETY: `column_of` only ever holds `NO_COLUMN` or the index of one of this
             // table's columns (set once in `new`; columns are never added or removed).
-            unsafe { self.columns.get_unchecked(i) }.data()
+            unsafe { self.columns().get_unchecked(i) }.data()
         })
     }
 
@@ -156,7 +156,7 @@ impl Archetype {
         let idx = self.column_of[component.index() & (MAX_COMPONENTS - 1)] as usize;
         // SAFETY: the caller guarantees the archetype has `component`, so `column_of` holds
         // the index of its column, which is in bounds (see `column_ptr`).
-        unsafe { self.columns.get_unchecked(idx) }.data()
+        unsafe { self.columns().get_unchecked(idx) }.data()
     }
 
     /// The base pointer of the entity column.
@@ -166,8 +166,9 @@ impl Archetype {
         NonNull::from(self.entities.as_slice()).cast()
     }
 
+    #[inline]
     pub(crate) fn columns(&self) -> &[Column] {
-        &self.columns
+        self.columns.as_slice()
     }
 
     /// The hashed columns with their state-hash functions, in ascending id.
@@ -175,7 +176,7 @@ impl Archetype {
     pub(crate) fn hashed_columns(&self) -> impl Iterator<Item = (&Column, HashFn)> + '_ {
         self.hashers
             .iter()
-            .map(|&(column, hash)| (&self.columns[column], hash))
+            .map(|&(column, hash)| (&self.columns()[column], hash))
     }
 
     /// The table's state-hash rank, as last set by [`Archetype::set_hash_rank`].
@@ -191,7 +192,15 @@ impl Archetype {
     }
 
     pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
-        &mut self.columns
+        self.columns.as_mut_slice()
+    }
+
+    /// The column directory's entry for this table's column of `component`, which it has.
+    pub(crate) fn directory_entry(&self, component: ComponentId) -> TableColumn {
+        let index = self
+            .column_index(component)
+            .expect("a table is listed only under components it has");
+        self.columns.entry(self.id.0, index)
     }
 
     /// Makes room for one more row in every column; grows only when full (by doubling).
@@ -202,7 +211,7 @@ impl Archetype {
             self.entities.reserve_exact(cap - self.entities.len());
         }
         let cap = self.entities.capacity();
-        for column in &mut self.columns {
+        for column in self.columns.as_mut_slice() {
             column.reserve_total(cap);
         }
     }
@@ -213,10 +222,10 @@ impl Archetype {
     pub(crate) fn clear(&mut self) {
         let rows = self.entities.len();
         self.entities.clear();
-        for column in &mut self.columns {
+        for column in self.columns.as_mut_slice() {
             column.forget_all();
         }
-        for column in &mut self.columns {
+        for column in self.columns.as_mut_slice() {
             // SAFETY: every column held `rows` live values (equal lengths), just given up by
             // `forget_all`; each is dropped once, here.
             unsafe { column.drop_forgotten(rows) };
@@ -227,7 +236,7 @@ impl Archetype {
     /// pushed to every column.
     pub(crate) fn push_entity(&mut self, entity: Entity) {
         debug_assert!(
-            self.columns
+            self.columns()
                 .iter()
                 .all(|c| c.len() == self.entities.len() + 1)
         );
@@ -243,7 +252,7 @@ impl Archetype {
     /// `row < len`. The caller must then move out or drop every column's value past the end
     /// exactly once, before anything else touches the columns.
     pub(crate) unsafe fn remove_row_to_end(&mut self, row: usize) -> Option<Entity> {
-        for column in &mut self.columns {
+        for column in self.columns.as_mut_slice() {
             // SAFETY: `row < len`, and every column has `len` rows; the caller takes over the
             // value left past the end.
             unsafe { column.swap_remove_to_end(row) };
@@ -267,13 +276,13 @@ impl Archetype {
         // SAFETY: `row < len`; the values left past the end are handled just below or by
         // the caller.
         let moved = unsafe { self.remove_row_to_end(row) };
-        for (column, &component) in self.columns.iter_mut().zip(&self.components) {
+        for (column, &component) in self.columns.as_mut_slice().iter_mut().zip(&self.components) {
             if let Some(j) = dst.column_index(component) {
                 let src = column.ptr_at(column.len());
                 // SAFETY: `src` is the value just left past the end, of `component`'s type, and
                 // `dst.columns[j]` stores that same type and has room; the value is moved, so
                 // nothing here touches it again.
-                unsafe { dst.columns[j].push(src) };
+                unsafe { dst.columns_mut()[j].push(src) };
             }
         }
         moved

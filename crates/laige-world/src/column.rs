@@ -1,5 +1,9 @@
 //! One type-erased, growable, correctly aligned column of an archetype table.
 
+mod block;
+
+pub(crate) use block::{ColumnBlock, TableColumn};
+
 use std::alloc::{self, Layout};
 use std::ptr::{self, NonNull};
 

@@ -9,6 +9,8 @@ mod filter;
 mod iter;
 mod tuple;
 
+use std::ptr::NonNull;
+
 use laige_registry::{Access, ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
@@ -75,15 +77,39 @@ pub unsafe trait Query {
         Self::fetch(state, archetype)
     }
 
-    /// The item of `row`.
+    /// [`Query::fetch_matched`], given the base of the column of `driver` in `archetype`: an
+    /// element that requires `driver` takes that base instead of looking its column up in
+    /// the table, which spares the walk through the table when the driver is all a query
+    /// needs of it.
     ///
     /// # Safety
     ///
-    /// `fetch` comes from a matched archetype with more than `row` rows; the caller has the
+    /// As for [`Query::fetch_matched`]; `driver_column` is the base of `archetype`'s column
+    /// of `driver`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn fetch_driven(
+        state: &Self::State,
+        archetype: &Archetype,
+        driver: ComponentId,
+        driver_column: NonNull<u8>,
+    ) -> Self::Fetch {
+        let _ = (driver, driver_column);
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::fetch_matched(state, archetype) }
+    }
+
+    /// The item of the row `fetch` is at, moving `fetch` on to the next row. A fetch starts at
+    /// row 0; iterating by pointer steps rather than row indices lets the compiler vectorise
+    /// the per-row loop the way it does a slice iterator.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched archetype and is at one of its rows; the caller has the
     /// declared access for `'a`; the same row is not yielded twice while a mutable item of it
     /// lives.
     #[doc(hidden)]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a>;
 
     /// The chunk of a whole archetype of `len` rows.
     ///
@@ -116,18 +142,24 @@ impl Matcher {
             && !self.excluded.intersects(archetype.signature())
     }
 
-    /// The tables worth looking at, for a query that requires a component: the ids of the
-    /// tables that have the required component with the fewest tables, and whether every one
-    /// of them matches (that component is the query's only condition); no tables for a
-    /// query that cannot match. `None` when the query requires nothing, so every table must
-    /// be tested.
+    /// The component whose column directory the query walks: the required component with
+    /// the fewest tables. `None` when the query requires nothing, so every table must be
+    /// tested.
     #[inline]
-    pub(crate) fn driver<'s>(&self, storage: &'s Storage) -> Option<(&'s [u32], bool)> {
-        if self.unmatchable {
-            return Some((&[], true));
-        }
+    pub(crate) fn driver(&self) -> Option<ComponentId> {
         self.driver
-            .map(|component| (storage.tables_with(component), self.exact))
+    }
+
+    /// Whether every table that has the driver matches (it is the query's only condition).
+    #[inline]
+    pub(crate) fn exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Whether no table can match (the query requires a type never registered).
+    #[inline]
+    pub(crate) fn unmatchable(&self) -> bool {
+        self.unmatchable
     }
 }
 

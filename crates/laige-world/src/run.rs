@@ -286,7 +286,7 @@ impl World {
             self.storage
                 .tables_with(c)
                 .iter()
-                .any(|&table| footprint.is_subset(archetypes[table as usize].signature()))
+                .any(|entry| footprint.is_subset(archetypes[entry.table() as usize].signature()))
         })
     }
 

@@ -491,11 +491,16 @@ unsafe impl<T: Send + Sync + 'static> Query for Snapshot<&T> {
     }
 
     #[inline]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
-        let (view, entities) = *fetch;
-        // SAFETY: `row` is in bounds of the matched archetype's entity column; the store is
-        // unchanged for `'a` (the storage stays borrowed while the query runs).
-        unsafe { view.view().get(*entities.as_ptr().add(row)) }
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a T> {
+        let (view, entities) = fetch;
+        // SAFETY: `entities` is at a row of the matched archetype's entity column, so one step
+        // on is at most one past its end; the store is unchanged for `'a` (the storage stays
+        // borrowed while the query runs).
+        unsafe {
+            let entity = *entities.as_ptr();
+            *entities = entities.add(1);
+            view.view().get(entity)
+        }
     }
 
     #[inline]

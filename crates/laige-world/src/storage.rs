@@ -9,6 +9,7 @@ use laige_diag::Diagnostics;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::{Archetype, ArchetypeId, signature_key};
+use crate::column::TableColumn;
 use crate::component::Components;
 use crate::entity::{Entities, Location};
 use crate::resource::Resources;
@@ -43,9 +44,10 @@ pub struct Storage {
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
     pub(crate) canonical: Vec<u32>,
-    /// Per component index, the ids of the archetypes that have it, ascending: queries
-    /// visit only the tables of one component they require.
-    with_component: Vec<Vec<u32>>,
+    /// The column directory: per component index, the archetypes that have it in ascending
+    /// id, each with its column of that component. Queries visit only the tables of one
+    /// component they require, and reach its columns in one step.
+    with_component: Vec<Vec<TableColumn>>,
     pub(crate) diag: Diagnostics,
     identity: u64,
 }
@@ -193,14 +195,16 @@ impl Storage {
                 self.with_component
                     .resize_with(component.index() + 1, Vec::new);
             }
-            self.with_component[component.index()].push(id);
+            let entry = self.archetypes[id as usize].directory_entry(component);
+            self.with_component[component.index()].push(entry);
         }
         id
     }
 
-    /// The ids of the archetypes that have `component`, ascending.
+    /// The column directory's entries for `component`: the archetypes that have it, in
+    /// ascending id, each with its column of it.
     #[inline]
-    pub(crate) fn tables_with(&self, component: ComponentId) -> &[u32] {
+    pub(crate) fn tables_with(&self, component: ComponentId) -> &[TableColumn] {
         self.with_component
             .get(component.index())
             .map_or(&[], Vec::as_slice)

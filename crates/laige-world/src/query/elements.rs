@@ -29,6 +29,39 @@ unsafe fn fetch_required<T>(component: Option<ComponentId>, archetype: &Archetyp
     unsafe { archetype.column_ptr_unchecked(component.unwrap_unchecked()) }.cast()
 }
 
+/// Returns the row `cursor` is at and moves it on by one.
+///
+/// # Safety
+///
+/// `cursor` is at a row of its column (so the next position is in bounds or one past the end).
+#[inline(always)]
+unsafe fn advance<T>(cursor: &mut NonNull<T>) -> NonNull<T> {
+    let current = *cursor;
+    // SAFETY: `current` is at a row, so one step on is at most one past the end.
+    *cursor = unsafe { current.add(1) };
+    current
+}
+
+/// [`fetch_required`], taking the base of `driver`'s column when the component is the driver.
+///
+/// # Safety
+///
+/// As for [`fetch_required`]; `driver_column` is the base of `archetype`'s column of `driver`.
+#[inline]
+unsafe fn fetch_required_driven<T>(
+    component: Option<ComponentId>,
+    archetype: &Archetype,
+    driver: ComponentId,
+    driver_column: NonNull<u8>,
+) -> NonNull<T> {
+    if component == Some(driver) {
+        driver_column.cast()
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { fetch_required(component, archetype) }
+    }
+}
+
 // SAFETY: `init` records a read of `T` (required); `item`/`chunk` only read `T`'s column.
 unsafe impl<T: Send + Sync + 'static> Query for &T {
     type Item<'a> = &'a T;
@@ -53,11 +86,22 @@ unsafe impl<T: Send + Sync + 'static> Query for &T {
         unsafe { fetch_required(*state, archetype) }
     }
 
+    #[inline]
+    unsafe fn fetch_driven(
+        state: &Self::State,
+        archetype: &Archetype,
+        driver: ComponentId,
+        driver_column: NonNull<u8>,
+    ) -> Self::Fetch {
+        // SAFETY: as for `fetch_matched`; the caller vouches for the driver's column.
+        unsafe { fetch_required_driven(*state, archetype, driver, driver_column) }
+    }
+
     #[inline(always)]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
-        // SAFETY: the caller guarantees `row` is in bounds of a matched archetype's column of
-        // `T`, and read access for `'a`.
-        unsafe { &*fetch.as_ptr().add(row) }
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> &'a T {
+        // SAFETY: the caller guarantees `fetch` is at a row of a matched archetype's column
+        // of `T`, and read access for `'a`.
+        unsafe { &*advance(fetch).as_ptr() }
     }
 
     #[inline]
@@ -90,10 +134,21 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
         unsafe { fetch_required(*state, archetype) }
     }
 
+    #[inline]
+    unsafe fn fetch_driven(
+        state: &Self::State,
+        archetype: &Archetype,
+        driver: ComponentId,
+        driver_column: NonNull<u8>,
+    ) -> Self::Fetch {
+        // SAFETY: as for `fetch_matched`; the caller vouches for the driver's column.
+        unsafe { fetch_required_driven(*state, archetype, driver, driver_column) }
+    }
+
     #[inline(always)]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
-        // SAFETY: in bounds, exclusive write access for `'a`, and each row yielded once.
-        unsafe { &mut *fetch.as_ptr().add(row) }
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> &'a mut T {
+        // SAFETY: at a row, exclusive write access for `'a`, and each row yielded once.
+        unsafe { &mut *advance(fetch).as_ptr() }
     }
 
     #[inline]
@@ -121,9 +176,9 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&T> {
     }
 
     #[inline(always)]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a T> {
         // SAFETY: as for `&T`, when the archetype has the column.
-        fetch.map(|p| unsafe { &*p.as_ptr().add(row) })
+        fetch.as_mut().map(|p| unsafe { &*advance(p).as_ptr() })
     }
 
     #[inline]
@@ -150,9 +205,9 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
     }
 
     #[inline(always)]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a mut T> {
         // SAFETY: as for `&mut T`, when the archetype has the column.
-        fetch.map(|p| unsafe { &mut *p.as_ptr().add(row) })
+        fetch.as_mut().map(|p| unsafe { &mut *advance(p).as_ptr() })
     }
 
     #[inline]
@@ -180,9 +235,9 @@ unsafe impl Query for Entity {
     }
 
     #[inline(always)]
-    unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
-        // SAFETY: `row` is in bounds of the archetype's entity column.
-        unsafe { *fetch.as_ptr().add(row) }
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a> {
+        // SAFETY: `fetch` is at a row of the archetype's entity column.
+        unsafe { *advance(fetch).as_ptr() }
     }
 
     #[inline]

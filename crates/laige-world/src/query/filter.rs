@@ -47,7 +47,7 @@ macro_rules! filter {
             fn fetch(_: &(), _: &Archetype) {}
 
             #[inline(always)]
-            unsafe fn item<'a>(_: &(), _: usize) -> Self::Item<'a> {}
+            unsafe fn next_item<'a>(_: &mut ()) -> Self::Item<'a> {}
 
             #[inline]
             unsafe fn chunk<'a>(_: &(), _: usize) -> Self::Chunk<'a> {}

@@ -1,5 +1,9 @@
 //! Tuples of query elements, up to 8 (tuples nest for more).
 
+use std::ptr::NonNull;
+
+use laige_registry::ComponentId;
+
 use super::{Query, QueryDesc};
 use crate::QueryError;
 use crate::archetype::Archetype;
@@ -35,12 +39,25 @@ macro_rules! tuple_query {
                 ($(unsafe { $name::fetch_matched($name, archetype) },)*)
             }
 
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn fetch_driven(
+                state: &Self::State,
+                archetype: &Archetype,
+                driver: ComponentId,
+                driver_column: NonNull<u8>,
+            ) -> Self::Fetch {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded from the caller, as for `fetch_matched`.
+                ($(unsafe { $name::fetch_driven($name, archetype, driver, driver_column) },)*)
+            }
+
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
-            unsafe fn item<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+            unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a> {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { $name::item($name, row) },)*)
+                ($(unsafe { $name::next_item($name) },)*)
             }
 
             #[inline]

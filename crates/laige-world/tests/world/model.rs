@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use laige_world::{CommandBuffer, Entity};
+use laige_world::{CommandBuffer, Entity, Without};
 use proptest::prelude::*;
 
 use crate::support::{Health, Pos, Tag, Wide, world};
@@ -118,6 +118,28 @@ proptest! {
         world.each::<Entity>(|e, _| seen.push(e)).unwrap();
         seen.sort();
         prop_assert_eq!(seen, model.keys().copied().collect::<Vec<_>>());
+        // Queries read each entity's own values, whichever element drives them (the
+        // component with the fewest tables), through tables made in any order.
+        let mut read = Vec::new();
+        world
+            .each::<(&Pos, Option<&Health>, &Wide)>(|e, (p, h, w)| {
+                read.push((e, p.x, h.map(|h| h.0), w.0));
+            })
+            .unwrap();
+        world
+            .each_chunk::<(&Health, &Pos, Without<Wide>)>(|es, (hs, ps, ())| {
+                for ((&e, h), p) in es.iter().zip(hs).zip(ps) {
+                    read.push((e, p.x, Some(h.0), u64::MAX));
+                }
+            })
+            .unwrap();
+        read.sort_by_key(|&(e, ..)| e);
+        let expected: Vec<_> = model
+            .iter()
+            .filter(|(_, row)| row.wide.is_some() || row.health.is_some())
+            .map(|(&e, row)| (e, row.pos, row.health, row.wide.unwrap_or(u64::MAX)))
+            .collect();
+        prop_assert_eq!(read, expected);
         // The state hash follows its documented rules whatever the history.
         prop_assert_eq!(world.component_state_hash(), reference_hash(&model));
     }
