@@ -94,26 +94,23 @@ impl Storage {
     /// each live entity's value in ascending entity index. Reuses the buffers: it allocates
     /// only when a component is on more entities than ever before.
     pub(crate) fn refresh_snapshots(&mut self) {
+        if self.snapshots.stores.is_empty() {
+            return;
+        }
+        for s in 0..self.snapshots.stores.len() {
+            let count = self.rows_with(self.snapshots.stores[s].component);
+            let store = &mut self.snapshots.stores[s];
+            store.entities.clear();
+            store.values.clear();
+            store.entities.reserve(count);
+            store.values.reserve_total(count);
+        }
         let Storage {
             entities,
             archetypes,
             snapshots,
             ..
         } = self;
-        if snapshots.stores.is_empty() {
-            return;
-        }
-        for store in &mut snapshots.stores {
-            store.entities.clear();
-            store.values.clear();
-            let count: usize = archetypes
-                .iter()
-                .filter(|a| a.column_index(store.component).is_some())
-                .map(Archetype::len)
-                .sum();
-            store.entities.reserve(count);
-            store.values.reserve_total(count);
-        }
         for (entity, location) in entities.iter_live() {
             let table = &archetypes[location.archetype as usize];
             for store in &mut snapshots.stores {

@@ -210,6 +210,16 @@ impl Storage {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// How many live entities have `component`: the sum of its columns' lengths.
+    pub(crate) fn rows_with(&self, component: ComponentId) -> usize {
+        self.tables_with(component)
+            .iter()
+            // SAFETY: the entries belong to this storage, borrowed shared here, so no `&mut`
+            // to a table's columns exists meanwhile.
+            .map(|entry| unsafe { entry.column() }.len())
+            .sum()
+    }
+
     /// The archetype reached from `from` by adding `component`.
     pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
