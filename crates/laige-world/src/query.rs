@@ -64,28 +64,17 @@ pub unsafe trait Query {
     #[doc(hidden)]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch;
 
-    /// [`Query::fetch`] for an archetype the query matched, without the checks that makes
-    /// redundant (a required component always has its column there).
+    /// [`Query::fetch`] for an archetype the query matched through the column directory of
+    /// `driver`, without the checks that makes redundant (a required component always has
+    /// its column there). An element that requires `driver` takes `driver_column` instead of
+    /// looking its column up in the table, which spares the walk through the table when the
+    /// driver is all a query needs of it.
     ///
     /// # Safety
     ///
-    /// `state` comes from `init` on a [`QueryDesc`] whose matcher accepts `archetype`: the
-    /// archetype has every component the query requires.
-    #[doc(hidden)]
-    #[inline]
-    unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        Self::fetch(state, archetype)
-    }
-
-    /// [`Query::fetch_matched`], given the base of the column of `driver` in `archetype`: an
-    /// element that requires `driver` takes that base instead of looking its column up in
-    /// the table, which spares the walk through the table when the driver is all a query
-    /// needs of it.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Query::fetch_matched`]; `driver_column` is the base of `archetype`'s column
-    /// of `driver`.
+    /// `state` comes from `init` on a [`QueryDesc`] whose matcher accepts `archetype` (it has
+    /// every component the query requires); `driver_column` is the base of `archetype`'s
+    /// column of `driver`.
     #[doc(hidden)]
     #[inline]
     unsafe fn fetch_driven(
@@ -95,8 +84,7 @@ pub unsafe trait Query {
         driver_column: NonNull<u8>,
     ) -> Self::Fetch {
         let _ = (driver, driver_column);
-        // SAFETY: forwarded from the caller.
-        unsafe { Self::fetch_matched(state, archetype) }
+        Self::fetch(state, archetype)
     }
 
     /// The item of the row `fetch` is at, moving `fetch` on to the next row. A fetch starts at

@@ -80,20 +80,14 @@ unsafe impl<T: Send + Sync + 'static> Query for &T {
     }
 
     #[inline]
-    unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        // SAFETY: `init` required `T`, so a matched archetype means `T` is registered (the
-        // state is `Some`) and the archetype has its column (the caller's promise).
-        unsafe { fetch_required(*state, archetype) }
-    }
-
-    #[inline]
     unsafe fn fetch_driven(
         state: &Self::State,
         archetype: &Archetype,
         driver: ComponentId,
         driver_column: NonNull<u8>,
     ) -> Self::Fetch {
-        // SAFETY: as for `fetch_matched`; the caller vouches for the driver's column.
+        // SAFETY: `init` required `T`, so a matched archetype means `T` is registered (the
+        // state is `Some`) and the archetype has its column; the caller vouches for both.
         unsafe { fetch_required_driven(*state, archetype, driver, driver_column) }
     }
 
@@ -129,19 +123,14 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
     }
 
     #[inline]
-    unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        // SAFETY: as for `&T`: `init` required `T`, and the archetype matched.
-        unsafe { fetch_required(*state, archetype) }
-    }
-
-    #[inline]
     unsafe fn fetch_driven(
         state: &Self::State,
         archetype: &Archetype,
         driver: ComponentId,
         driver_column: NonNull<u8>,
     ) -> Self::Fetch {
-        // SAFETY: as for `fetch_matched`; the caller vouches for the driver's column.
+        // SAFETY: `init` required `T`, so a matched archetype means `T` is registered (the
+        // state is `Some`) and the archetype has its column; the caller vouches for both.
         unsafe { fetch_required_driven(*state, archetype, driver, driver_column) }
     }
 

@@ -52,8 +52,7 @@ impl Matched<'_> {
             // SAFETY: the table matched (the caller's promise), and the base is the driver's
             // column in it (`for_each_table`).
             Some((driver, column)) => unsafe { Q::fetch_driven(state, self.table, driver, column) },
-            // SAFETY: the table matched (the caller's promise).
-            None => unsafe { Q::fetch_matched(state, self.table) },
+            None => Q::fetch(state, self.table),
         }
     }
 

@@ -32,15 +32,6 @@ macro_rules! tuple_query {
 
             #[inline]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
-            unsafe fn fetch_matched(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-                let ($($name,)*) = state;
-                // SAFETY: forwarded from the caller: the archetype matches the tuple, so it
-                // matches every element (their requirements are the tuple's).
-                ($(unsafe { $name::fetch_matched($name, archetype) },)*)
-            }
-
-            #[inline]
-            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn fetch_driven(
                 state: &Self::State,
                 archetype: &Archetype,
@@ -48,7 +39,8 @@ macro_rules! tuple_query {
                 driver_column: NonNull<u8>,
             ) -> Self::Fetch {
                 let ($($name,)*) = state;
-                // SAFETY: forwarded from the caller, as for `fetch_matched`.
+                // SAFETY: forwarded from the caller: the archetype matches the tuple, so it
+                // matches every element (their requirements are the tuple's).
                 ($(unsafe { $name::fetch_driven($name, archetype, driver, driver_column) },)*)
             }
 
