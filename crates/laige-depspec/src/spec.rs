@@ -62,7 +62,7 @@ pub fn is_token(name: &str) -> bool {
     let bytes = name.as_bytes();
     match (bytes.first(), bytes.last()) {
         (Some(&first), Some(&last)) => {
-            !is_trimmed(first) && !is_trimmed(last) && !bytes.contains(&b',')
+            !is_trimmed(first) && !is_trimmed(last) && find_comma(bytes).is_none()
         }
         _ => false,
     }
@@ -103,7 +103,7 @@ impl<'a> DepSpec<'a> {
         let mut prints = [0u64; MAX_DEPENDENCIES];
         let mut seg_start = 0;
         loop {
-            let (seg_end, last) = match bytes[seg_start..].iter().position(|&b| b == b',') {
+            let (seg_end, last) = match find_comma(&bytes[seg_start..]) {
                 Some(i) => (seg_start + i, false),
                 None => (bytes.len(), true),
             };
@@ -213,6 +213,50 @@ impl fmt::Debug for DepSpec<'_> {
     }
 }
 
+/// The index of the first comma in `bytes`.
+///
+/// It reads whole words, the last one overlapping the one before (or two overlapping
+/// halves below 8 bytes), where a byte loop, or `memchr` with its setup, takes several
+/// instructions per byte: every registration scans its name and its `depends_on` spec.
+fn find_comma(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            bytes[at..at + 4].try_into().expect("4 bytes"),
+        ))
+    };
+    if len >= 8 {
+        let mut at = 0;
+        while at + 8 < len {
+            if let Some(i) = first_comma(word(at)) {
+                return Some(at + i);
+            }
+            at += 8;
+        }
+        // A comma before `at` would have been found: the first one here is the first.
+        first_comma(word(len - 8)).map(|i| len - 8 + i)
+    } else if len >= 4 {
+        // Bytes 0..4 in the low half, bytes len-4..len in the high half.
+        first_comma(half(0) | half(len - 4) << 32)
+            .map(|i| if i < 4 { i } else { len - 4 + (i - 4) })
+    } else {
+        bytes.iter().position(|&b| b == b',')
+    }
+}
+
+/// The index of the lowest comma byte in `word` (little-endian byte order).
+fn first_comma(word: u64) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const COMMAS: u64 = u64::from_ne_bytes([b','; 8]);
+    // The classic zero-byte test on `word ^ COMMAS`: a borrow can mark a byte above a
+    // zero byte too, never one below, so the lowest mark is exact.
+    let x = word ^ COMMAS;
+    let marks = x.wrapping_sub(ONES) & !x & HIGHS;
+    (marks != 0).then(|| marks.trailing_zeros() as usize / 8)
+}
+
 /// A quick fingerprint of a token: its length and its first, middle and last bytes.
 /// Equal tokens have equal fingerprints; unequal ones usually differ, so a spec of 16
 /// same-length names does not cost 120 byte-wise comparisons.
@@ -225,6 +269,34 @@ fn fingerprint(token: &[u8]) -> u64 {
                 ^ u64::from(*first) << 32
                 ^ u64::from(middle) << 40
                 ^ u64::from(*last) << 48
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_comma;
+
+    /// Every length up to 40 (the byte-wise, half-word and word paths, and an overlapping
+    /// last word), a comma at every position, a second comma at every later one, and
+    /// bytes the word test could confuse with a comma around them.
+    #[test]
+    fn find_comma_finds_the_first_comma() {
+        for filler in [b'a', b'-', b'+', 0xAC, 0x01, 0x00] {
+            let mut bytes = [filler; 40];
+            for len in 0..=bytes.len() {
+                assert_eq!(find_comma(&bytes[..len]), None, "len {len}");
+                for first in 0..len {
+                    bytes[first] = b',';
+                    assert_eq!(find_comma(&bytes[..len]), Some(first), "len {len}");
+                    for second in first + 1..len {
+                        bytes[second] = b',';
+                        assert_eq!(find_comma(&bytes[..len]), Some(first), "len {len}");
+                        bytes[second] = filler;
+                    }
+                    bytes[first] = filler;
+                }
+            }
         }
     }
 }
