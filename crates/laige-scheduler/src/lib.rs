@@ -55,9 +55,7 @@ pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
 pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
 pub use table::ScheduleTable;
 
-use laige_registry::{MAX_SYSTEMS, Registry};
-
-use crate::sort::{Graph, id_at};
+use laige_registry::Registry;
 
 /// Computes and validates the execution order of `registry`'s systems.
 ///
@@ -113,22 +111,15 @@ fn compute<R>(registry: &Registry<R>, schedule: &mut Schedule) -> Result<(), Sch
         return Ok(());
     }
     needs_no_layout(registry)?;
-    let mut graph = Graph::new(registry.len());
-    graph.resolve(registry)?;
-    let mut order = [0u16; MAX_SYSTEMS];
-    let mut placed = [false; MAX_SYSTEMS];
-    let len = graph.kahn(&mut order, &mut placed);
-    if len < registry.len() {
-        return Err(ScheduleError::DependencyCycle(
-            graph.find_cycle(registry, &placed),
-        ));
+    sort::resolve(registry, schedule)?;
+    let placed = sort::kahn(registry.len(), schedule);
+    if schedule.order().len() < registry.len() {
+        return Err(ScheduleError::DependencyCycle(sort::find_cycle(
+            registry, &placed,
+        )));
     }
     let writers = validate::single_writers(registry)?;
-    for &i in &order[..len] {
-        schedule.push(id_at(usize::from(i)));
-    }
     schedule.end_track();
-    graph.record_edges(schedule);
     validate::reads_before_writes(registry, &writers, schedule);
     Ok(())
 }
