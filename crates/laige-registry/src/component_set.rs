@@ -13,21 +13,26 @@ pub trait DenseId: Copy {
     fn from_index(index: usize) -> Option<Self>;
 }
 
+// The id conversions are inlined across crates: set iteration runs them once per member.
 impl DenseId for ComponentId {
+    #[inline]
     fn index(self) -> usize {
         ComponentId::index(self)
     }
 
+    #[inline]
     fn from_index(index: usize) -> Option<Self> {
         ComponentId::from_index(index)
     }
 }
 
 impl DenseId for SystemId {
+    #[inline]
     fn index(self) -> usize {
         SystemId::index(self)
     }
 
+    #[inline]
     fn from_index(index: usize) -> Option<Self> {
         (index < MAX_SYSTEMS).then(|| SystemId::from_index(index))
     }

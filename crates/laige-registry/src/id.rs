@@ -24,6 +24,7 @@ impl SystemId {
     }
 
     /// The id of the system at 0-based registration position `index`.
+    #[inline]
     pub(crate) fn from_index(index: usize) -> Self {
         let value = u32::try_from(index + 1).expect("system index is bounded by MAX_SYSTEMS");
         Self(NonZeroU32::new(value).expect("index + 1 is never 0"))
@@ -80,6 +81,7 @@ impl ComponentId {
     }
 
     /// The id at 0-based position `index`, or `None` past [`MAX_COMPONENTS`].
+    #[inline]
     pub fn from_index(index: usize) -> Option<Self> {
         u16::try_from(index + 1).ok().and_then(Self::new)
     }
