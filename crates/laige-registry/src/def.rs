@@ -75,6 +75,7 @@ impl IoList {
     }
 
     /// The declared accesses, in order.
+    #[inline]
     pub fn as_slice(&self) -> &[Io] {
         &self.items[..self.len as usize]
     }

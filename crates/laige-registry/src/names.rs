@@ -58,6 +58,7 @@ impl NameIndex {
 
     /// Stores `position` where [`NameIndex::find_or_slot`] said its name goes, with no
     /// insertion since.
+    #[inline]
     pub(crate) fn fill(&mut self, vacant: Vacant, position: usize) {
         debug_assert_eq!(self.slots[vacant.slot], 0);
         let position = u32::try_from(position + 1).expect("positions are below MAX_SYSTEMS");

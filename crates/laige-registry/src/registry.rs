@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use laige_depspec::{DepSpec, MAX_DEPENDENCIES};
 use laige_diag::Diagnostics;
 
-use crate::names::{NameIndex, Vacant};
+use crate::names::NameIndex;
 use crate::suggest::closest;
 use crate::{
     Access, Budget, ComponentId, ComponentSet, IoList, MAX_COMPONENTS, MAX_SYSTEMS, Placement,
@@ -268,48 +268,19 @@ impl<R> Registry<R> {
     where
         R: Clone,
     {
-        let def = def.borrow();
-        let Checked {
-            run,
-            deps,
-            access,
-            name_slot,
-        } = match self.validate(def) {
-            Ok(it) => it,
-            Err(err) => {
-                self.diag.report(err.key(), || err.emit());
-                return Err(err);
-            }
-        };
-        let id = SystemId::from_index(self.records.len());
-        self.names.fill(name_slot, self.records.len());
-        self.records.push(SystemRecord {
-            id,
-            name: def.name,
-            budget: def.budget,
-            spec: def.depends_on,
-            deps,
-            reads: access.reads,
-            writes: access.writes,
-            fresh: access.fresh,
-            snapshot: access.snapshot,
-            placement: def.placement,
-            before: def.before,
-            exclusive: def.exclusive,
-            after_weak: def.after_weak,
-            matching: def.matching,
-        });
-        self.runs.push(run);
-        Ok(id)
+        let result = self.try_register(def.borrow());
+        if let Err(err) = &result {
+            self.diag.report(err.key(), || err.emit());
+        }
+        result
     }
 
-    /// Runs every check of the contract's order. Once all pass, it appends the parsed
-    /// dependencies to `dep_names` (its only change) and returns the run payload, where
-    /// the dependencies went, the access sets, and the name index slot for the record.
+    /// Runs every check of the contract's order and, once all pass, stores the record.
     ///
-    /// The parsed spec never leaves this frame: returning it would copy 264 bytes through
-    /// every `Result` on the way, on the path that registers 256 systems.
-    fn validate(&mut self, def: &SystemDef<R>) -> Result<Checked<R>, RegisterError>
+    /// One function, checks and commit: handing the checked parts (access sets, parsed
+    /// spec) from a checking function to the commit moved them through a `Result` and
+    /// several stack copies on every registration. The parsed spec never leaves this frame.
+    fn try_register(&mut self, def: &SystemDef<R>) -> Result<SystemId, RegisterError>
     where
         R: Clone,
     {
@@ -359,7 +330,8 @@ impl<R> Registry<R> {
             }
             Err(free) => free,
         };
-        let access = self.resolve_io(name, &def.io)?;
+        let mut access = AccessSets::default();
+        self.resolve_io(name, &def.io, &mut access)?;
         let unknown_table = def.matching.difference(&self.components);
         if def.matching_unresolved || !unknown_table.is_empty() {
             let position = def.io.as_slice().len();
@@ -371,21 +343,42 @@ impl<R> Registry<R> {
                 systems: self.records.len(),
             });
         }
-        let start = self.dep_names.len();
+        // Every check passed: from here on, nothing fails.
+        let deps_range = DepRange {
+            start: self.dep_names.len() as u16,
+            len: deps.len() as u8,
+        };
         self.dep_names.extend_from_slice(deps.as_slice());
-        Ok(Checked {
-            run: run.clone(),
-            deps: DepRange {
-                start: start as u16,
-                len: deps.len() as u8,
-            },
-            access,
-            name_slot,
-        })
+        let id = SystemId::from_index(self.records.len());
+        self.names.fill(name_slot, self.records.len());
+        self.records.push(SystemRecord {
+            id,
+            name,
+            budget: def.budget,
+            spec: def.depends_on,
+            deps: deps_range,
+            reads: access.reads,
+            writes: access.writes,
+            fresh: access.fresh,
+            snapshot: access.snapshot,
+            placement: def.placement,
+            before: def.before,
+            exclusive: def.exclusive,
+            after_weak: def.after_weak,
+            matching: def.matching,
+        });
+        self.runs.push(run.clone());
+        Ok(id)
     }
 
-    fn resolve_io(&self, name: &'static str, io: &IoList) -> Result<AccessSets, RegisterError> {
-        let mut sets = AccessSets::default();
+    /// Sorts the declared accesses into `sets` (empty), which the caller owns: returning
+    /// the 128 bytes of sets in a `Result` cost copies through the stack.
+    fn resolve_io(
+        &self,
+        name: &'static str,
+        io: &IoList,
+        sets: &mut AccessSets,
+    ) -> Result<(), RegisterError> {
         let mut declared = ComponentSet::EMPTY;
         for (position, it) in io.as_slice().iter().enumerate() {
             let component = match it.component {
@@ -409,7 +402,7 @@ impl<R> Registry<R> {
         if io.overflowed() {
             return Err(RegisterError::IoTooMany { name });
         }
-        Ok(sets)
+        Ok(())
     }
 
     /// How many systems are registered; also the highest id.
@@ -504,14 +497,6 @@ impl<R> Registry<R> {
 struct DepRange {
     start: u16,
     len: u8,
-}
-
-/// What a definition that passed every check brings to its record.
-struct Checked<R> {
-    run: R,
-    deps: DepRange,
-    access: AccessSets,
-    name_slot: Vacant,
 }
 
 #[derive(Default)]
