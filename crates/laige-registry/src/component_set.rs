@@ -250,6 +250,23 @@ impl<I: DenseId> Iterator for Iter<I> {
         }
         None
     }
+
+    // Internal iteration (`for_each`, `fold`, ...) runs a tight loop per word instead of
+    // resuming the scan at every element.
+    fn fold<B, F: FnMut(B, I) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        for word in self.word..4 {
+            let mut bits = self.words[word];
+            while bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(id) = I::from_index(word * 64 + bit) {
+                    acc = f(acc, id);
+                }
+            }
+        }
+        acc
+    }
 }
 
 impl<I: DenseId> IntoIterator for &IdSet<I> {
@@ -258,5 +275,43 @@ impl<I: DenseId> IntoIterator for &IdSet<I> {
 
     fn into_iter(self) -> Iter<I> {
         self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ComponentId, ComponentSet};
+
+    /// `fold` (what `for_each`, `collect`... use) visits what `next` visits, in the same
+    /// ascending order, from a fresh iterator and from one already partly consumed.
+    #[test]
+    fn fold_agrees_with_next() {
+        let sets: [&[u16]; 5] = [
+            &[],
+            &[1],
+            &[64, 65],
+            &[1, 63, 64, 128, 129, 200, 256],
+            &[256],
+        ];
+        for ids in sets {
+            let set: ComponentSet = ids.iter().map(|&v| ComponentId::new(v).unwrap()).collect();
+            for skip in 0..=ids.len() {
+                let mut by_next = set.iter();
+                let mut rest = set.iter();
+                for _ in 0..skip {
+                    by_next.next();
+                    rest.next();
+                }
+                // A `for` loop steps with `next`.
+                let mut visited = Vec::new();
+                for c in by_next {
+                    visited.push(c.get());
+                }
+                let mut by_fold = Vec::new();
+                rest.for_each(|c| by_fold.push(c.get()));
+                assert_eq!(by_fold, visited, "{ids:?} after {skip}");
+                assert_eq!(by_fold, ids[skip..], "{ids:?} after {skip}");
+            }
+        }
     }
 }

@@ -118,8 +118,8 @@ fn compute<R>(registry: &Registry<R>, schedule: &mut Schedule) -> Result<(), Sch
             registry, &placed,
         )));
     }
-    let writers = validate::single_writers(registry)?;
+    let written = validate::single_writers(registry)?;
     schedule.end_track();
-    validate::reads_before_writes(registry, &writers, schedule);
+    validate::reads_before_writes(registry, &written, schedule);
     Ok(())
 }

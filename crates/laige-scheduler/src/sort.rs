@@ -91,7 +91,9 @@ pub(crate) fn system_ref<R>(registry: &Registry<R>, index: usize) -> SystemRef {
     }
 }
 
-/// The id of the system at 0-based position `index`.
+/// The id of the system at 0-based position `index` (inline: the generic callers are
+/// compiled in other crates).
+#[inline]
 pub(crate) fn id_at(index: usize) -> SystemId {
     SystemId::new(index as u32 + 1).expect("index + 1 is never 0")
 }

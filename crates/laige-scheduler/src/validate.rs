@@ -1,85 +1,84 @@
 //! Access checks over a computed order: `double_writer` and `read_before_write`.
 
-use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemSet};
+use laige_registry::{ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemSet};
 
-use crate::sort::id_at;
-
-use crate::sort::system_ref;
+use crate::sort::{id_at, system_ref};
 use crate::{ReadBeforeWrite, Schedule, ScheduleError};
-
-const NONE: u16 = u16::MAX;
-
-/// The single writer of each component, by 0-based component position.
-pub(crate) struct Writers {
-    of: [u16; MAX_COMPONENTS],
-}
 
 /// Finds the lowest component id with two writers; its first and second writer are the
 /// two lowest system ids that write it. Order and dependencies are deliberately ignored.
-pub(crate) fn single_writers<R>(registry: &Registry<R>) -> Result<Writers, ScheduleError> {
-    let mut first = [NONE; MAX_COMPONENTS];
-    let mut second = [NONE; MAX_COMPONENTS];
-    for (i, record) in registry.iter().enumerate() {
-        for c in record.writes() {
-            let slot = if first[c.index()] == NONE {
-                &mut first
-            } else {
-                &mut second
-            };
-            if slot[c.index()] == NONE {
-                slot[c.index()] = i as u16;
-            }
-        }
+/// Returns the components that have a writer.
+///
+/// Whole sets at a time (a component written again is in `written` already): walking each
+/// system's writes one by one cost more than the rest of the check.
+pub(crate) fn single_writers<R>(registry: &Registry<R>) -> Result<ComponentSet, ScheduleError> {
+    let mut written = ComponentSet::EMPTY;
+    let mut twice = ComponentSet::EMPTY;
+    for record in registry.iter() {
+        twice = twice.union(&written.intersection(record.writes()));
+        written = written.union(record.writes());
     }
-    if let Some(c) = second.iter().position(|&w| w != NONE) {
-        return Err(ScheduleError::DoubleWriter {
-            component: registry.component_name(
-                ComponentId::from_index(c).expect("position is below MAX_COMPONENTS"),
-            ),
-            first_writer: system_ref(registry, usize::from(first[c])),
-            second_writer: system_ref(registry, usize::from(second[c])),
-        });
-    }
-    Ok(Writers { of: first })
+    let Some(component) = twice.iter().next() else {
+        return Ok(written);
+    };
+    let mut writers =
+        (0..registry.len()).filter(|&i| registry.records()[i].declares_write(component));
+    let mut next_writer = || {
+        let i = writers
+            .next()
+            .expect("a component written twice has two writers");
+        system_ref(registry, i)
+    };
+    Err(ScheduleError::DoubleWriter {
+        component: registry.component_name(component),
+        first_writer: next_writer(),
+        second_writer: next_writer(),
+    })
 }
 
 /// Records (and reports) every reader placed before the writer of a component it reads,
-/// in (component id, reader id) order.
+/// in (component id, reader id) order. `written` holds the components with a (single) writer.
 pub(crate) fn reads_before_writes<R>(
     registry: &Registry<R>,
-    writers: &Writers,
+    written: &ComponentSet,
     schedule: &mut Schedule,
 ) {
+    const NONE: u16 = u16::MAX;
     let mut position = [0u16; MAX_SYSTEMS];
     for (step, id) in schedule.order().iter().enumerate() {
         position[id.index()] = step as u16;
     }
+    // Only components both read and written can warn. The sets are walked with `for_each`,
+    // not `for`: their internal iteration costs a fraction of stepping with `next`.
+    let mut writer = [NONE; MAX_COMPONENTS];
     let mut readers_of = [SystemSet::EMPTY; MAX_COMPONENTS];
-    let mut read_anywhere = ComponentSet::EMPTY;
+    let mut contested = ComponentSet::EMPTY;
     for (i, record) in registry.iter().enumerate() {
-        for c in record.reads() {
-            readers_of[c.index()].insert(id_at(i));
-            read_anywhere.insert(c);
-        }
+        record
+            .writes()
+            .iter()
+            .for_each(|c| writer[c.index()] = i as u16);
+        let reads = record.reads().intersection(written);
+        reads
+            .iter()
+            .for_each(|c| _ = readers_of[c.index()].insert(id_at(i)));
+        contested = contested.union(&reads);
     }
     registry.diagnostics().batch(|batch| {
-        for c in &read_anywhere {
-            let writer = writers.of[c.index()];
-            if writer == NONE {
-                continue;
-            }
-            for reader in &readers_of[c.index()] {
+        contested.iter().for_each(|c| {
+            let writer = usize::from(writer[c.index()]);
+            readers_of[c.index()].iter().for_each(|reader| {
                 let reader = reader.index();
-                if position[reader] < position[usize::from(writer)] {
+                if position[reader] < position[writer] {
                     let warning = ReadBeforeWrite {
                         reader: system_ref(registry, reader),
-                        writer: system_ref(registry, usize::from(writer)),
+                        writer: system_ref(registry, writer),
                         component: registry.component_name(c),
                     };
                     batch.report(ReadBeforeWrite::KEY, || warning.emit());
                     schedule.warn(warning);
                 }
-            }
-        }
+            });
+        });
     });
 }
