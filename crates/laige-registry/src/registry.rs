@@ -302,12 +302,19 @@ impl<R> Registry<R> {
             });
         }
         let spec_error = |spec, error| RegisterError::DepSpecInvalid { name, spec, error };
-        // Matched by reference, not `map_err(..)?`: moving the 264-byte parse out of its
-        // `Result` costs a copy and, worse, stalls on reading it back.
-        let parsed = DepSpec::parse(def.depends_on);
-        let deps = match &parsed {
-            Ok(deps) => deps,
-            Err(error) => return Err(spec_error(def.depends_on, *error)),
+        // An empty spec, which lists nothing, is ruled out as a string first: a parse builds
+        // and returns a 264-byte value. Otherwise matched by reference, not `map_err(..)?`:
+        // moving the parse out of its `Result` costs a copy and, worse, stalls on reading
+        // it back.
+        let parsed;
+        let deps: &[&'static str] = if def.depends_on.is_empty() {
+            &[]
+        } else {
+            parsed = DepSpec::parse(def.depends_on);
+            match &parsed {
+                Ok(deps) => deps.as_slice(),
+                Err(error) => return Err(spec_error(def.depends_on, *error)),
+            }
         };
         // The declarative specs are kept as written (parsed again when a layout is
         // scheduled), so records stay small for the flat front end's hot paths.
@@ -348,7 +355,7 @@ impl<R> Registry<R> {
             start: self.dep_names.len() as u16,
             len: deps.len() as u8,
         };
-        self.dep_names.extend_from_slice(deps.as_slice());
+        self.dep_names.extend_from_slice(deps);
         let id = SystemId::from_index(self.records.len());
         self.names.fill(name_slot, self.records.len());
         self.records.push(SystemRecord {
