@@ -111,9 +111,8 @@ fn compute<R>(registry: &Registry<R>, schedule: &mut Schedule) -> Result<(), Sch
         return Ok(());
     }
     needs_no_layout(registry)?;
-    sort::resolve(registry, schedule)?;
-    let placed = sort::kahn(registry.len(), schedule);
-    if schedule.order().len() < registry.len() {
+    let backward = sort::resolve(registry, schedule)?;
+    if let Err(placed) = sort::order(registry.len(), schedule, backward) {
         return Err(ScheduleError::DependencyCycle(sort::find_cycle(
             registry, &placed,
         )));

@@ -5,11 +5,13 @@ use laige_registry::{MAX_SYSTEMS, Registry, SystemId, SystemSet};
 use crate::{Cycle, Schedule, ScheduleError, SystemRef};
 
 /// Resolves every spec into `schedule`'s edges ([`Schedule::after`]); the first unknown
-/// name in (system id, position) order fails.
+/// name in (system id, position) order fails. Returns whether every system depends only on
+/// systems registered before it.
 pub(crate) fn resolve<R>(
     registry: &Registry<R>,
     schedule: &mut Schedule,
-) -> Result<(), ScheduleError> {
+) -> Result<bool, ScheduleError> {
+    let mut backward = true;
     for (i, record) in registry.iter().enumerate() {
         for (position, &dep) in registry.depends_on(record.id()).iter().enumerate() {
             let Some(target) = registry.find(dep) else {
@@ -20,8 +22,28 @@ pub(crate) fn resolve<R>(
                     suggestion: registry.closest_name(dep),
                 });
             };
+            backward &= target.index() < i;
             schedule.add_edge(record.id(), target);
         }
+    }
+    Ok(backward)
+}
+
+/// Pushes the execution order of `schedule`'s `n` systems: Kahn's algorithm, smallest
+/// ready id first. `backward` says every system depends only on systems registered before
+/// it (see [`resolve`]); then the smallest ready id is always the next id, and the order
+/// is the registration order without sorting. Fails with the systems placed when some
+/// are left on a cycle.
+pub(crate) fn order(n: usize, schedule: &mut Schedule, backward: bool) -> Result<(), SystemSet> {
+    if backward {
+        for i in 0..n {
+            schedule.push(id_at(i));
+        }
+        return Ok(());
+    }
+    let placed = kahn(n, schedule);
+    if schedule.order().len() < n {
+        return Err(placed);
     }
     Ok(())
 }
@@ -34,7 +56,7 @@ pub(crate) fn resolve<R>(
 /// (an 8 KiB table cleared per schedule), a waiting system watches one unplaced
 /// dependency; once that one is placed it watches the next, or is ready. The ready sets,
 /// and so the order, are those of the counting version.
-pub(crate) fn kahn(n: usize, schedule: &mut Schedule) -> SystemSet {
+fn kahn(n: usize, schedule: &mut Schedule) -> SystemSet {
     let mut watchers = Watchers::new();
     let mut ready = ReadySet::default();
     let mut placed = SystemSet::EMPTY;

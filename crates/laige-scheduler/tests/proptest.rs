@@ -144,9 +144,61 @@ fn of(system: SystemRef) -> (usize, &'static str) {
     (system.id.index(), system.name)
 }
 
+/// What (a) checks of an acyclic registry.
+fn check_acyclic(specs: &[Spec]) -> Result<(), TestCaseError> {
+    let registry = registry(specs, 0);
+    let schedule = laige_scheduler::schedule(&registry).expect("acyclic registries schedule");
+    let order = positions(&schedule);
+
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    prop_assert_eq!(&sorted, &(0..specs.len()).collect::<Vec<_>>());
+    let mut step = vec![0; specs.len()];
+    for (s, &i) in order.iter().enumerate() {
+        step[i] = s;
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        for &d in &spec.deps {
+            prop_assert!(
+                step[d] < step[i],
+                "{} runs before its dependency {}",
+                name(i),
+                name(d)
+            );
+        }
+    }
+    let (model, placed) = model_order(specs);
+    prop_assert!(placed.iter().all(|&p| p));
+    prop_assert_eq!(order, model);
+    prop_assert_eq!(schedule.system_count(), specs.len());
+    prop_assert_eq!(schedule.warning_count(), 0);
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // Generators
 // ---------------------------------------------------------------------------------------
+
+/// Dependencies on earlier ids only: each system draws up to `max_deps` among the systems
+/// registered before it, as registries listing systems after their dependencies do.
+fn backward(max_n: usize, max_deps: usize) -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(
+        prop::collection::vec(any::<Index>(), 0..=max_deps),
+        1..=max_n,
+    )
+    .prop_map(|draws| {
+        let mut specs = vec![Spec::default(); draws.len()];
+        for (i, draws) in draws.iter().enumerate().skip(1) {
+            for draw in draws {
+                let dep = draw.index(i);
+                if !specs[i].deps.contains(&dep) {
+                    specs[i].deps.push(dep);
+                }
+            }
+        }
+        specs
+    })
+}
 
 /// Acyclic dependencies over `n` systems: a random topological order `topo` and, for the
 /// system at rank r, up to `max_deps` draws among the systems of lower rank. Whether an
@@ -239,27 +291,15 @@ proptest! {
     /// every edge, and is exactly the model's stable Kahn order.
     #[test]
     fn acyclic_registries_follow_the_model(specs in acyclic(64, 6)) {
-        let registry = registry(&specs, 0);
-        let schedule = laige_scheduler::schedule(&registry).expect("acyclic registries schedule");
-        let order = positions(&schedule);
+        check_acyclic(&specs)?;
+    }
 
-        let mut sorted = order.clone();
-        sorted.sort_unstable();
-        prop_assert_eq!(&sorted, &(0..specs.len()).collect::<Vec<_>>());
-        let mut step = vec![0; specs.len()];
-        for (s, &i) in order.iter().enumerate() {
-            step[i] = s;
-        }
-        for (i, spec) in specs.iter().enumerate() {
-            for &d in &spec.deps {
-                prop_assert!(step[d] < step[i], "{} runs before its dependency {}", name(i), name(d));
-            }
-        }
-        let (model, placed) = model_order(&specs);
-        prop_assert!(placed.iter().all(|&p| p));
-        prop_assert_eq!(order, model);
-        prop_assert_eq!(schedule.system_count(), specs.len());
-        prop_assert_eq!(schedule.warning_count(), 0);
+    /// (a') The same when every dependency was registered earlier (the scheduler then keeps
+    /// the registration order without sorting): the model's order is the registration order.
+    #[test]
+    fn backward_registries_follow_the_model(specs in backward(64, 6)) {
+        check_acyclic(&specs)?;
+        prop_assert_eq!(model_order(&specs).0, (0..specs.len()).collect::<Vec<_>>());
     }
 
     /// (b) A registry with a cycle fails with `DependencyCycle`; the report is a real cycle
