@@ -218,6 +218,7 @@ impl fmt::Debug for DepSpec<'_> {
 /// It reads whole words, the last one overlapping the one before (or two overlapping
 /// halves below 8 bytes), where a byte loop, or `memchr` with its setup, takes several
 /// instructions per byte: every registration scans its name and its `depends_on` spec.
+#[inline]
 fn find_comma(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
