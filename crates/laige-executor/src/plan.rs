@@ -2,14 +2,44 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use laige_registry::{MAX_SYSTEMS, Registry, SystemId};
+use laige_registry::{DenseId, IdSet, MAX_SYSTEMS, Registry, SystemId};
 use laige_scheduler::Schedule;
 
-/// A set of track-local positions (a track holds at most [`MAX_SYSTEMS`] systems).
-pub(crate) type Bits = [u64; WORDS];
+/// A 0-based position within a track (a track holds at most [`MAX_SYSTEMS`] systems), as a
+/// dense id, so that sets of positions are [`IdSet`]s.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Position(u16);
 
-/// Words in a [`Bits`].
+impl Position {
+    fn at(index: usize) -> Self {
+        Self::from_index(index).expect("a track holds at most MAX_SYSTEMS systems")
+    }
+}
+
+impl DenseId for Position {
+    #[inline]
+    fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    #[inline]
+    fn from_index(index: usize) -> Option<Self> {
+        (index < MAX_SYSTEMS).then_some(Position(index as u16))
+    }
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A set of track-local positions.
+pub(crate) type Positions = IdSet<Position>;
+
+/// Words in [`Positions::to_words`], which the pool keeps in atomics.
 pub(crate) const WORDS: usize = MAX_SYSTEMS / 64;
+const _: () = assert!(WORDS == 4, "an IdSet is four words");
 
 const NO_POSITION: u16 = u16::MAX;
 
@@ -46,10 +76,10 @@ pub struct Plan {
     preds: Vec<u16>,
     succ_start: Vec<u32>,
     succs: Vec<u16>,
-    roots: Vec<Bits>,
+    roots: Vec<Positions>,
     widths: Vec<usize>,
-    explicit: Vec<Bits>,
-    conflict: Vec<Bits>,
+    explicit: Vec<Positions>,
+    conflict: Vec<Positions>,
     position: Vec<u16>,
     runs_needed: usize,
 }
@@ -88,14 +118,14 @@ impl Plan {
             succs: Vec::new(),
             roots: Vec::new(),
             widths: Vec::new(),
-            explicit: vec![[0; WORDS]; len],
-            conflict: vec![[0; WORDS]; len],
+            explicit: vec![Positions::EMPTY; len],
+            conflict: vec![Positions::EMPTY; len],
             position: vec![NO_POSITION; MAX_SYSTEMS],
             runs_needed: 0,
         };
         plan.pred_start.push(0);
         // Reduced predecessors per node, track-local.
-        let mut reduced: Vec<Bits> = vec![[0; WORDS]; len];
+        let mut reduced: Vec<Positions> = vec![Positions::EMPTY; len];
         for track in schedule.tracks() {
             let base = plan.nodes.len();
             for (j, &b) in track.iter().enumerate() {
@@ -111,10 +141,10 @@ impl Plan {
                 let after = schedule.after(b);
                 for (i, &a) in track[..j].iter().enumerate() {
                     if after.contains(a) {
-                        insert(&mut plan.explicit[base + j], i);
+                        plan.explicit[base + j].insert(Position::at(i));
                     }
                     if a == b || conflicts(a, b) {
-                        insert(&mut plan.conflict[base + j], i);
+                        plan.conflict[base + j].insert(Position::at(i));
                     }
                 }
             }
@@ -128,13 +158,13 @@ impl Plan {
             plan.track_starts.push(plan.nodes.len());
         }
         // Compressed rows: predecessors in node order, dependents by counting.
-        for (node, bits) in reduced.iter().enumerate() {
+        for (node, preds) in reduced.iter().enumerate() {
             let track_base = plan.track_base(node);
-            for i in iter_bits(bits) {
+            for i in preds.iter().map(Position::index) {
                 plan.preds.push(i as u16);
                 plan.succ_start[track_base + i + 1] += 1;
             }
-            plan.pred_count[node] = count(bits) as u16;
+            plan.pred_count[node] = preds.len() as u16;
             plan.pred_start.push(plan.preds.len() as u32);
         }
         for node in 0..len {
@@ -142,9 +172,9 @@ impl Plan {
         }
         plan.succs = vec![0; plan.succ_start[len] as usize];
         let mut fill = plan.succ_start.clone();
-        for (node, bits) in reduced.iter().enumerate() {
+        for (node, preds) in reduced.iter().enumerate() {
             let track_base = plan.track_base(node);
-            for i in iter_bits(bits) {
+            for i in preds.iter().map(Position::index) {
                 let slot = &mut fill[track_base + i];
                 plan.succs[*slot as usize] = (node - track_base) as u16;
                 *slot += 1;
@@ -212,9 +242,9 @@ impl Plan {
             return EdgeReason::None;
         }
         let i = na - base;
-        if contains(&self.explicit[nb], i) {
+        if self.explicit[nb].contains(Position::at(i)) {
             EdgeReason::Explicit
-        } else if contains(&self.conflict[nb], i) {
+        } else if self.conflict[nb].contains(Position::at(i)) {
             EdgeReason::Conflict
         } else {
             EdgeReason::None
@@ -283,7 +313,7 @@ impl Plan {
     }
 
     /// The track-local positions of track `t` that wait for nothing.
-    pub(crate) fn roots(&self, t: usize) -> &Bits {
+    pub(crate) fn roots(&self, t: usize) -> &Positions {
         &self.roots[t]
     }
 
@@ -301,62 +331,32 @@ impl Plan {
 
 /// Transitive reduction of one track, nodes in sequential order (every edge points
 /// forward). Fills `reduced` and returns the roots and the largest level.
-fn reduce(explicit: &[Bits], conflict: &[Bits], reduced: &mut [Bits]) -> (Bits, usize) {
+fn reduce(
+    explicit: &[Positions],
+    conflict: &[Positions],
+    reduced: &mut [Positions],
+) -> (Positions, usize) {
     let n = reduced.len();
-    let mut ancestors: Vec<Bits> = vec![[0; WORDS]; n];
+    let mut ancestors = vec![Positions::EMPTY; n];
     let mut level = vec![0usize; n];
     let mut level_size = vec![0usize; n + 1];
-    let mut roots = [0; WORDS];
+    let mut roots = Positions::EMPTY;
     for j in 0..n {
-        let direct = union(&explicit[j], &conflict[j]);
-        let mut implied = [0; WORDS];
-        for i in iter_bits(&direct) {
-            implied = union(&implied, &ancestors[i]);
-        }
-        reduced[j] = difference(&direct, &implied);
-        ancestors[j] = union(&direct, &implied);
-        level[j] = iter_bits(&reduced[j])
-            .map(|i| level[i] + 1)
+        let direct = explicit[j].union(&conflict[j]);
+        let implied = direct.iter().fold(Positions::EMPTY, |implied, i| {
+            implied.union(&ancestors[i.index()])
+        });
+        reduced[j] = direct.difference(&implied);
+        ancestors[j] = direct.union(&implied);
+        level[j] = reduced[j]
+            .iter()
+            .map(|i| level[i.index()] + 1)
             .max()
             .unwrap_or(0);
         level_size[level[j]] += 1;
-        if count(&reduced[j]) == 0 {
-            insert(&mut roots, j);
+        if reduced[j].is_empty() {
+            roots.insert(Position::at(j));
         }
     }
     (roots, level_size.into_iter().max().unwrap_or(0))
-}
-
-pub(crate) fn insert(bits: &mut Bits, i: usize) {
-    bits[i / 64] |= 1 << (i % 64);
-}
-
-fn contains(bits: &Bits, i: usize) -> bool {
-    bits[i / 64] & (1 << (i % 64)) != 0
-}
-
-fn union(a: &Bits, b: &Bits) -> Bits {
-    std::array::from_fn(|w| a[w] | b[w])
-}
-
-fn difference(a: &Bits, b: &Bits) -> Bits {
-    std::array::from_fn(|w| a[w] & !b[w])
-}
-
-fn count(bits: &Bits) -> usize {
-    bits.iter().map(|w| w.count_ones() as usize).sum()
-}
-
-fn iter_bits(bits: &Bits) -> impl Iterator<Item = usize> + '_ {
-    bits.iter().enumerate().flat_map(|(w, &word)| {
-        let mut word = word;
-        std::iter::from_fn(move || {
-            if word == 0 {
-                return None;
-            }
-            let bit = word.trailing_zeros() as usize;
-            word &= word - 1;
-            Some(w * 64 + bit)
-        })
-    })
 }

@@ -45,7 +45,7 @@ use laige_registry::{MAX_SYSTEMS, SystemId};
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::idle::{Handle, NAP_AFTER_NANOS, Naps};
-use crate::plan::{Bits, Plan, WORDS};
+use crate::plan::{Plan, Positions, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
     fence, happens_after, happens_before, thread,
@@ -306,10 +306,9 @@ impl Drop for Pool {
 impl Shared {
     /// Deals `roots` out to the threads' ready words in contiguous blocks of positions,
     /// the lowest block to the caller, which starts on it at once.
-    fn deal(&self, roots: &Bits) {
-        let total: u32 = roots.iter().map(|word| word.count_ones()).sum();
-        let share = total.div_ceil(self.threads);
-        let mut rest = *roots;
+    fn deal(&self, roots: &Positions) {
+        let share = (roots.len() as u32).div_ceil(self.threads);
+        let mut rest = roots.to_words();
         for own in self.ready.iter() {
             let mut quota = share;
             for (word, bits) in own.iter().zip(rest.iter_mut()) {

@@ -199,6 +199,13 @@ impl<I: DenseId> IdSet<I> {
         self.intersection(other).iter().next()
     }
 
+    /// The set as four words: bit `i % 64` of word `i / 64` stands for the id at 0-based
+    /// position `i`. For callers that keep the bits in atomics.
+    #[inline]
+    pub const fn to_words(&self) -> [u64; 4] {
+        self.words
+    }
+
     /// The ids in ascending order.
     pub fn iter(&self) -> Iter<I> {
         Iter {
