@@ -4,7 +4,7 @@ use laige_diag::Diagnostics;
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::command::{CommandBuffer, Commands};
-use crate::query::{Query, each_chunk_in, each_in};
+use crate::query::{Query, each_chunk_in, each_in, one_in};
 use crate::{Entity, Prng, QueryError, Storage};
 
 /// A system function: a plain `fn` that sees the world only through its context.
@@ -102,6 +102,24 @@ impl<'a> Queries<'a> {
     ) -> Result<(), QueryError> {
         // SAFETY: as for `each`.
         unsafe { each_chunk_in::<Q>(self.storage, Some(self.meta), f) }
+    }
+
+    /// The item of one entity for `Q` (random access, as for a target or a parent), or
+    /// `None` when the entity is not alive or does not match `Q`. The item borrows the
+    /// queries, so a second query waits until it is dropped.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::each`]; the query is checked before the entity is looked at, so a
+    /// dead entity does not hide an undeclared access.
+    pub fn query_one<Q: Query>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<Q::Item<'_>>, QueryError> {
+        // The item may only live as long as this borrow of `self`.
+        let storage: &Storage = self.storage;
+        // SAFETY: as for `each`; `&mut self` stays borrowed while the item lives.
+        unsafe { one_in::<Q>(storage, Some(self.meta), entity) }
     }
 
     /// The storage's metadata: liveness, counts, archetypes.
@@ -310,6 +328,21 @@ impl<'w> SystemContext<'w> {
     ) -> Result<(), QueryError> {
         // SAFETY: as for `each`.
         unsafe { each_chunk_in::<Q>(self.storage, Some(&self.meta), f) }
+    }
+
+    /// The item of one entity for `Q`, or `None` when the entity is not alive or does not
+    /// match `Q`; see [`Queries::query_one`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::each`].
+    pub fn query_one<Q: Query>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<Q::Item<'_>>, QueryError> {
+        let storage: &Storage = self.storage;
+        // SAFETY: as for `each`; `&mut self` stays borrowed while the item lives.
+        unsafe { one_in::<Q>(storage, Some(&self.meta), entity) }
     }
 
     /// Like [`SystemContext::each`], with the system's commands passed to `f`.

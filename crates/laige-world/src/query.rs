@@ -19,8 +19,9 @@ use crate::context::SystemMeta;
 use crate::snapshot::{SnapshotView, snapshot_of};
 use crate::{QueryError, Storage};
 
+pub(crate) use elements::skip;
 pub use filter::{With, Without};
-pub(crate) use iter::{each_chunk_in, each_in};
+pub(crate) use iter::{each_chunk_in, each_in, one_in};
 
 /// A query over component storage.
 ///
@@ -98,6 +99,14 @@ pub unsafe trait Query {
     /// lives.
     #[doc(hidden)]
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a>;
+
+    /// Moves `fetch` on by `rows` rows, to reach one entity's row.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched archetype, at a row at least `rows` before its end.
+    #[doc(hidden)]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize);
 
     /// The chunk of a whole archetype of `len` rows.
     ///

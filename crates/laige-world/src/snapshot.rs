@@ -495,9 +495,15 @@ unsafe impl<T: Send + Sync + 'static> Query for Snapshot<&T> {
         // borrowed while the query runs).
         unsafe {
             let entity = *entities.as_ptr();
-            *entities = entities.add(1);
+            crate::query::skip(entities, 1);
             view.view().get(entity)
         }
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller: the target is a row of the entity column.
+        unsafe { crate::query::skip(&mut fetch.1, rows) }
     }
 
     #[inline]

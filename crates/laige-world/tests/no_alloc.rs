@@ -47,6 +47,10 @@ fn tagger(ctx: &mut SystemContext<'_>) {
             }
         })
         .unwrap();
+    // Random access by handle: the entity of index `phase`, if it is alive and has a Tag.
+    if let Some(e) = Entity::from_parts(phase, 0) {
+        let _ = queries.query_one::<(Entity, &Tag)>(e).unwrap();
+    }
 }
 
 fn setup() -> (World, [SystemId; 2]) {

@@ -38,8 +38,19 @@ unsafe fn fetch_required<T>(component: Option<ComponentId>, archetype: &Archetyp
 unsafe fn advance<T>(cursor: &mut NonNull<T>) -> NonNull<T> {
     let current = *cursor;
     // SAFETY: `current` is at a row, so one step on is at most one past the end.
-    *cursor = unsafe { current.add(1) };
+    unsafe { skip(cursor, 1) };
     current
+}
+
+/// Moves `cursor` on by `rows` rows.
+///
+/// # Safety
+///
+/// The target is in bounds of the cursor's column, or one past its end.
+#[inline(always)]
+pub(crate) unsafe fn skip<T>(cursor: &mut NonNull<T>, rows: usize) {
+    // SAFETY: the caller keeps the target inside the column's allocation (or one past it).
+    *cursor = unsafe { cursor.add(rows) };
 }
 
 /// [`fetch_required`], taking the base of `driver`'s column when the component is the driver.
@@ -99,6 +110,12 @@ unsafe impl<T: Send + Sync + 'static> Query for &T {
     }
 
     #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { skip(fetch, rows) }
+    }
+
+    #[inline]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a [T] {
         // SAFETY: the column holds `len` initialised, aligned values; read access for `'a`.
         unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
@@ -141,6 +158,12 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
     }
 
     #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { skip(fetch, rows) }
+    }
+
+    #[inline]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a mut [T] {
         // SAFETY: `len` initialised values, exclusive write access for `'a`, one chunk per
         // archetype.
@@ -168,6 +191,14 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&T> {
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a T> {
         // SAFETY: as for `&T`, when the archetype has the column.
         fetch.as_mut().map(|p| unsafe { &*advance(p).as_ptr() })
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        if let Some(p) = fetch {
+            // SAFETY: forwarded from the caller, when the archetype has the column.
+            unsafe { skip(p, rows) }
+        }
     }
 
     #[inline]
@@ -200,6 +231,14 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
     }
 
     #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        if let Some(p) = fetch {
+            // SAFETY: forwarded from the caller, when the archetype has the column.
+            unsafe { skip(p, rows) }
+        }
+    }
+
+    #[inline]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Option<&'a mut [T]> {
         // SAFETY: as for `&mut T`, when the archetype has the column.
         fetch.map(|p| unsafe { slice::from_raw_parts_mut(p.as_ptr(), len) })
@@ -227,6 +266,12 @@ unsafe impl Query for Entity {
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a> {
         // SAFETY: `fetch` is at a row of the archetype's entity column.
         unsafe { *advance(fetch).as_ptr() }
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { skip(fetch, rows) }
     }
 
     #[inline]

@@ -49,6 +49,9 @@ macro_rules! filter {
             #[inline(always)]
             unsafe fn next_item<'a>(_: &mut ()) -> Self::Item<'a> {}
 
+            #[inline(always)]
+            unsafe fn skip_rows(_: &mut (), _: usize) {}
+
             #[inline]
             unsafe fn chunk<'a>(_: &(), _: usize) -> Self::Chunk<'a> {}
         }

@@ -187,3 +187,32 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
     });
     Ok(())
 }
+
+/// The item of `entity` for `Q`: `None` when the entity is not alive or its table does not
+/// match. `Q` is checked (against `declared`, when given) before the entity is looked at.
+///
+/// # Safety
+///
+/// As for [`each_in`], for the entity's row.
+pub(crate) unsafe fn one_in<'s, Q: Query>(
+    storage: &'s Storage,
+    declared: Option<&SystemMeta>,
+    entity: Entity,
+) -> Result<Option<Q::Item<'s>>, QueryError> {
+    let (state, matcher) = prepare::<Q>(storage, declared)?;
+    let Some(location) = storage.entities.location(entity) else {
+        return Ok(None);
+    };
+    let table = &storage.archetypes()[location.archetype as usize];
+    if !matcher.matches(table) {
+        return Ok(None);
+    }
+    let mut fetch = Q::fetch(&state, table);
+    // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
+    // the caller's promise; one item is yielded.
+    let item = unsafe {
+        Q::skip_rows(&mut fetch, location.row as usize);
+        Q::next_item(&mut fetch)
+    };
+    Ok(Some(item))
+}

@@ -52,6 +52,14 @@ macro_rules! tuple_query {
                 ($(unsafe { $name::next_item($name) },)*)
             }
 
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                $(unsafe { $name::skip_rows($name, rows) };)*
+            }
+
             #[inline]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a> {

@@ -285,6 +285,10 @@ enum Run {
     ChunkWritePos,
     ReadHealth,
     ReadUnregistered,
+    /// `query_one` on the first entity, alive or (with `Dead`) despawned.
+    OneReadPos,
+    OneWritePos,
+    OneWritePosDead,
 }
 
 fn noop(_: &mut SystemContext<'_>) {}
@@ -298,6 +302,23 @@ fn matrix_world(decl: Decl) -> (World, SystemId) {
     let builder = declare::<Pos>(builder, decl);
     let id = builder.register().unwrap();
     (world, id)
+}
+
+/// The `k`-th live entity in table order, read from metadata (no query).
+fn first(ctx: &SystemContext<'_>, k: usize) -> Entity {
+    let tables = ctx.storage().archetypes();
+    tables
+        .iter()
+        .flat_map(|t| t.entities())
+        .nth(k)
+        .copied()
+        .unwrap()
+}
+
+/// Counts a `query_one` that found its entity as one visit.
+fn one_visit<T>(n: &mut usize, found: Result<Option<T>, QueryError>) -> Result<(), QueryError> {
+    *n += usize::from(found?.is_some());
+    Ok(())
 }
 
 fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usize) {
@@ -318,6 +339,21 @@ fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usiz
         Run::ChunkWritePos => ctx.each_chunk::<&mut Pos>(|es, _| n += es.len()),
         Run::ReadHealth => ctx.each::<&Health>(|_, _| n += 1),
         Run::ReadUnregistered => ctx.each::<&Unregistered>(|_, _| n += 1),
+        Run::OneReadPos => one_visit(&mut n, ctx.query_one::<&Pos>(first(ctx, 0))),
+        Run::OneWritePos | Run::OneWritePosDead => {
+            let target = first(ctx, 0);
+            let target = match query {
+                Run::OneWritePosDead => {
+                    Entity::from_parts(target.index(), target.generation() + 1).unwrap()
+                }
+                _ => target,
+            };
+            one_visit(
+                &mut n,
+                ctx.query_one::<&mut Pos>(target)
+                    .map(|p| p.map(|p| p.x += 1.0)),
+            )
+        }
     };
     (res, n)
 }
@@ -351,6 +387,12 @@ const POS: &str = "Pos";
 #[case::filters_need_no_declaration(Decl::Nothing, Run::WithPos, Ok(3))]
 #[case::without_needs_no_declaration(Decl::Nothing, Run::WithoutPos, Ok(0))]
 #[case::entities_need_no_declaration(Decl::Nothing, Run::Entities, Ok(3))]
+#[case::one_read_undeclared(Decl::Nothing, Run::OneReadPos, Err((POS, Some((Access::Read, None)))))]
+#[case::one_write_of_read_declared(Decl::Read, Run::OneWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::one_checked_before_liveness(Decl::Read, Run::OneWritePosDead, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::one_read_of_read_declared(Decl::Read, Run::OneReadPos, Ok(1))]
+#[case::one_write_of_write_declared(Decl::Write, Run::OneWritePos, Ok(1))]
+#[case::one_dead_entity_is_none(Decl::Write, Run::OneWritePosDead, Ok(0))]
 fn access_matrix(#[case] decl: Decl, #[case] query: Run, #[case] expected: Expect) {
     let (mut world, id) = matrix_world(decl);
     let ((result, visits), events) = capture(|| run(&mut world.context(id).unwrap(), query));
@@ -480,4 +522,45 @@ fn commands_can_be_recorded_while_iterating() {
     assert_eq!((stats.applied, stats.skipped), (2, 0));
     assert!(!world.is_alive(dead));
     assert_eq!(world.get::<Pos>(alive).unwrap(), &pos(3.0));
+}
+
+#[test]
+fn query_one_reaches_one_entity_by_handle() {
+    let (mut world, es) = layered();
+    // es[0] and es[3] have {Pos, Tag}, es[1] {Pos}, es[2] and es[4] {Pos, Vel}, es[5] {Health}.
+    let found = world.query_one::<(&Pos, Option<&Vel>)>(es[4]).unwrap();
+    assert_eq!(
+        found.map(|(p, v)| (p.x, v.map(|v| v.x))),
+        Some((4.0, Some(4.0)))
+    );
+    let found = world
+        .query_one::<(Entity, &Pos, Without<Tag>)>(es[1])
+        .unwrap();
+    assert_eq!(found.map(|(e, p, ())| (e, p.x)), Some((es[1], 1.0)));
+    assert!(
+        world
+            .query_one::<(&Pos, Without<Tag>)>(es[3])
+            .unwrap()
+            .is_none(),
+        "a filtered-out table"
+    );
+    assert!(world.query_one::<&Pos>(es[5]).unwrap().is_none(), "no Pos");
+
+    if let Some(p) = world.query_one::<&mut Pos>(es[3]).unwrap() {
+        p.x = 30.0;
+    }
+    assert_eq!(world.get::<Pos>(es[3]).unwrap().x, 30.0);
+    assert_eq!(world.get::<Pos>(es[0]).unwrap().x, 0.0, "only the one row");
+
+    world.despawn(es[2]).unwrap();
+    assert!(
+        world.query_one::<&Pos>(es[2]).unwrap().is_none(),
+        "stale handle"
+    );
+    // The last row of es[2]'s table moved into its slot: still reached by its own handle.
+    let moved = world.query_one::<&Pos>(es[4]).unwrap().map(|p| p.x);
+    assert_eq!(moved, Some(4.0));
+
+    let err = world.query_one::<(&mut Pos, &Pos)>(es[0]).unwrap_err();
+    assert!(matches!(err, QueryError::Aliased { .. }), "{err:?}");
 }
