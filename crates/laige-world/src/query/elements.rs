@@ -134,9 +134,10 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
         desc.write::<T>(true)
     }
 
+    // The column pointers are those of `&T`; only the items differ.
     #[inline]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        column(archetype, *state).unwrap_or(NonNull::dangling())
+        <&T>::fetch(state, archetype)
     }
 
     #[inline]
@@ -146,9 +147,8 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
         driver: ComponentId,
         driver_column: NonNull<u8>,
     ) -> Self::Fetch {
-        // SAFETY: `init` required `T`, so a matched archetype means `T` is registered (the
-        // state is `Some`) and the archetype has its column; the caller vouches for both.
-        unsafe { fetch_required_driven(*state, archetype, driver, driver_column) }
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::fetch_driven(state, archetype, driver, driver_column) }
     }
 
     #[inline(always)]
@@ -160,7 +160,7 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
     #[inline]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
         // SAFETY: forwarded from the caller.
-        unsafe { skip(fetch, rows) }
+        unsafe { <&T>::skip_rows(fetch, rows) }
     }
 
     #[inline]
@@ -232,10 +232,8 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
 
     #[inline]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
-        if let Some(p) = fetch {
-            // SAFETY: forwarded from the caller, when the archetype has the column.
-            unsafe { skip(p, rows) }
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { <Option<&T>>::skip_rows(fetch, rows) }
     }
 
     #[inline]
