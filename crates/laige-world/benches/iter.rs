@@ -112,6 +112,60 @@ fn simple_iter(c: &mut Criterion) {
     group.finish();
 }
 
+/// 1,000 of the `simple_iter` world's entities in a scrambled order: `pos += vel` on each
+/// through a prepared query and through `query_one`, against the same steps on plain `Vec`s
+/// by index.
+fn random_access(c: &mut Criterion) {
+    const LOOKUPS: usize = 1_000;
+    let mut group = c.benchmark_group("random_access");
+    // A fixed permutation-like walk (an odd stride over N), so every lookup is a jump.
+    let rows: Vec<usize> = (0..LOOKUPS).map(|i| i * 7_919 % N).collect();
+    let mut ps = vec![Position([1.0, 0.0, 0.0]); N];
+    let vs = vec![Velocity([1.0, 0.0, 0.0]); N];
+    group.bench_function("plain_vec_index", |b| {
+        b.iter(|| {
+            for &row in black_box(&rows) {
+                step(&mut ps[row], &vs[row]);
+            }
+        })
+    });
+    let (mut world, id) = simple_world();
+    let mut all = Vec::with_capacity(N);
+    world.each::<Entity>(|e, _| all.push(e)).unwrap();
+    let handles: Vec<Entity> = rows.iter().map(|&row| all[row]).collect();
+    group.bench_function("world_query_one", |b| {
+        b.iter(|| {
+            for &e in black_box(&handles) {
+                if let Some((p, v)) = world.query_one::<(&mut Position, &Velocity)>(e).unwrap() {
+                    step(p, v);
+                }
+            }
+        })
+    });
+    group.bench_function("context_prepared_get", |b| {
+        b.iter(|| {
+            let mut ctx = world.context(id).unwrap();
+            let mut moving = ctx.prepare::<(&mut Position, &Velocity)>().unwrap();
+            for &e in black_box(&handles) {
+                if let Some((p, v)) = moving.get(e) {
+                    step(p, v);
+                }
+            }
+        })
+    });
+    group.bench_function("context_query_one", |b| {
+        b.iter(|| {
+            let mut ctx = world.context(id).unwrap();
+            for &e in black_box(&handles) {
+                if let Some((p, v)) = ctx.query_one::<(&mut Position, &Velocity)>(e).unwrap() {
+                    step(p, v);
+                }
+            }
+        })
+    });
+    group.finish();
+}
+
 fn add_remove(c: &mut Criterion) {
     let mut world = World::new(WorldOptions::default());
     world.register_component::<A>().unwrap();
@@ -182,5 +236,5 @@ fn state_hash(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, simple_iter, add_remove, state_hash);
+criterion_group!(benches, simple_iter, random_access, add_remove, state_hash);
 criterion_main!(benches);

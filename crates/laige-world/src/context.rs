@@ -4,7 +4,7 @@ use laige_diag::Diagnostics;
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::command::{CommandBuffer, Commands};
-use crate::query::{Query, each_chunk_in, each_in, one_in};
+use crate::query::{Prepared, Query, each_chunk_in, each_in, one_in, prepared_in};
 use crate::{Entity, Prng, QueryError, Storage};
 
 /// A system function: a plain `fn` that sees the world only through its context.
@@ -120,6 +120,17 @@ impl<'a> Queries<'a> {
         let storage: &Storage = self.storage;
         // SAFETY: as for `each`; `&mut self` stays borrowed while the item lives.
         unsafe { one_in::<Q>(storage, Some(self.meta), entity) }
+    }
+
+    /// Checks `Q` once, for many lookups by handle ([`Prepared::get`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::each`].
+    pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
+        let storage: &Storage = self.storage;
+        // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
+        unsafe { prepared_in::<Q>(storage, Some(self.meta)) }
     }
 
     /// The storage's metadata: liveness, counts, archetypes.
@@ -343,6 +354,17 @@ impl<'w> SystemContext<'w> {
         let storage: &Storage = self.storage;
         // SAFETY: as for `each`; `&mut self` stays borrowed while the item lives.
         unsafe { one_in::<Q>(storage, Some(&self.meta), entity) }
+    }
+
+    /// Checks `Q` once, for many lookups by handle; see [`Queries::prepare`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::each`].
+    pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
+        let storage: &Storage = self.storage;
+        // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
+        unsafe { prepared_in::<Q>(storage, Some(&self.meta)) }
     }
 
     /// Like [`SystemContext::each`], with the system's commands passed to `f`.

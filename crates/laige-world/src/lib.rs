@@ -89,7 +89,7 @@ pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterErro
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
-pub use query::{Query, With, Without};
+pub use query::{Prepared, Query, With, Without};
 pub use run::{SchedulingError, TickError};
 pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;

@@ -7,6 +7,7 @@
 mod elements;
 mod filter;
 mod iter;
+mod prepared;
 mod tuple;
 
 use std::ptr::NonNull;
@@ -21,7 +22,8 @@ use crate::{QueryError, Storage};
 
 pub(crate) use elements::skip;
 pub use filter::{With, Without};
-pub(crate) use iter::{each_chunk_in, each_in, one_in};
+pub(crate) use iter::{each_chunk_in, each_in, one_in, prepared_in};
+pub use prepared::Prepared;
 
 /// A query over component storage.
 ///

@@ -11,7 +11,7 @@ use laige_registry::{ComponentId, Registry};
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::command::{ApplyStats, CommandBuffer, Commands};
-use crate::query::{Query, each_chunk_in, each_in, one_in};
+use crate::query::{Prepared, Query, each_chunk_in, each_in, one_in, prepared_in};
 use crate::run::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemFn, WorldError, WorldOptions};
 
@@ -277,6 +277,17 @@ impl World {
         // SAFETY: `&mut self` gives exclusive access to every column, for as long as the
         // item lives.
         unsafe { one_in::<Q>(&self.storage, None, entity) }
+    }
+
+    /// Checks `Q` once, for many lookups by handle ([`Prepared::get`]), for setup code.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::each`].
+    pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
+        // SAFETY: `&mut self` gives exclusive access to every column, for as long as the
+        // result lives.
+        unsafe { prepared_in::<Q>(&self.storage, None) }
     }
 
     /// Records commands for this world in a standalone `buffer`; apply it with

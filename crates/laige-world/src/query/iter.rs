@@ -5,7 +5,7 @@ use std::slice;
 
 use laige_registry::ComponentId;
 
-use super::{Matcher, Query, QueryDesc};
+use super::{Matcher, Prepared, Query, QueryDesc};
 use crate::archetype::Archetype;
 use crate::column::TableColumn;
 use crate::context::SystemMeta;
@@ -200,19 +200,45 @@ pub(crate) unsafe fn one_in<'s, Q: Query>(
     entity: Entity,
 ) -> Result<Option<Q::Item<'s>>, QueryError> {
     let (state, matcher) = prepare::<Q>(storage, declared)?;
-    let Some(location) = storage.entities.location(entity) else {
-        return Ok(None);
-    };
+    // SAFETY: forwarded from the caller; `state` and `matcher` come from checking `Q`.
+    Ok(unsafe { get_in::<Q>(storage, &state, &matcher, entity) })
+}
+
+/// Checks `Q` once, for [`Prepared::get`] lookups.
+///
+/// # Safety
+///
+/// As for [`each_in`], for as long as the result lives.
+pub(crate) unsafe fn prepared_in<'s, Q: Query>(
+    storage: &'s Storage,
+    declared: Option<&SystemMeta>,
+) -> Result<Prepared<'s, Q>, QueryError> {
+    let (state, matcher) = prepare::<Q>(storage, declared)?;
+    // SAFETY: forwarded from the caller; `state` and `matcher` come from checking `Q`.
+    Ok(unsafe { Prepared::new(storage, state, matcher) })
+}
+
+/// The item of `entity` for a checked `Q`, if it is alive and its table matches.
+///
+/// # Safety
+///
+/// As for [`each_in`], for the entity's row; `state` and `matcher` come from checking `Q`.
+pub(crate) unsafe fn get_in<'s, Q: Query>(
+    storage: &'s Storage,
+    state: &Q::State,
+    matcher: &Matcher,
+    entity: Entity,
+) -> Option<Q::Item<'s>> {
+    let location = storage.entities.location(entity)?;
     let table = &storage.archetypes()[location.archetype as usize];
     if !matcher.matches(table) {
-        return Ok(None);
+        return None;
     }
-    let mut fetch = Q::fetch(&state, table);
+    let mut fetch = Q::fetch(state, table);
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.
-    let item = unsafe {
+    unsafe {
         Q::skip_rows(&mut fetch, location.row as usize);
-        Q::next_item(&mut fetch)
-    };
-    Ok(Some(item))
+        Some(Q::next_item(&mut fetch))
+    }
 }

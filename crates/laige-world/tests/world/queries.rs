@@ -289,6 +289,8 @@ enum Run {
     OneReadPos,
     OneWritePos,
     OneWritePosDead,
+    /// `prepare` once, then `get` every entity.
+    PreparedWritePos,
 }
 
 fn noop(_: &mut SystemContext<'_>) {}
@@ -354,6 +356,17 @@ fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usiz
                     .map(|p| p.map(|p| p.x += 1.0)),
             )
         }
+        Run::PreparedWritePos => {
+            let targets: Vec<Entity> = (0..3).map(|k| first(ctx, k)).collect();
+            ctx.prepare::<&mut Pos>().map(|mut prepared| {
+                for target in targets {
+                    if let Some(p) = prepared.get(target) {
+                        p.x += 1.0;
+                        n += 1;
+                    }
+                }
+            })
+        }
     };
     (res, n)
 }
@@ -393,6 +406,8 @@ const POS: &str = "Pos";
 #[case::one_read_of_read_declared(Decl::Read, Run::OneReadPos, Ok(1))]
 #[case::one_write_of_write_declared(Decl::Write, Run::OneWritePos, Ok(1))]
 #[case::one_dead_entity_is_none(Decl::Write, Run::OneWritePosDead, Ok(0))]
+#[case::prepare_write_of_read_declared(Decl::Read, Run::PreparedWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::prepared_write_of_write_declared(Decl::Write, Run::PreparedWritePos, Ok(3))]
 fn access_matrix(#[case] decl: Decl, #[case] query: Run, #[case] expected: Expect) {
     let (mut world, id) = matrix_world(decl);
     let ((result, visits), events) = capture(|| run(&mut world.context(id).unwrap(), query));
@@ -563,4 +578,47 @@ fn query_one_reaches_one_entity_by_handle() {
 
     let err = world.query_one::<(&mut Pos, &Pos)>(es[0]).unwrap_err();
     assert!(matches!(err, QueryError::Aliased { .. }), "{err:?}");
+}
+
+#[test]
+fn a_prepared_query_looks_up_many_entities_after_one_check() {
+    let (mut world, es) = layered();
+    let mut expected = Vec::new();
+    for &e in &es {
+        expected.push(
+            world
+                .query_one::<(&Pos, Option<&Vel>)>(e)
+                .unwrap()
+                .map(|(p, v)| (p.x, v.map(|v| v.x))),
+        );
+    }
+    let mut prepared = world.prepare::<(&Pos, Option<&Vel>)>().unwrap();
+    let got: Vec<_> = es
+        .iter()
+        .map(|&e| prepared.get(e).map(|(p, v)| (p.x, v.map(|v| v.x))))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(got[5], None, "es[5] has no Pos");
+
+    let mut tagged = world.prepare::<(&mut Pos, With<Tag>)>().unwrap();
+    for &e in &es {
+        if let Some((p, ())) = tagged.get(e) {
+            p.x += 100.0;
+        }
+    }
+    let xs: Vec<f32> = es[..5]
+        .iter()
+        .map(|&e| world.get::<Pos>(e).unwrap().x)
+        .collect();
+    assert_eq!(xs, [100.0, 1.0, 2.0, 103.0, 4.0]);
+
+    world.despawn(es[0]).unwrap();
+    assert!(
+        world.prepare::<&Pos>().unwrap().get(es[0]).is_none(),
+        "stale handle"
+    );
+    assert!(matches!(
+        world.prepare::<(&mut Pos, &Pos)>(),
+        Err(QueryError::Aliased { .. })
+    ));
 }
