@@ -132,11 +132,6 @@ mod tests {
             "Movement2",
         ];
         for (i, a) in names.iter().enumerate() {
-            assert_eq!(
-                mix(a.as_bytes()),
-                mix(a.as_bytes()),
-                "{a} hashes the same twice"
-            );
             for b in &names[i + 1..] {
                 assert_ne!(mix(a.as_bytes()), mix(b.as_bytes()), "{a} and {b} collide");
             }
