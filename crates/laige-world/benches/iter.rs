@@ -113,8 +113,7 @@ fn simple_iter(c: &mut Criterion) {
 }
 
 /// 1,000 of the `simple_iter` world's entities in a scrambled order: `pos += vel` on each
-/// through a prepared query and through `query_one`, against the same steps on plain `Vec`s
-/// by index.
+/// through a prepared query, against the same steps on plain `Vec`s by index.
 fn random_access(c: &mut Criterion) {
     const LOOKUPS: usize = 1_000;
     let mut group = c.benchmark_group("random_access");
@@ -133,31 +132,12 @@ fn random_access(c: &mut Criterion) {
     let mut all = Vec::with_capacity(N);
     world.each::<Entity>(|e, _| all.push(e)).unwrap();
     let handles: Vec<Entity> = rows.iter().map(|&row| all[row]).collect();
-    group.bench_function("world_query_one", |b| {
-        b.iter(|| {
-            for &e in black_box(&handles) {
-                if let Some((p, v)) = world.query_one::<(&mut Position, &Velocity)>(e).unwrap() {
-                    step(p, v);
-                }
-            }
-        })
-    });
     group.bench_function("context_prepared_get", |b| {
         b.iter(|| {
             let mut ctx = world.context(id).unwrap();
             let mut moving = ctx.prepare::<(&mut Position, &Velocity)>().unwrap();
             for &e in black_box(&handles) {
                 if let Some((p, v)) = moving.get(e) {
-                    step(p, v);
-                }
-            }
-        })
-    });
-    group.bench_function("context_query_one", |b| {
-        b.iter(|| {
-            let mut ctx = world.context(id).unwrap();
-            for &e in black_box(&handles) {
-                if let Some((p, v)) = ctx.query_one::<(&mut Position, &Velocity)>(e).unwrap() {
                     step(p, v);
                 }
             }

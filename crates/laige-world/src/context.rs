@@ -4,7 +4,7 @@ use laige_diag::Diagnostics;
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::command::{CommandBuffer, Commands};
-use crate::query::{Prepared, Query, each_chunk_in, each_in, one_in, prepared_in};
+use crate::query::{Prepared, Query, each_chunk_in, each_in, prepared_in};
 use crate::{Entity, Prng, QueryError, Storage};
 
 /// A system function: a plain `fn` that sees the world only through its context.
@@ -104,33 +104,16 @@ impl<'a> Queries<'a> {
         unsafe { each_chunk_in::<Q>(self.storage, Some(self.meta), f) }
     }
 
-    /// The item of one entity for `Q` (random access, as for a target or a parent), or
-    /// `None` when the entity is not alive or does not match `Q`. The item borrows the
-    /// queries, so a second query waits until it is dropped.
-    ///
-    /// # Errors
-    ///
-    /// As for [`Queries::each`]; the query is checked before the entity is looked at, so a
-    /// dead entity does not hide an undeclared access.
-    pub fn query_one<Q: Query>(
-        &mut self,
-        entity: Entity,
-    ) -> Result<Option<Q::Item<'_>>, QueryError> {
-        // The item may only live as long as this borrow of `self`.
-        let storage: &Storage = self.storage;
-        // SAFETY: as for `each`; `&mut self` stays borrowed while the item lives.
-        unsafe { one_in::<Q>(storage, Some(self.meta), entity) }
-    }
-
-    /// Checks `Q` once, for many lookups by handle ([`Prepared::get`]).
+    /// Checks `Q` once, for many lookups by handle ([`Prepared::get`]): random access to a
+    /// target, a parent or a neighbour. The check comes before any lookup, so a dead handle
+    /// never hides an undeclared access.
     ///
     /// # Errors
     ///
     /// As for [`Queries::each`].
     pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
-        let storage: &Storage = self.storage;
         // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
-        unsafe { prepared_in::<Q>(storage, Some(self.meta)) }
+        unsafe { prepared_in::<Q>(self.storage, Some(self.meta)) }
     }
 
     /// The storage's metadata: liveness, counts, archetypes.
@@ -341,30 +324,14 @@ impl<'w> SystemContext<'w> {
         unsafe { each_chunk_in::<Q>(self.storage, Some(&self.meta), f) }
     }
 
-    /// The item of one entity for `Q`, or `None` when the entity is not alive or does not
-    /// match `Q`; see [`Queries::query_one`].
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::each`].
-    pub fn query_one<Q: Query>(
-        &mut self,
-        entity: Entity,
-    ) -> Result<Option<Q::Item<'_>>, QueryError> {
-        let storage: &Storage = self.storage;
-        // SAFETY: as for `each`; `&mut self` stays borrowed while the item lives.
-        unsafe { one_in::<Q>(storage, Some(&self.meta), entity) }
-    }
-
     /// Checks `Q` once, for many lookups by handle; see [`Queries::prepare`].
     ///
     /// # Errors
     ///
     /// As for [`SystemContext::each`].
     pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
-        let storage: &Storage = self.storage;
         // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
-        unsafe { prepared_in::<Q>(storage, Some(&self.meta)) }
+        unsafe { prepared_in::<Q>(self.storage, Some(&self.meta)) }
     }
 
     /// Like [`SystemContext::each`], with the system's commands passed to `f`.

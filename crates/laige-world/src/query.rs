@@ -22,7 +22,7 @@ use crate::{QueryError, Storage};
 
 pub(crate) use elements::skip;
 pub use filter::{With, Without};
-pub(crate) use iter::{each_chunk_in, each_in, one_in, prepared_in};
+pub(crate) use iter::{each_chunk_in, each_in, prepared_in};
 pub use prepared::Prepared;
 
 /// A query over component storage.

@@ -11,7 +11,7 @@ use laige_registry::{ComponentId, Registry};
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::command::{ApplyStats, CommandBuffer, Commands};
-use crate::query::{Prepared, Query, each_chunk_in, each_in, one_in, prepared_in};
+use crate::query::{Prepared, Query, each_chunk_in, each_in, prepared_in};
 use crate::run::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemFn, WorldError, WorldOptions};
 
@@ -262,21 +262,6 @@ impl World {
     ) -> Result<(), QueryError> {
         // SAFETY: `&mut self` gives exclusive access to every column.
         unsafe { each_chunk_in::<Q>(&self.storage, None, f) }
-    }
-
-    /// The item of one entity for `Q`, or `None` when the entity is not alive or does not
-    /// match `Q`: the random-access form of [`World::each`], for setup code.
-    ///
-    /// # Errors
-    ///
-    /// As for [`World::each`].
-    pub fn query_one<Q: Query>(
-        &mut self,
-        entity: Entity,
-    ) -> Result<Option<Q::Item<'_>>, QueryError> {
-        // SAFETY: `&mut self` gives exclusive access to every column, for as long as the
-        // item lives.
-        unsafe { one_in::<Q>(&self.storage, None, entity) }
     }
 
     /// Checks `Q` once, for many lookups by handle ([`Prepared::get`]), for setup code.

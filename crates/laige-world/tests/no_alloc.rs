@@ -47,10 +47,8 @@ fn tagger(ctx: &mut SystemContext<'_>) {
             }
         })
         .unwrap();
-    // Random access by handle: the entity of index `phase`, if it is alive and has a Tag,
-    // once by `query_one` and once through a prepared query.
+    // Random access by handle: the entity of index `phase`, if it is alive and has a Tag.
     if let Some(e) = Entity::from_parts(phase, 0) {
-        let _ = queries.query_one::<(Entity, &Tag)>(e).unwrap();
         let _ = queries.prepare::<(Entity, &Tag)>().unwrap().get(e);
     }
 }

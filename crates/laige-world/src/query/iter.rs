@@ -188,22 +188,6 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
     Ok(())
 }
 
-/// The item of `entity` for `Q`: `None` when the entity is not alive or its table does not
-/// match. `Q` is checked (against `declared`, when given) before the entity is looked at.
-///
-/// # Safety
-///
-/// As for [`each_in`], for the entity's row.
-pub(crate) unsafe fn one_in<'s, Q: Query>(
-    storage: &'s Storage,
-    declared: Option<&SystemMeta>,
-    entity: Entity,
-) -> Result<Option<Q::Item<'s>>, QueryError> {
-    let (state, matcher) = prepare::<Q>(storage, declared)?;
-    // SAFETY: forwarded from the caller; `state` and `matcher` come from checking `Q`.
-    Ok(unsafe { get_in::<Q>(storage, &state, &matcher, entity) })
-}
-
 /// Checks `Q` once, for [`Prepared::get`] lookups.
 ///
 /// # Safety

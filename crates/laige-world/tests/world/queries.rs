@@ -285,12 +285,12 @@ enum Run {
     ChunkWritePos,
     ReadHealth,
     ReadUnregistered,
-    /// `query_one` on the first entity, alive or (with `Dead`) despawned.
-    OneReadPos,
-    OneWritePos,
-    OneWritePosDead,
-    /// `prepare` once, then `get` every entity.
-    PreparedWritePos,
+    /// `prepare`, then `get` the first entity.
+    LookupReadPos,
+    /// `prepare`, then `get` every entity, writing each.
+    LookupWritePos,
+    /// `prepare`, then `get` a handle that is not alive.
+    LookupWriteDead,
 }
 
 fn noop(_: &mut SystemContext<'_>) {}
@@ -317,10 +317,10 @@ fn first(ctx: &SystemContext<'_>, k: usize) -> Entity {
         .unwrap()
 }
 
-/// Counts a `query_one` that found its entity as one visit.
-fn one_visit<T>(n: &mut usize, found: Result<Option<T>, QueryError>) -> Result<(), QueryError> {
-    *n += usize::from(found?.is_some());
-    Ok(())
+/// A handle that was never alive: the first entity's slot, one generation on.
+fn dead(ctx: &SystemContext<'_>) -> Entity {
+    let e = first(ctx, 0);
+    Entity::from_parts(e.index(), e.generation() + 1).unwrap()
 }
 
 fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usize) {
@@ -341,26 +341,19 @@ fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usiz
         Run::ChunkWritePos => ctx.each_chunk::<&mut Pos>(|es, _| n += es.len()),
         Run::ReadHealth => ctx.each::<&Health>(|_, _| n += 1),
         Run::ReadUnregistered => ctx.each::<&Unregistered>(|_, _| n += 1),
-        Run::OneReadPos => one_visit(&mut n, ctx.query_one::<&Pos>(first(ctx, 0))),
-        Run::OneWritePos | Run::OneWritePosDead => {
+        Run::LookupReadPos => {
             let target = first(ctx, 0);
-            let target = match query {
-                Run::OneWritePosDead => {
-                    Entity::from_parts(target.index(), target.generation() + 1).unwrap()
-                }
-                _ => target,
-            };
-            one_visit(
-                &mut n,
-                ctx.query_one::<&mut Pos>(target)
-                    .map(|p| p.map(|p| p.x += 1.0)),
-            )
+            ctx.prepare::<&Pos>()
+                .map(|mut pos| n += usize::from(pos.get(target).is_some()))
         }
-        Run::PreparedWritePos => {
-            let targets: Vec<Entity> = (0..3).map(|k| first(ctx, k)).collect();
-            ctx.prepare::<&mut Pos>().map(|mut prepared| {
+        Run::LookupWritePos | Run::LookupWriteDead => {
+            let targets: Vec<Entity> = match query {
+                Run::LookupWriteDead => vec![dead(ctx)],
+                _ => (0..3).map(|k| first(ctx, k)).collect(),
+            };
+            ctx.prepare::<&mut Pos>().map(|mut pos| {
                 for target in targets {
-                    if let Some(p) = prepared.get(target) {
+                    if let Some(p) = pos.get(target) {
                         p.x += 1.0;
                         n += 1;
                     }
@@ -400,14 +393,12 @@ const POS: &str = "Pos";
 #[case::filters_need_no_declaration(Decl::Nothing, Run::WithPos, Ok(3))]
 #[case::without_needs_no_declaration(Decl::Nothing, Run::WithoutPos, Ok(0))]
 #[case::entities_need_no_declaration(Decl::Nothing, Run::Entities, Ok(3))]
-#[case::one_read_undeclared(Decl::Nothing, Run::OneReadPos, Err((POS, Some((Access::Read, None)))))]
-#[case::one_write_of_read_declared(Decl::Read, Run::OneWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
-#[case::one_checked_before_liveness(Decl::Read, Run::OneWritePosDead, Err((POS, Some((Access::Write, Some(Access::Read))))))]
-#[case::one_read_of_read_declared(Decl::Read, Run::OneReadPos, Ok(1))]
-#[case::one_write_of_write_declared(Decl::Write, Run::OneWritePos, Ok(1))]
-#[case::one_dead_entity_is_none(Decl::Write, Run::OneWritePosDead, Ok(0))]
-#[case::prepare_write_of_read_declared(Decl::Read, Run::PreparedWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
-#[case::prepared_write_of_write_declared(Decl::Write, Run::PreparedWritePos, Ok(3))]
+#[case::lookup_read_undeclared(Decl::Nothing, Run::LookupReadPos, Err((POS, Some((Access::Read, None)))))]
+#[case::lookup_write_of_read_declared(Decl::Read, Run::LookupWritePos, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::lookup_checked_before_liveness(Decl::Read, Run::LookupWriteDead, Err((POS, Some((Access::Write, Some(Access::Read))))))]
+#[case::lookup_read_of_read_declared(Decl::Read, Run::LookupReadPos, Ok(1))]
+#[case::lookup_write_of_write_declared(Decl::Write, Run::LookupWritePos, Ok(3))]
+#[case::lookup_of_a_dead_handle_is_none(Decl::Write, Run::LookupWriteDead, Ok(0))]
 fn access_matrix(#[case] decl: Decl, #[case] query: Run, #[case] expected: Expect) {
     let (mut world, id) = matrix_world(decl);
     let ((result, visits), events) = capture(|| run(&mut world.context(id).unwrap(), query));
@@ -540,65 +531,29 @@ fn commands_can_be_recorded_while_iterating() {
 }
 
 #[test]
-fn query_one_reaches_one_entity_by_handle() {
+fn prepared_lookups_reach_entities_by_handle() {
     let (mut world, es) = layered();
     // es[0] and es[3] have {Pos, Tag}, es[1] {Pos}, es[2] and es[4] {Pos, Vel}, es[5] {Health}.
-    let found = world.query_one::<(&Pos, Option<&Vel>)>(es[4]).unwrap();
-    assert_eq!(
-        found.map(|(p, v)| (p.x, v.map(|v| v.x))),
-        Some((4.0, Some(4.0)))
-    );
-    let found = world
-        .query_one::<(Entity, &Pos, Without<Tag>)>(es[1])
-        .unwrap();
-    assert_eq!(found.map(|(e, p, ())| (e, p.x)), Some((es[1], 1.0)));
-    assert!(
-        world
-            .query_one::<(&Pos, Without<Tag>)>(es[3])
-            .unwrap()
-            .is_none(),
-        "a filtered-out table"
-    );
-    assert!(world.query_one::<&Pos>(es[5]).unwrap().is_none(), "no Pos");
-
-    if let Some(p) = world.query_one::<&mut Pos>(es[3]).unwrap() {
-        p.x = 30.0;
-    }
-    assert_eq!(world.get::<Pos>(es[3]).unwrap().x, 30.0);
-    assert_eq!(world.get::<Pos>(es[0]).unwrap().x, 0.0, "only the one row");
-
-    world.despawn(es[2]).unwrap();
-    assert!(
-        world.query_one::<&Pos>(es[2]).unwrap().is_none(),
-        "stale handle"
-    );
-    // The last row of es[2]'s table moved into its slot: still reached by its own handle.
-    let moved = world.query_one::<&Pos>(es[4]).unwrap().map(|p| p.x);
-    assert_eq!(moved, Some(4.0));
-
-    let err = world.query_one::<(&mut Pos, &Pos)>(es[0]).unwrap_err();
-    assert!(matches!(err, QueryError::Aliased { .. }), "{err:?}");
-}
-
-#[test]
-fn a_prepared_query_looks_up_many_entities_after_one_check() {
-    let (mut world, es) = layered();
-    let mut expected = Vec::new();
-    for &e in &es {
-        expected.push(
-            world
-                .query_one::<(&Pos, Option<&Vel>)>(e)
-                .unwrap()
-                .map(|(p, v)| (p.x, v.map(|v| v.x))),
-        );
-    }
-    let mut prepared = world.prepare::<(&Pos, Option<&Vel>)>().unwrap();
+    let mut pos_vel = world.prepare::<(&Pos, Option<&Vel>)>().unwrap();
     let got: Vec<_> = es
         .iter()
-        .map(|&e| prepared.get(e).map(|(p, v)| (p.x, v.map(|v| v.x))))
+        .map(|&e| pos_vel.get(e).map(|(p, v)| (p.x, v.map(|v| v.x))))
         .collect();
-    assert_eq!(got, expected);
-    assert_eq!(got[5], None, "es[5] has no Pos");
+    let want = [
+        Some((0.0, None)),
+        Some((1.0, None)),
+        Some((2.0, Some(2.0))),
+        Some((3.0, None)),
+        Some((4.0, Some(4.0))),
+        None,
+    ];
+    assert_eq!(got, want, "es[5] has no Pos");
+    let mut untagged = world.prepare::<(Entity, &Pos, Without<Tag>)>().unwrap();
+    assert_eq!(
+        untagged.get(es[1]).map(|(e, p, ())| (e, p.x)),
+        Some((es[1], 1.0))
+    );
+    assert!(untagged.get(es[3]).is_none(), "a filtered-out table");
 
     let mut tagged = world.prepare::<(&mut Pos, With<Tag>)>().unwrap();
     for &e in &es {
@@ -610,13 +565,14 @@ fn a_prepared_query_looks_up_many_entities_after_one_check() {
         .iter()
         .map(|&e| world.get::<Pos>(e).unwrap().x)
         .collect();
-    assert_eq!(xs, [100.0, 1.0, 2.0, 103.0, 4.0]);
+    assert_eq!(xs, [100.0, 1.0, 2.0, 103.0, 4.0], "only the tagged rows");
 
-    world.despawn(es[0]).unwrap();
-    assert!(
-        world.prepare::<&Pos>().unwrap().get(es[0]).is_none(),
-        "stale handle"
-    );
+    world.despawn(es[2]).unwrap();
+    let mut pos = world.prepare::<&Pos>().unwrap();
+    assert!(pos.get(es[2]).is_none(), "stale handle");
+    // The last row of es[2]'s table moved into its slot: still reached by its own handle.
+    assert_eq!(pos.get(es[4]).map(|p| p.x), Some(4.0));
+
     assert!(matches!(
         world.prepare::<(&mut Pos, &Pos)>(),
         Err(QueryError::Aliased { .. })
