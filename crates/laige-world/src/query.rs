@@ -202,10 +202,9 @@ impl<'a> QueryDesc<'a> {
     /// component with the fewest tables (which one wins a tie does not matter: every driver
     /// visits the same matching tables in the same ascending order).
     fn require(&mut self, id: ComponentId) {
-        if self.required.contains(id) {
+        if !self.required.insert(id) {
             return;
         }
-        self.required.insert(id);
         self.conditions += 1;
         let tables = |c| self.storage.tables_with(c).len();
         if self.driver.is_none_or(|driver| tables(id) < tables(driver)) {
@@ -215,8 +214,7 @@ impl<'a> QueryDesc<'a> {
 
     /// Records that matched entities must not have `id`.
     fn exclude(&mut self, id: ComponentId) {
-        if !self.excluded.contains(id) {
-            self.excluded.insert(id);
+        if self.excluded.insert(id) {
             self.conditions += 1;
         }
     }
