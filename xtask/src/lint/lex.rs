@@ -89,15 +89,20 @@ impl Lexer<'_> {
         self.chars.get(self.pos + ahead).copied()
     }
 
-    /// Consumes identifier characters (letters, digits, `_`) and returns them.
-    fn word(&mut self) -> String {
-        let start = self.pos;
+    /// Consumes identifier characters (letters, digits, `_`).
+    fn skip_word(&mut self) {
         while self
             .peek(0)
             .is_some_and(|c| c.is_alphanumeric() || c == '_')
         {
             self.bump();
         }
+    }
+
+    /// Consumes identifier characters and returns them.
+    fn word(&mut self) -> String {
+        let start = self.pos;
+        self.skip_word();
         self.chars[start..self.pos].iter().collect()
     }
 
@@ -238,7 +243,7 @@ impl Lexer<'_> {
             self.quoted('\'');
         } else {
             self.bump();
-            self.word();
+            self.skip_word();
         }
         self.push(TokKind::Literal, line, '\'');
     }
