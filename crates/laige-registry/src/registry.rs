@@ -113,11 +113,13 @@ impl SystemRecord {
     }
 
     /// The systems this one runs before, by name (declarative front end).
+    #[inline]
     pub fn before(&self) -> DepSpec<'static> {
         parsed(self.before)
     }
 
     /// The systems this one runs after where their data overlap (declarative front end).
+    #[inline]
     pub fn after_weak(&self) -> DepSpec<'static> {
         parsed(self.after_weak)
     }
@@ -515,6 +517,14 @@ struct AccessSets {
 }
 
 /// A spec that was validated at registration.
+///
+/// An empty spec, which lists nothing, is ruled out as a string first, inline: a caller
+/// that only asks `is_empty` (the flat front end's `needs_layout`, twice per record) then
+/// neither calls the parser nor builds the 264-byte value.
+#[inline]
 fn parsed(spec: &'static str) -> DepSpec<'static> {
+    if spec.is_empty() {
+        return DepSpec::EMPTY;
+    }
     DepSpec::parse(spec).unwrap_or_default()
 }

@@ -78,13 +78,11 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
 
 /// The flat rules cannot honour declarative features; refusing them beats ignoring them.
 fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
-    // An empty spec is ruled out as a string first: parsing two empty specs per record
-    // cost a fifth of W4's instructions.
     for (i, record) in registry.iter().enumerate() {
         let placement = record.placement();
-        let feature = if !record.before_spec().is_empty() && !record.before().is_empty() {
+        let feature = if !record.before().is_empty() {
             "before"
-        } else if !record.after_weak_spec().is_empty() && !record.after_weak().is_empty() {
+        } else if !record.after_weak().is_empty() {
             "after_weak"
         } else if !placement.dag.is_empty() {
             "in_dag"

@@ -269,6 +269,16 @@ fn strong_edges_are_kept_for_executors() {
     assert_eq!(after_b, ["A", "C"]);
 }
 
+/// A blank spec (only the four trimmed ASCII bytes) lists nothing: the flat rules accept it.
+#[rstest]
+#[case::before(sys("A").before(" \t"))]
+#[case::after_weak(sys("A").after_weak("\r\n "))]
+fn the_flat_rules_accept_blank_declarative_specs(#[case] def: SystemDef<Run>) {
+    let registry = registry(vec![def, sys("B")]);
+    let schedule = laige_scheduler::schedule(&registry).unwrap();
+    assert_eq!(names(&registry, schedule.order()), ["A", "B"]);
+}
+
 #[rstest]
 #[case::before(sys("A").before("B"), "before")]
 #[case::after_weak(sys("A").after_weak("B"), "after_weak")]
