@@ -6,39 +6,51 @@ use std::hint::black_box;
 
 use laige_sim::prelude::*;
 
+/// A component that is one `f32`, so one system body can swap any pair of them.
+pub trait Scalar: Send + Sync + 'static {
+    fn value(&mut self) -> &mut f32;
+}
+
 macro_rules! scalar {
     ($($t:ident),*) => {$(
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $t(pub f32);
+        impl Scalar for $t {
+            fn value(&mut self) -> &mut f32 {
+                &mut self.0
+            }
+        }
     )*};
 }
 scalar!(A, B, C, D, E, Data);
 
-fn swap_ab(ctx: &mut SystemContext<'_>) {
-    ctx.each_chunk::<(&mut A, &mut B)>(|_, (a, b)| {
-        for (a, b) in a.iter_mut().zip(b) {
-            std::mem::swap(&mut a.0, &mut b.0);
+/// A W1 system: swaps `X` and `Y` on every entity that has both.
+fn swap<X: Scalar, Y: Scalar>(ctx: &mut SystemContext<'_>) {
+    ctx.each_chunk::<(&mut X, &mut Y)>(|_, (xs, ys)| {
+        for (x, y) in xs.iter_mut().zip(ys) {
+            std::mem::swap(x.value(), y.value());
         }
     })
     .unwrap();
 }
 
-fn swap_cd(ctx: &mut SystemContext<'_>) {
-    ctx.each_chunk::<(&mut C, &mut D)>(|_, (c, d)| {
-        for (c, d) in c.iter_mut().zip(d) {
-            std::mem::swap(&mut c.0, &mut d.0);
-        }
-    })
-    .unwrap();
-}
-
-fn swap_ce(ctx: &mut SystemContext<'_>) {
-    ctx.each_chunk::<(&mut C, &mut E)>(|_, (c, e)| {
-        for (c, e) in c.iter_mut().zip(e) {
-            std::mem::swap(&mut c.0, &mut e.0);
-        }
-    })
-    .unwrap();
+/// Registers the W1 system `name` swapping `X` and `Y`, with both as its footprint (so
+/// systems on disjoint tables run at once), after `after_weak` where their tables overlap.
+fn register_swap<X: Scalar, Y: Scalar>(
+    world: &mut World,
+    name: &'static str,
+    after_weak: &'static str,
+) {
+    world
+        .system(name, swap::<X, Y>)
+        .budget_ms(1.0)
+        .writes::<X>()
+        .writes::<Y>()
+        .matching::<X>()
+        .matching::<Y>()
+        .after_weak(after_weak)
+        .register()
+        .unwrap();
 }
 
 /// W1: 10,000 entities each of (A,B), (A,B,C), (A,B,C,D), (A,B,C,E); `ab`, `cd`, `ce`
@@ -66,34 +78,9 @@ pub fn w1_world() -> (World, Schedule) {
         world.spawn((A(1.0), B(2.0), C(3.0), E(5.0))).unwrap();
     }
     world.set_layout(Layout::new().dag("Main", "W1", &["Update"], "Update"));
-    world
-        .system("ab", swap_ab)
-        .budget_ms(1.0)
-        .writes::<A>()
-        .writes::<B>()
-        .matching::<A>()
-        .matching::<B>()
-        .register()
-        .unwrap();
-    world
-        .system("cd", swap_cd)
-        .budget_ms(1.0)
-        .writes::<C>()
-        .writes::<D>()
-        .matching::<C>()
-        .matching::<D>()
-        .register()
-        .unwrap();
-    world
-        .system("ce", swap_ce)
-        .budget_ms(1.0)
-        .writes::<C>()
-        .writes::<E>()
-        .matching::<C>()
-        .matching::<E>()
-        .after_weak("cd")
-        .register()
-        .unwrap();
+    register_swap::<A, B>(&mut world, "ab", "");
+    register_swap::<C, D>(&mut world, "cd", "");
+    register_swap::<C, E>(&mut world, "ce", "cd");
     let schedule = world.schedule().unwrap();
     (world, schedule)
 }
