@@ -178,7 +178,9 @@ unsafe impl SharedHost<()> for StolenWhileBusy {
     unsafe fn run_system(&self, id: SystemId, _: &()) {
         self.runs[id.index()].fetch_add(1, Ordering::SeqCst);
         let on_caller = std::thread::current().id() == self.caller;
-        // Ids 2..=8 share system 1's first claim; the rest of the block can be stolen.
+        // System 1's first claim takes at most 8 ids (`MAX_CHUNK`: 1..=8 on two threads,
+        // 1..=6 on four); 9..=half are left in the caller's words, so another thread can
+        // only run them by stealing.
         if !on_caller && (9..=self.half).contains(&id.get()) {
             self.stolen.fetch_add(1, Ordering::SeqCst);
         }
