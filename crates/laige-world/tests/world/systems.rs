@@ -17,6 +17,17 @@ fn movement(ctx: &mut SystemContext<'_>) {
 
 fn input(_: &mut SystemContext<'_>) {}
 
+/// Registers `movement` as "Movement": writes `Pos`, reads `Vel`.
+fn register_movement(world: &mut World) -> SystemId {
+    world
+        .system("Movement", movement)
+        .budget_ms(1.0)
+        .writes::<Pos>()
+        .reads::<Vel>()
+        .register()
+        .unwrap()
+}
+
 #[test]
 fn the_builder_declares_access_by_type() {
     let mut world = world();
@@ -130,13 +141,7 @@ fn the_host_runs_systems_by_id_for_a_runner() {
         .budget_ms(1.0)
         .register()
         .unwrap();
-    let id = world
-        .system("Movement", movement)
-        .budget_ms(1.0)
-        .writes::<Pos>()
-        .reads::<Vel>()
-        .register()
-        .unwrap();
+    let id = register_movement(&mut world);
     let (registry, mut host) = world.split_for_run();
     let order: Vec<SystemId> = registry.iter().map(|r| r.id()).collect();
     for _ in 0..3 {
@@ -171,13 +176,7 @@ fn worlds_with_the_same_setup_get_the_same_ids() {
             .budget_ms(1.0)
             .register()
             .unwrap();
-        let b = world
-            .system("Movement", movement)
-            .budget_ms(1.0)
-            .writes::<Pos>()
-            .reads::<Vel>()
-            .register()
-            .unwrap();
+        let b = register_movement(&mut world);
         (world.component_id::<Pos>().unwrap().get(), a.get(), b.get())
     };
     assert_eq!(build(), (2, 1, 2));
@@ -191,13 +190,7 @@ fn clear_leaves_registry_untouched() {
     let mut world = world();
     world.spawn((pos(1.0), vel(1.0))).unwrap();
     world.spawn((pos(2.0),)).unwrap();
-    let id = world
-        .system("Movement", movement)
-        .budget_ms(1.0)
-        .writes::<Pos>()
-        .reads::<Vel>()
-        .register()
-        .unwrap();
+    let id = register_movement(&mut world);
     let (pos_id, vel_id) = (
         world.component_id::<Pos>().unwrap(),
         world.component_id::<Vel>().unwrap(),
