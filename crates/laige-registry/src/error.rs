@@ -15,8 +15,9 @@ use crate::{ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 pub enum RegisterError {
-    /// The name is empty, contains a comma, or has leading or trailing whitespace, so no
-    /// `depends_on` spec could ever name it.
+    /// The name is empty, contains a comma, or starts or ends with a space, tab, CR or LF
+    /// (the bytes a spec trims), so no `depends_on` spec could ever name it
+    /// ([`laige_depspec::is_token`]).
     NameInvalid {
         /// The offending name.
         name: &'static str,
