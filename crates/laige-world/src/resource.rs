@@ -193,16 +193,26 @@ impl World {
         unsafe { self.storage.resources.put(&info, (&raw mut *value).cast()) }
     }
 
+    /// The id of the resource type `T`, `None` if it was never inserted, or a reported error
+    /// for a component type.
+    fn find_resource<T: 'static>(&self) -> Result<Option<ComponentId>, WorldError> {
+        match self.storage.components.id_of::<T>() {
+            Some(id) if !self.storage.components.is_resource(id) => {
+                Err(self.storage.report(WorldError::ComponentAsResource {
+                    component: type_name::<T>(),
+                }))
+            }
+            found => Ok(found),
+        }
+    }
+
     /// The id of the resource type `T`, or a reported error.
     fn require_resource<T: 'static>(&self) -> Result<ComponentId, WorldError> {
-        let component = type_name::<T>();
-        match self.storage.components.id_of::<T>() {
-            Some(id) if self.storage.components.is_resource(id) => Ok(id),
-            Some(_) => Err(self
-                .storage
-                .report(WorldError::ComponentAsResource { component })),
-            None => Err(self.storage.report(WorldError::NoResource { component })),
-        }
+        self.find_resource::<T>()?.ok_or_else(|| {
+            self.storage.report(WorldError::NoResource {
+                component: type_name::<T>(),
+            })
+        })
     }
 
     fn resource_ptr<T: 'static>(&self) -> Result<*mut u8, WorldError> {
@@ -257,15 +267,10 @@ impl World {
     ///
     /// [`WorldError::ComponentAsResource`] for a component type.
     pub fn remove_resource<T: 'static>(&mut self) -> Result<Option<T>, WorldError> {
-        // Not `require_resource`: an absent resource is `Ok(None)` here, not a reported error.
-        let Some(id) = self.storage.components.id_of::<T>() else {
+        // An absent resource is `Ok(None)` here, not a reported error.
+        let Some(id) = self.find_resource::<T>()? else {
             return Ok(None);
         };
-        if !self.storage.components.is_resource(id) {
-            return Err(self.storage.report(WorldError::ComponentAsResource {
-                component: type_name::<T>(),
-            }));
-        }
         let mut out = MaybeUninit::<T>::uninit();
         // SAFETY: `out` is valid for one `T`, the type of `id`.
         let had = unsafe { self.storage.resources.take(id, out.as_mut_ptr().cast()) };
