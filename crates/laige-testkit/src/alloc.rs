@@ -1,4 +1,4 @@
-//! A counting global allocator: how many allocations this thread made.
+//! A counting global allocator: how many allocations this thread, or the whole process, made.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
