@@ -355,13 +355,18 @@ fn millisecond(_: &Recorder, _: SystemId) {
     }
 }
 
+/// Spins on the calling thread until `duration` has passed.
+fn burn(duration: Duration) {
+    let until = Instant::now() + duration;
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+}
+
 /// System 1 burns 5 ms; system 2 is empty.
 fn long_then_empty(_: &Recorder, id: SystemId) {
     if id.get() == 1 {
-        let until = Instant::now() + Duration::from_millis(5);
-        while Instant::now() < until {
-            std::hint::spin_loop();
-        }
+        burn(Duration::from_millis(5));
     }
 }
 
@@ -415,10 +420,7 @@ unsafe impl SharedHost<()> for LongSecond {
         if std::thread::current().id() != self.caller {
             self.on_worker.store(1, Ordering::SeqCst);
         }
-        let until = Instant::now() + Duration::from_millis(5);
-        while Instant::now() < until {
-            std::hint::spin_loop();
-        }
+        burn(Duration::from_millis(5));
     }
 }
 
