@@ -29,7 +29,9 @@ use crate::Schedule;
 /// Builds a schedule from a registry placed into `layout` by the declarative rules.
 ///
 /// The order is Kahn's algorithm over the derived edges, smallest id first, track by
-/// track; the schedule carries every edge, so executors run it without re-deriving them.
+/// track. The schedule keeps the strong edges ([`EdgeCause::is_strong`]: `after`, `before`,
+/// exclusivity); the others order only data that overlap, and executors derive those from
+/// access. [`explain_declared`] lists every edge.
 ///
 /// # Errors
 ///

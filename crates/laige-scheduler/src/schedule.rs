@@ -14,9 +14,10 @@ pub const MAX_TRACKS: usize = 16;
 /// raised. Fixed size: computing one never allocates.
 ///
 /// Beyond the sequential order it carries what a parallel executor needs: the track
-/// boundaries (each track is a barrier) and the explicit edges (`depends_on`, `after`,
-/// `before`, and the edges the declarative front end derived). Conflicts of declared
-/// access are not stored: an executor derives them from the registry and the order.
+/// boundaries (each track is a barrier) and the edges that bind whatever the data
+/// (`depends_on`/`after`, `before`, exclusive phases). Conflicts of declared access, and
+/// the declarative edges that follow from them (`after_weak`, fresh reads, cross-phase
+/// conflicts), are not stored: an executor derives them from the registry and the order.
 #[derive(Clone)]
 pub struct Schedule {
     order: [SystemId; MAX_SYSTEMS],
