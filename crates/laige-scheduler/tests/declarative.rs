@@ -254,6 +254,12 @@ fn weak_edges_order_but_bind_executors_only_where_data_overlap() {
     // ... but it is not an edge executors must keep whatever the data.
     let ce = registry.find("CE").unwrap();
     assert!(schedule.after(ce).is_empty());
+    let causes: Vec<_> = laige_scheduler::explain_declared(&registry, &game())
+        .unwrap()
+        .iter()
+        .map(|e| e.cause)
+        .collect();
+    assert_eq!(causes, [laige_scheduler::EdgeCause::AfterWeak]);
 }
 
 #[test]
