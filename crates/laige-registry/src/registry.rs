@@ -102,16 +102,6 @@ impl SystemRecord {
         self.placement
     }
 
-    /// The `before` spec as written (declarative front end).
-    pub fn before_spec(&self) -> &'static str {
-        self.before
-    }
-
-    /// The `after_weak` spec as written (declarative front end).
-    pub fn after_weak_spec(&self) -> &'static str {
-        self.after_weak
-    }
-
     /// The systems this one runs before, by name (declarative front end).
     #[inline]
     pub fn before(&self) -> DepSpec<'static> {
