@@ -4,6 +4,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use laige_diag::TickClock;
 use laige_registry::SystemId;
+use laige_runner::SystemSpan;
 use laige_scheduler::MAX_TRACKS;
 
 use crate::error::{ExecError, PanicMessage};
@@ -58,7 +59,8 @@ pub struct ExecutorOptions {
     pub threads: usize,
     /// How tracks run.
     pub mode: Mode,
-    /// Measure every system's duration, for [`Executor::last_duration`].
+    /// Measure every system's duration and span, for [`Executor::last_duration`] and
+    /// [`Executor::last_span`].
     pub time_systems: bool,
 }
 
@@ -248,7 +250,22 @@ impl Executor {
     /// Written by whichever thread ran it, read after [`Executor::run_track`] returned, so
     /// the caller can feed `laige_runner::Timing::observe` in schedule order on its own thread.
     pub fn last_duration(&self, id: SystemId) -> u64 {
-        self.pool.duration(id.index())
+        let span = self.pool.span(id.index());
+        self.pool.timer().delta_as_nanos(span.start, span.end)
+    }
+
+    /// Where and when system `id` last ran, in raw readings of the executor's clock, when
+    /// `time_systems` is on; all zero before its first timed run. Thread 0 is the calling
+    /// thread, workers are 1 and up. Read it, like [`Executor::last_duration`], after
+    /// [`Executor::run_track`] returned; a timeline is built from these.
+    pub fn last_span(&self, id: SystemId) -> SystemSpan {
+        self.pool.span(id.index())
+    }
+
+    /// Switches per-system timing ([`ExecutorOptions::time_systems`]) on or off, from the
+    /// next track on; the pool keeps running.
+    pub fn set_time_systems(&mut self, on: bool) {
+        self.options.time_systems = on;
     }
 
     /// How many times a thread (a worker or the calling thread) napped inside a track since
@@ -345,8 +362,7 @@ impl Executor {
             let start = clock.raw();
             // SAFETY: one system at a time on this thread, as above.
             let res = catch_unwind(AssertUnwindSafe(|| unsafe { host.run_system(id, run) }));
-            self.pool
-                .set_duration(id.index(), clock.delta_as_nanos(start, clock.raw()));
+            self.pool.set_span(id.index(), start, clock.raw());
             if let Err(payload) = res {
                 keep_first(&mut first, id, payload);
             }

@@ -43,6 +43,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use laige_diag::TickClock;
 use laige_registry::{MAX_SYSTEMS, SystemId};
+use laige_runner::SystemSpan;
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::idle::{Handle, NAP_AFTER_NANOS, Naps};
@@ -97,7 +98,7 @@ pub(crate) struct Job {
     pub(crate) run: unsafe fn(*const (), SystemId),
     /// Whether to read the clock around each system (busy time).
     pub(crate) timed: bool,
-    /// Whether to store each system's duration (needs `timed`).
+    /// Whether to store each system's span (needs `timed`).
     pub(crate) record: bool,
     /// Where the job's lifetime is visible to loom.
     pub(crate) alive: Liveness,
@@ -112,6 +113,24 @@ struct PanicSlot {
     system: AtomicU32,
     len: AtomicU32,
     text: [AtomicU64; TEXT_WORDS],
+}
+
+/// The last span of one system, written by the thread that ran it and read by the caller
+/// after the track.
+struct SpanSlot {
+    start: AtomicU64,
+    end: AtomicU64,
+    thread: AtomicU32,
+}
+
+impl SpanSlot {
+    fn new() -> Self {
+        Self {
+            start: AtomicU64::new(0),
+            end: AtomicU64::new(0),
+            thread: AtomicU32::new(0),
+        }
+    }
 }
 
 /// Per-thread state; index 0 is the calling thread.
@@ -130,7 +149,7 @@ pub(crate) struct Shared {
     panicked: CachePadded<AtomicU32>,
     busy: CachePadded<AtomicU64>,
     pending: Box<[AtomicU32]>,
-    durations: Box<[AtomicU64]>,
+    spans: Box<[SpanSlot]>,
     slots: Box<[CachePadded<Slot>]>,
     naps: Naps,
     /// Paces the idle loops: always the machine's clock.
@@ -169,7 +188,7 @@ impl Pool {
             panicked: CachePadded(AtomicU32::new(NO_PANIC)),
             busy: CachePadded(AtomicU64::new(0)),
             pending: (0..MAX_SYSTEMS).map(|_| AtomicU32::new(0)).collect(),
-            durations: (0..MAX_SYSTEMS).map(|_| AtomicU64::new(0)).collect(),
+            spans: (0..MAX_SYSTEMS).map(|_| SpanSlot::new()).collect(),
             slots: (0..threads)
                 .map(|_| {
                     CachePadded(Slot {
@@ -225,19 +244,21 @@ impl Pool {
         self.shared.naps.taken()
     }
 
-    /// The last recorded duration of the system at `index`.
-    pub(crate) fn duration(&self, index: usize) -> u64 {
+    /// The last recorded span of the system at `index`.
+    pub(crate) fn span(&self, index: usize) -> SystemSpan {
         self.shared
-            .durations
+            .spans
             .get(index)
-            .map_or(0, |it| it.load(Ordering::Relaxed))
+            .map_or_else(SystemSpan::default, |it| SystemSpan {
+                start: it.start.load(Ordering::Relaxed),
+                end: it.end.load(Ordering::Relaxed),
+                thread: it.thread.load(Ordering::Relaxed),
+            })
     }
 
-    /// Records a duration measured on the calling thread.
-    pub(crate) fn set_duration(&self, index: usize, nanos: u64) {
-        if let Some(it) = self.shared.durations.get(index) {
-            it.store(nanos, Ordering::Relaxed);
-        }
+    /// Records a span measured on the calling thread.
+    pub(crate) fn set_span(&self, index: usize, start: u64, end: u64) {
+        self.shared.set_span(index, start, end, 0);
     }
 
     /// Runs every system of `job`'s track on all threads and returns the summed busy time
@@ -322,6 +343,16 @@ impl Shared {
                 *bits &= !take;
                 word.store(take, Ordering::Relaxed);
             }
+        }
+    }
+
+    /// Stores the span of the system at `index`, run by thread `me`.
+    #[inline]
+    fn set_span(&self, index: usize, start: u64, end: u64, me: usize) {
+        if let Some(slot) = self.spans.get(index) {
+            slot.start.store(start, Ordering::Relaxed);
+            slot.end.store(end, Ordering::Relaxed);
+            slot.thread.store(me as u32, Ordering::Relaxed);
         }
     }
 
@@ -653,8 +684,7 @@ fn run_one(shared: &Shared, job: &Job, plan: &Plan, me: usize, local: usize, bus
         let end = shared.timer.raw();
         *busy += end.saturating_sub(start);
         if job.record {
-            let nanos = shared.timer.delta_as_nanos(start, end);
-            shared.durations[id.index()].store(nanos, Ordering::Relaxed);
+            shared.set_span(id.index(), start, end, me);
         }
     }
     if let Err(payload) = res {

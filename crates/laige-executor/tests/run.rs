@@ -542,6 +542,47 @@ fn durations_are_recorded_when_timing_is_on(
     assert_eq!(report.wall_nanos, 3 * MS, "{report:?}");
 }
 
+/// Spans agree with durations, name a thread of the pool, and never overlap on one thread:
+/// sequentially the three 1 ms systems run back to back on the calling thread.
+#[rstest]
+fn spans_are_recorded_when_timing_is_on(#[values(Mode::Sequential, Mode::Parallel)] mode: Mode) {
+    const MS: u64 = 1_000_000;
+    let registry = plain_registry(3, millisecond);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    let host = Recorder::new(3);
+    let mut executor = host.executor(ExecutorOptions {
+        time_systems: true,
+        ..options(2, mode)
+    });
+    executor
+        .run_track(&plan, 0, registry.runs(), &host)
+        .unwrap();
+    let spans: Vec<_> = (1..=3).map(|s| executor.last_span(id(s))).collect();
+    for (s, span) in (1..=3).zip(&spans) {
+        assert_eq!(
+            span.end - span.start,
+            executor.last_duration(id(s)),
+            "{span:?}"
+        );
+        assert!(span.thread < 2, "{span:?}");
+    }
+    if mode == Mode::Sequential {
+        let starts: Vec<u64> = spans.iter().map(|it| it.start).collect();
+        assert_eq!(starts, [0, MS, 2 * MS]);
+        assert!(
+            spans
+                .iter()
+                .all(|it| it.thread == 0 && it.end - it.start == MS)
+        );
+    }
+    for a in &spans {
+        for b in &spans {
+            let overlap = a.start < b.end && b.start < a.end;
+            assert!(a == b || a.thread != b.thread || !overlap, "{a:?} {b:?}");
+        }
+    }
+}
+
 #[rstest]
 fn untimed_runs_read_no_clock(#[values(Mode::Sequential, Mode::Parallel)] mode: Mode) {
     let registry = plain_registry(3, empty);
@@ -553,6 +594,7 @@ fn untimed_runs_read_no_clock(#[values(Mode::Sequential, Mode::Parallel)] mode: 
         .unwrap();
     assert_eq!((report.wall_nanos, report.systems), (0, 3));
     assert_eq!(executor.last_duration(id(1)), 0);
+    assert_eq!(executor.last_span(id(1)), Default::default());
 }
 
 #[test]

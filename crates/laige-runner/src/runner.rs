@@ -4,7 +4,7 @@ use laige_diag::TickClock;
 use laige_registry::{Registry, SystemId};
 use laige_scheduler::Schedule;
 
-use crate::{Host, RunError, Timing, TimingStats};
+use crate::{Host, RunError, SystemSpan, Timing, TimingStats};
 
 /// How a [`Runner`] behaves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -25,6 +25,8 @@ pub struct Runner {
     options: RunnerOptions,
     timing: Timing,
     clock: TickClock,
+    /// Each system's last span, by index; empty unless spans are kept.
+    spans: Vec<SystemSpan>,
 }
 
 impl Default for Runner {
@@ -51,6 +53,7 @@ impl Runner {
             options,
             timing: Timing::new(),
             clock,
+            spans: Vec::new(),
         }
     }
 
@@ -67,6 +70,29 @@ impl Runner {
     /// Switches per-system timing on or off.
     pub fn set_timing(&mut self, on: bool) {
         self.options.timing = on;
+    }
+
+    /// Keeps each system's [`SystemSpan`] from now on (or stops), for a timeline: the
+    /// clock is then read at every system boundary even with timing off, and budgets are
+    /// still checked only when timing is on. Turning it on allocates the spans once.
+    pub fn keep_spans(&mut self, on: bool) {
+        match on {
+            true if self.spans.is_empty() => {
+                self.spans = vec![SystemSpan::default(); laige_registry::MAX_SYSTEMS];
+            }
+            true => {}
+            false => self.spans = Vec::new(),
+        }
+    }
+
+    /// Whether spans are kept ([`Runner::keep_spans`]).
+    pub fn keeps_spans(&self) -> bool {
+        !self.spans.is_empty()
+    }
+
+    /// The span of the last run of system `id`, when spans are kept and it ran since.
+    pub fn last_span(&self, id: SystemId) -> Option<SystemSpan> {
+        self.spans.get(id.index()).copied()
     }
 
     /// The timing table.
@@ -113,7 +139,7 @@ impl Runner {
         host: &mut impl Host<R>,
     ) {
         let runs = registry.runs();
-        if !self.options.timing {
+        if !self.options.timing && self.spans.is_empty() {
             for &id in order {
                 if let Some(run) = runs.get(id.index()) {
                     host.run_system(id, run);
@@ -132,8 +158,17 @@ impl Runner {
             };
             host.run_system(id, run);
             let end = self.clock.raw();
-            let nanos = self.clock.delta_as_nanos(start, end);
-            self.timing.observe(record, nanos, diag);
+            if let Some(span) = self.spans.get_mut(id.index()) {
+                *span = SystemSpan {
+                    start,
+                    end,
+                    thread: 0,
+                };
+            }
+            if self.options.timing {
+                let nanos = self.clock.delta_as_nanos(start, end);
+                self.timing.observe(record, nanos, diag);
+            }
             start = end;
         }
     }

@@ -485,6 +485,39 @@ fn timing_off_records_nothing() {
     assert_eq!(world.runs, 5);
 }
 
+/// Spans with timing off: the clock is read at each boundary, so each system's span is
+/// exactly the time it spent, back to back on thread 0; nothing is timed or reported.
+#[test]
+fn spans_are_kept_with_timing_off() {
+    let (registry, schedule, clock) = setup([
+        def("Critical", burn_7_ms, Budget::from_millis(1)),
+        def("Cheap", cheap, Budget::from_millis(1)),
+        def("Slow", burn_6_5_ms, Budget::from_millis(1)),
+    ]);
+    let mut runner = runner_on(&clock, RunnerOptions { timing: false });
+    let mut world = World::new(&clock);
+    tick(&mut runner, &schedule, &registry, &mut world);
+    assert!(!runner.keeps_spans());
+    assert_eq!(runner.last_span(sid(1)), None, "no spans unless asked");
+
+    runner.keep_spans(true);
+    clock.set(Duration::from_millis(100));
+    let ((), events) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
+    assert!(events.is_empty(), "{}", render_with_messages(&events));
+    assert_eq!(stats(&runner, 1).runs, 0, "spans do not time");
+    let spans: Vec<(u64, u64, u32)> = schedule
+        .order()
+        .iter()
+        .map(|&id| runner.last_span(id).unwrap())
+        .map(|it| (it.start / 100_000, it.end / 100_000, it.thread))
+        .collect();
+    // In units of 0.1 ms from the origin: 7 ms, nothing, then 6.5 ms.
+    assert_eq!(spans, [(1000, 1070, 0), (1070, 1070, 0), (1070, 1135, 0)]);
+
+    runner.keep_spans(false);
+    assert_eq!(runner.last_span(sid(1)), None);
+}
+
 /// `TimingStateTravelsWithMove`, runner half: the timing table moves with its runner.
 /// The table's own bound: an id past the 256 systems has no stats.
 #[test]
