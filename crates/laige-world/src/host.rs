@@ -120,11 +120,13 @@ impl Host<SystemFn> for SystemHost<'_> {
         else {
             return;
         };
-        state.contain(|commands, rng| {
-            // SAFETY: as in `into_context`: the host holds the storage shared and the world
-            // mutably, and this context is the only one alive while the system runs.
-            let mut ctx = unsafe { SystemContext::new(storage, meta, commands, rng) };
-            run(&mut ctx);
+        crate::observe::in_system_span(&meta, || {
+            state.contain(|commands, rng| {
+                // SAFETY: as in `into_context`: the host holds the storage shared and the
+                // world mutably, and this context is the only one alive while the system runs.
+                let mut ctx = unsafe { SystemContext::new(storage, meta, commands, rng) };
+                run(&mut ctx);
+            });
         });
     }
 }

@@ -67,6 +67,8 @@ mod entity;
 mod error;
 mod hash;
 pub mod host;
+mod lockstep;
+mod observe;
 mod options;
 mod prng;
 mod query;
@@ -74,6 +76,7 @@ mod resource;
 mod run;
 mod snapshot;
 mod storage;
+mod timeline;
 mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
@@ -87,10 +90,15 @@ pub use hash::{StateHash, StateHasher};
 pub use host::SystemHost;
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
+pub use lockstep::{
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Desync, RecordError,
+    RecordedSystem, TickChecksums,
+};
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Prepared, Query, With, Without};
 pub use run::{SchedulingError, TickError};
 pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;
+pub use timeline::{Timeline, TimelineEvent, TimelineKind};
 pub use world::{SystemBuilder, SystemState, World};

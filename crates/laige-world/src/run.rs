@@ -10,9 +10,10 @@ use std::fmt;
 use laige_diag::{EventKey, Severity, Subsystem, TickClock};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{Registry, SystemId};
-use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
+use laige_runner::{RunError, Runner, RunnerOptions, SystemSpan, TimingStats};
 use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
 
+use crate::observe;
 use crate::world::SystemState;
 use crate::{Storage, SystemContext, SystemFn, SystemHost, SystemMeta, World, WorldError};
 
@@ -42,6 +43,33 @@ impl Runtime {
             executor: None,
             plan: None,
             ticked: false,
+        }
+    }
+
+    /// The clock systems are timed with.
+    pub(crate) fn clock(&self) -> &TickClock {
+        self.runner.clock()
+    }
+
+    /// Whether the executor must time systems: for budgets, or for a timeline's spans.
+    fn time_systems(&self) -> bool {
+        self.runner.options().timing || self.runner.keeps_spans()
+    }
+
+    /// Keeps each system's span from now on (or stops), on the runner and the executor.
+    pub(crate) fn keep_spans(&mut self, on: bool) {
+        self.runner.keep_spans(on);
+        let time_systems = self.time_systems();
+        if let Some(executor) = &mut self.executor {
+            executor.set_time_systems(time_systems);
+        }
+    }
+
+    /// The span of system `id`'s last run: the executor's when one is set, else the runner's.
+    pub(crate) fn last_span(&self, id: SystemId) -> SystemSpan {
+        match &self.executor {
+            Some(executor) => executor.last_span(id),
+            None => self.runner.last_span(id).unwrap_or_default(),
         }
     }
 }
@@ -169,8 +197,10 @@ impl World {
             self.end_tick();
             self.runtime.ticked = true;
         }
+        self.observe_tick_start(schedule);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
+            let started = self.observers.mark();
             if self.runtime.executor.is_some() {
                 if let Err(err) = self.run_track_parallel(schedule, t) {
                     first_error.get_or_insert(TickError::Exec(err));
@@ -182,14 +212,17 @@ impl World {
                     .runner
                     .run_checked(track, &self.registry, &mut host);
             }
+            let ran = self.observers.mark();
             if let Some(err) = self.settle_panics(track) {
                 first_error.get_or_insert(err);
             }
             if let Err(err) = self.apply_commands(track.iter().copied()) {
                 first_error.get_or_insert(TickError::Apply(err));
             }
+            self.observe_track(t, started, ran);
         }
         self.end_tick();
+        self.observe_tick_end();
         first_error.map_or(Ok(()), Err)
     }
 
@@ -305,7 +338,7 @@ impl World {
     /// calling thread; 0 means every core). Per-system timing follows [`World::set_timing`].
     pub fn use_executor(&mut self, options: ExecutorOptions) {
         let options = ExecutorOptions {
-            time_systems: self.runtime.runner.options().timing,
+            time_systems: self.runtime.time_systems(),
             ..options
         };
         self.runtime.executor = Some(Executor::with_clock(
@@ -344,7 +377,7 @@ impl World {
         self.runtime.runner.set_timing(on);
         if let Some(executor) = &self.runtime.executor {
             let options = ExecutorOptions {
-                time_systems: on,
+                time_systems: self.runtime.time_systems(),
                 ..executor.options()
             };
             self.runtime.executor = Some(Executor::with_clock(
@@ -405,12 +438,14 @@ unsafe impl SharedHost<SystemFn> for ParallelHost<'_> {
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
         let meta = SystemMeta::of(record);
-        state.contain(|commands, rng| {
-            // SAFETY: the caller guarantees no concurrently running system conflicts with
-            // this one, which is `SystemContext::new`'s contract; the storage is not borrowed
-            // mutably during a tick.
-            let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
-            run(&mut ctx);
+        observe::in_system_span(&meta, || {
+            state.contain(|commands, rng| {
+                // SAFETY: the caller guarantees no concurrently running system conflicts with
+                // this one, which is `SystemContext::new`'s contract; the storage is not
+                // borrowed mutably during a tick.
+                let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
+                run(&mut ctx);
+            });
         });
     }
 }

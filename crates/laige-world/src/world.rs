@@ -11,6 +11,7 @@ use laige_registry::{ComponentId, Registry};
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::command::{ApplyStats, CommandBuffer, Commands};
+use crate::observe::Observers;
 use crate::query::{Prepared, Query, each_chunk_in, each_in, prepared_in};
 use crate::run::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemFn, WorldError, WorldOptions};
@@ -27,6 +28,7 @@ pub struct World {
     pub(crate) registry: Registry<SystemFn>,
     pub(crate) systems: Vec<SystemState>,
     pub(crate) runtime: Runtime,
+    pub(crate) observers: Observers,
     options: WorldOptions,
 }
 
@@ -55,6 +57,7 @@ impl World {
             registry: Registry::with_diagnostics(diag),
             systems: Vec::new(),
             runtime: Runtime::new(options.timing, options.clock.clone()),
+            observers: Observers::default(),
             options,
         }
     }

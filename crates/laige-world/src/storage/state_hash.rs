@@ -4,6 +4,8 @@
 //! hashed values, an entity feeds one byte (its component set's rank) in most worlds (see
 //! `docs/decisions/0004-state-hash.md`).
 
+use laige_registry::{ComponentId, ComponentSet};
+
 use crate::{StateHasher, Storage};
 
 /// How many bytes a rank (or the run opener) takes with `sets` distinct component sets: the
@@ -103,6 +105,56 @@ impl Storage {
             }
         }
         h
+    }
+}
+
+impl Storage {
+    /// The checksum of `component`'s values where a system with the `matching` footprint
+    /// `footprint` may write them: FNV-1a 64 (as [`StateHasher`]) fed, per table that has
+    /// `component` and every component of `footprint`, in ascending archetype id, per row in
+    /// table order, the entity (index, then generation, u32 each) and then, when the
+    /// component is hashed, the bytes of its [`StateHash`](crate::StateHash). A resource
+    /// feeds 1 and its value's bytes (only the 1 when it is not hashed) when the world holds
+    /// it, else 0. Allocates nothing.
+    ///
+    /// Row order is a pure function of the operation history, so two worlds with the same
+    /// history agree on it; this is a desync finder's checksum, not a layout-free hash.
+    pub(crate) fn written_checksum(&self, component: ComponentId, footprint: &ComponentSet) -> u64 {
+        let mut h = StateHasher::new();
+        let hash = self.components.get(component).hash;
+        if self.components.resources().contains(component) {
+            match self.resources.ptr(component) {
+                None => h.write_u8(0),
+                Some(ptr) => {
+                    h.write_u8(1);
+                    if let Some(hash) = hash {
+                        // SAFETY: the resource holds a valid value of the type `hash` was
+                        // registered for; `&self` excludes writers.
+                        h = unsafe { hash(ptr, h) };
+                    }
+                }
+            }
+            return h.finish();
+        }
+        for entry in self.tables_with(component) {
+            let table = &self.archetypes[entry.table() as usize];
+            if !footprint.is_subset(table.signature()) {
+                continue;
+            }
+            // SAFETY: the entry belongs to this storage, borrowed shared here, so no `&mut`
+            // to the table's columns exists meanwhile.
+            let column = unsafe { entry.column() };
+            for (row, entity) in table.entities().iter().enumerate() {
+                h.write_u32(entity.index());
+                h.write_u32(entity.generation());
+                if let Some(hash) = hash {
+                    // SAFETY: every row below the table's length holds a valid value of the
+                    // column's type, which `hash` was registered for; `&self` excludes writers.
+                    h = unsafe { hash(column.ptr_at(row), h) };
+                }
+            }
+        }
+        h.finish()
     }
 }
 

@@ -1,0 +1,136 @@
+//! Opt-in observers of a tick: the [`Timeline`] and the [`ChecksumRecord`], and, with the
+//! `tracing-spans` cargo feature, one `tracing` span around every system run.
+//!
+//! `World::run_systems` calls in here once per tick and once per track; a system run goes
+//! through [`in_system_span`]. With nothing recording, a track costs two `Option` checks;
+//! without the feature, the span wrapper compiles to the bare call.
+
+use laige_registry::SystemId;
+use laige_scheduler::Schedule;
+
+use crate::lockstep::ChecksumRecord;
+use crate::timeline::Timeline;
+use crate::{SystemMeta, World};
+
+/// What records ticks, and how many ticks the world has run.
+#[derive(Debug, Default)]
+pub(crate) struct Observers {
+    /// Ticks run so far: the next tick's number.
+    tick: u64,
+    timeline: Option<Timeline>,
+    checksums: Option<ChecksumRecord>,
+}
+
+impl Observers {
+    /// A raw clock reading when the timeline records; 0, reading no clock, otherwise.
+    #[inline]
+    pub(crate) fn mark(&self) -> u64 {
+        self.timeline.as_ref().map_or(0, Timeline::now)
+    }
+}
+
+/// Runs `run` (one run of the system `meta` describes) inside an `info` span named `system`
+/// with the system's `name` and `id`, when the `tracing-spans` feature is on; runs it bare
+/// otherwise.
+#[inline(always)]
+pub(crate) fn in_system_span<T>(meta: &SystemMeta, run: impl FnOnce() -> T) -> T {
+    #[cfg(feature = "tracing-spans")]
+    let _span =
+        tracing::info_span!(target: "laige", "system", name = meta.name, id = meta.id.get())
+            .entered();
+    #[cfg(not(feature = "tracing-spans"))]
+    let _ = meta;
+    run()
+}
+
+impl World {
+    /// Records a timeline of the next ticks, keeping the last `ticks` of them (at least 1):
+    /// per system its thread and start and end time, per track its span, its barrier and
+    /// its command application. Export it with [`Timeline::to_chrome_trace`] and open it in
+    /// Perfetto. Calling it again starts a fresh timeline.
+    ///
+    /// Times come from the world's clock ([`WorldOptions::clock`](crate::WorldOptions::clock)),
+    /// on the sequential runner and the executor alike; recording reads it at every system
+    /// boundary even with timing off. The buffers are sized on the next tick (and again when
+    /// the schedule changes, which drops the ticks recorded so far); after that a recorded
+    /// tick allocates nothing.
+    pub fn record_timeline(&mut self, ticks: usize) {
+        let clock = self.runtime.clock().clone();
+        self.observers.timeline = Some(Timeline::new(ticks, clock));
+        self.runtime.keep_spans(true);
+    }
+
+    /// The timeline being recorded, if any.
+    pub fn timeline(&self) -> Option<&Timeline> {
+        self.observers.timeline.as_ref()
+    }
+
+    /// Stops recording the timeline and returns it.
+    pub fn take_timeline(&mut self) -> Option<Timeline> {
+        self.runtime.keep_spans(false);
+        self.observers.timeline.take()
+    }
+
+    /// Records checksums of the next ticks, keeping the last `ticks` of them (at least 1):
+    /// per tick the state hash, and per system the checksum of each component it declares
+    /// as a write, in the tables it may touch, after its track. Compare two records with
+    /// [`ChecksumRecord::first_desync`]. Calling it again starts a fresh record.
+    ///
+    /// Costs one pass over every written column per tick plus a state hash; the rows are
+    /// reserved on the next tick (and again when the schedule changes, which drops the
+    /// ticks recorded so far), so a recorded tick allocates nothing.
+    pub fn record_checksums(&mut self, ticks: usize) {
+        self.observers.checksums = Some(ChecksumRecord::new(ticks));
+    }
+
+    /// The checksum record being kept, if any.
+    pub fn checksums(&self) -> Option<&ChecksumRecord> {
+        self.observers.checksums.as_ref()
+    }
+
+    /// Stops recording checksums and returns the record.
+    pub fn take_checksums(&mut self) -> Option<ChecksumRecord> {
+        self.observers.checksums.take()
+    }
+
+    /// How many ticks [`World::run_systems`] has run (a tick whose schedule was refused
+    /// does not count): the number the next tick records under.
+    pub fn ticks_run(&self) -> u64 {
+        self.observers.tick
+    }
+
+    /// Opens tick `self.observers.tick` in the recorders.
+    pub(crate) fn observe_tick_start(&mut self, schedule: &Schedule) {
+        let tick = self.observers.tick;
+        if let Some(timeline) = &mut self.observers.timeline {
+            timeline.begin_tick(schedule, &self.registry, tick);
+        }
+        if let Some(checksums) = &mut self.observers.checksums {
+            checksums.begin_tick(schedule, &self.registry, tick);
+        }
+    }
+
+    /// Records track `t` after its commands were applied; `start` and `ran` are
+    /// [`Observers::mark`]s from before its first system and after its last one.
+    pub(crate) fn observe_track(&mut self, t: usize, start: u64, ran: u64) {
+        if let Some(timeline) = &mut self.observers.timeline {
+            let applied = timeline.now();
+            let runtime = &self.runtime;
+            timeline.record_track(t, start, ran, applied, |id: SystemId| runtime.last_span(id));
+        }
+        if let Some(checksums) = &mut self.observers.checksums {
+            checksums.record_track(t, &self.storage);
+        }
+    }
+
+    /// Closes the tick: the state hash for the checksums, and the tick count.
+    pub(crate) fn observe_tick_end(&mut self) {
+        if self.observers.checksums.is_some() {
+            let hash = self.state_hash();
+            if let Some(checksums) = &mut self.observers.checksums {
+                checksums.end_tick(hash);
+            }
+        }
+        self.observers.tick += 1;
+    }
+}
