@@ -1,5 +1,6 @@
-//! Steady-state ticks allocate nothing, on one thread or on the pool: three systems with
-//! queries and commands over 1,000 entities, counted on every thread of the process.
+//! Steady-state ticks allocate nothing, on one thread or on the pool, with or without a
+//! timeline and checksums recorded: three systems with queries and commands over 1,000
+//! entities, counted on every thread of the process.
 //!
 //! One test in this binary, so no other test's allocations are counted.
 
@@ -93,18 +94,38 @@ fn steady_ticks(world: &mut World, schedule: &Schedule) -> u64 {
 
 #[test]
 fn steady_state_ticks_allocate_nothing() {
-    let (mut world, schedule) = build();
-    let sequential = steady_ticks(&mut world, &schedule);
-    println!("sim-zeroalloc ticks=100 mode=sequential allocs={sequential}");
+    let mut counts = Vec::new();
+    for recording in [false, true] {
+        let (mut world, schedule) = build();
+        if recording {
+            // Fewer ticks kept than run, so the rings wrap during the counted ticks.
+            world.record_timeline(64);
+            world.record_checksums(64);
+        }
+        let sequential = steady_ticks(&mut world, &schedule);
+        println!(
+            "sim-zeroalloc ticks=100 mode=sequential recording={recording} allocs={sequential}"
+        );
 
-    let (mut world, schedule) = build();
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
-    let parallel = steady_ticks(&mut world, &schedule);
-    println!("sim-zeroalloc ticks=100 mode=parallel threads=2 allocs={parallel}");
-
-    assert_eq!((sequential, parallel), (0, 0));
+        let (mut world, schedule) = build();
+        world.use_executor(ExecutorOptions {
+            threads: 2,
+            mode: Mode::Parallel,
+            ..Default::default()
+        });
+        if recording {
+            world.record_timeline(64);
+            world.record_checksums(64);
+        }
+        let parallel = steady_ticks(&mut world, &schedule);
+        println!(
+            "sim-zeroalloc ticks=100 mode=parallel threads=2 recording={recording} allocs={parallel}"
+        );
+        if recording {
+            assert_eq!(world.timeline().map(|it| it.len()), Some(64));
+            assert_eq!(world.checksums().map(|it| it.len()), Some(64));
+        }
+        counts.push((sequential, parallel));
+    }
+    assert_eq!(counts, [(0, 0), (0, 0)]);
 }
