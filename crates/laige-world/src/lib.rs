@@ -94,6 +94,7 @@ pub use lockstep::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Desync, RecordError,
     RecordedSystem, TickChecksums,
 };
+pub use observe::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Prepared, Query, With, Without};

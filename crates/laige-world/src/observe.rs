@@ -12,6 +12,9 @@ use crate::lockstep::ChecksumRecord;
 use crate::timeline::Timeline;
 use crate::{SystemMeta, World};
 
+/// The most ticks a timeline or a checksum record keeps; a larger capacity is cut to this.
+pub const MAX_RECORDED_TICKS: usize = 1 << 20;
+
 /// What records ticks, and how many ticks the world has run.
 #[derive(Debug, Default)]
 pub(crate) struct Observers {
@@ -44,7 +47,8 @@ pub(crate) fn in_system_span<T>(meta: &SystemMeta, run: impl FnOnce() -> T) -> T
 }
 
 impl World {
-    /// Records a timeline of the next ticks, keeping the last `ticks` of them (at least 1):
+    /// Records a timeline of the next ticks, keeping the last `ticks` of them (at least 1,
+    /// at most [`MAX_RECORDED_TICKS`]):
     /// per system its thread and start and end time, per track its span, its barrier and
     /// its command application. Export it with [`Timeline::to_chrome_trace`] and open it in
     /// Perfetto. Calling it again starts a fresh timeline.
@@ -56,7 +60,7 @@ impl World {
     /// tick allocates nothing.
     pub fn record_timeline(&mut self, ticks: usize) {
         let clock = self.runtime.clock().clone();
-        self.observers.timeline = Some(Timeline::new(ticks, clock));
+        self.observers.timeline = Some(Timeline::new(ticks.min(MAX_RECORDED_TICKS), clock));
         self.runtime.keep_spans(true);
     }
 
@@ -71,7 +75,8 @@ impl World {
         self.observers.timeline.take()
     }
 
-    /// Records checksums of the next ticks, keeping the last `ticks` of them (at least 1):
+    /// Records checksums of the next ticks, keeping the last `ticks` of them (at least 1, at
+    /// most [`MAX_RECORDED_TICKS`]):
     /// per tick the state hash, and per system the checksum of each component it declares
     /// as a write, in the tables it may touch, after its track. Compare two records with
     /// [`ChecksumRecord::first_desync`]. Calling it again starts a fresh record.
@@ -80,7 +85,7 @@ impl World {
     /// reserved on the next tick (and again when the schedule changes, which drops the
     /// ticks recorded so far), so a recorded tick allocates nothing.
     pub fn record_checksums(&mut self, ticks: usize) {
-        self.observers.checksums = Some(ChecksumRecord::new(ticks));
+        self.observers.checksums = Some(ChecksumRecord::new(ticks.min(MAX_RECORDED_TICKS)));
     }
 
     /// The checksum record being kept, if any.
