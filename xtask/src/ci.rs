@@ -10,7 +10,7 @@ use std::{path::Path, process::Command, time::Instant};
 
 use anyhow::{Result, bail};
 
-use crate::{api, lint, metadata::cargo};
+use crate::{api, lint, lockstep, metadata::cargo};
 
 /// How one gate ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +38,10 @@ const GATES: &[(&str, &str)] = &[
     (
         "loom",
         "RUSTFLAGS='--cfg loom' cargo test -p laige-executor --release --lib loom",
+    ),
+    (
+        "lockstep",
+        "the demo's checksum records agree across debug, release and target-cpu=native builds",
     ),
     (
         "valgrind",
@@ -153,6 +157,13 @@ fn run_gate(root: &Path, name: &str) -> Outcome {
                 // Its own target directory: other RUSTFLAGS would rebuild the main one.
                 .env("CARGO_TARGET_DIR", root.join("target/loom")),
         ),
+        "lockstep" => match lockstep::run(root) {
+            Ok(()) => Outcome::Ok,
+            Err(report) => {
+                println!("error: {report}");
+                Outcome::Failed(report)
+            }
+        },
         "valgrind" => valgrind(root),
         _ => Outcome::Failed(format!("no such gate `{name}`")),
     }

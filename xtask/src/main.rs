@@ -5,7 +5,8 @@
 //!
 //! Tasks:
 //!
-//! - `cargo xtask ci [--only GATE,..]` runs every CI gate in order (fmt, clippy, test, doc, api, lint, deny),
+//! - `cargo xtask ci [--only GATE,..]` runs every CI gate in order (fmt, clippy, test, doc, api, lint, deny,
+//!   loom, lockstep, valgrind),
 //!   keeps going after a failure, and ends with one summary. `.ci/run` calls exactly this.
 //! - `cargo xtask lint [--bless-docs]` checks the layering table, `unsafe` placement and `// SAFETY:`
 //!   comments, crate docs and honest tests; `--bless-docs` rewrites the table in `docs/ARCHITECTURE.md`.
@@ -18,6 +19,7 @@ mod api;
 mod ci;
 mod layering;
 mod lint;
+mod lockstep;
 mod metadata;
 
 use std::{
@@ -33,7 +35,8 @@ usage: cargo xtask <task> [options]
 
 tasks:
   ci [--only GATE[,GATE..]]   run every CI gate and print a summary
-                              gates: fmt, clippy, test, doc, api, lint, deny
+                              gates: fmt, clippy, test, doc, api, lint, deny, loom,
+                              lockstep, valgrind
   lint [--bless-docs]         check layering, unsafe, crate docs and honest tests;
                               --bless-docs rewrites the table in docs/ARCHITECTURE.md
   api [--check]               regenerate laige-api.json; --check fails if it is stale
