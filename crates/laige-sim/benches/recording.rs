@@ -1,0 +1,164 @@
+//! What recording costs a World tick: W2 `empty-100` and W3 `chain-100`
+//! (`../shared/bench/workloads.md`), sequential and on two threads, with timing on or off,
+//! and with the timeline or the checksums recorded; every variant measured in turn, round
+//! after round, in one binary, so load changes hit them all alike.
+//!
+//! ```text
+//! cargo bench -p laige-sim --bench recording             # every variant, and the ratios
+//! cargo bench -p laige-sim --bench recording -- --off    # only the recording-off variants
+//! ```
+//!
+//! `scripts/bench-recording-off.sh` runs the `--off` variants of this binary and of a build
+//! of another revision (without the recorders) alternately, for the recording-off target.
+//! Each figure is the median over rounds of the median per-tick time of a round's batches.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use laige_sim::prelude::*;
+
+const SYSTEMS: usize = 100;
+const ROUNDS: usize = 9;
+const BATCHES: usize = 5;
+const TICKS_PER_BATCH: u32 = 2_000;
+
+fn empty(_: &mut SystemContext<'_>) {}
+
+/// W2 (`chain` false: no ordering) or W3 (each system after the previous one).
+fn world(chain: bool) -> (World, Schedule) {
+    let mut world = World::new(WorldOptions::default());
+    let names: Vec<&'static str> = (0..SYSTEMS)
+        .map(|i| &*Box::leak(format!("s{i:03}").into_boxed_str()))
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        let builder = world.system(name, empty).budget_ms(1.0);
+        let builder = match (chain, i) {
+            (true, 1..) => builder.after(names[i - 1]),
+            _ => builder,
+        };
+        builder.register().expect("a valid system");
+    }
+    let schedule = world.schedule().expect("a valid schedule");
+    (world, schedule)
+}
+
+struct Variant {
+    name: String,
+    world: World,
+    schedule: Schedule,
+    /// Per round, the median nanoseconds per tick.
+    rounds: Vec<f64>,
+}
+
+fn variant(
+    workload: &str,
+    threads: usize,
+    setting: &str,
+    set_up: impl FnOnce(&mut World),
+) -> Variant {
+    let (mut world, schedule) = world(workload == "w3");
+    if threads > 0 {
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..ExecutorOptions::default()
+        });
+    }
+    set_up(&mut world);
+    let mode = if threads > 0 { "par2" } else { "seq" };
+    Variant {
+        name: format!("{workload}-{mode}-{setting}"),
+        world,
+        schedule,
+        rounds: Vec::new(),
+    }
+}
+
+fn variants(off_only: bool) -> Vec<Variant> {
+    let mut all = Vec::new();
+    for workload in ["w2", "w3"] {
+        for threads in [0, 2] {
+            all.push(variant(workload, threads, "timing", |_| {}));
+            all.push(variant(workload, threads, "untimed", |w| {
+                w.set_timing(false)
+            }));
+        }
+    }
+    if off_only {
+        return all;
+    }
+    // recording:begin (scripts/bench-recording-off.sh cuts this out for older revisions)
+    for threads in [0, 2] {
+        all.push(variant("w2", threads, "timeline", |w| {
+            w.record_timeline(1_000)
+        }));
+        all.push(variant("w2", threads, "checksums", |w| {
+            w.record_checksums(1_000)
+        }));
+    }
+    // recording:end
+    all
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// One round of `v`: a warm-up, then the median per-tick time of its batches.
+fn measure(v: &mut Variant) {
+    for _ in 0..200 {
+        v.world.run_systems(&v.schedule).expect("a tick");
+    }
+    let mut batches = [0.0; BATCHES];
+    for batch in &mut batches {
+        let start = Instant::now();
+        for _ in 0..TICKS_PER_BATCH {
+            v.world.run_systems(black_box(&v.schedule)).expect("a tick");
+        }
+        *batch = start.elapsed().as_nanos() as f64 / f64::from(TICKS_PER_BATCH);
+    }
+    v.rounds.push(median(&mut batches));
+}
+
+fn main() {
+    let off_only = std::env::args().any(|it| it == "--off");
+    let mut all = variants(off_only);
+    for _ in 0..ROUNDS {
+        for v in &mut all {
+            measure(v);
+        }
+    }
+    println!("variant                      median ns/tick   (rounds: min .. max)");
+    for v in &all {
+        let mut rounds = v.rounds.clone();
+        let mid = median(&mut rounds);
+        println!(
+            "{:<28} {mid:>10.0}       ({:.0} .. {:.0})",
+            v.name,
+            rounds[0],
+            rounds[rounds.len() - 1]
+        );
+    }
+    // Ratios per round (the variants of a round ran seconds apart), then their median.
+    let ratio = |a: &str, b: &str| {
+        let find = |name: &str| all.iter().find(|v| v.name == name);
+        let (Some(a), Some(b)) = (find(a), find(b)) else {
+            return;
+        };
+        let mut per_round: Vec<f64> = a.rounds.iter().zip(&b.rounds).map(|(x, y)| x / y).collect();
+        println!(
+            "ratio {a:<20} / {b:<20} {:.3}",
+            median(&mut per_round),
+            a = a.name,
+            b = b.name
+        );
+    };
+    for mode in ["seq", "par2"] {
+        ratio(&format!("w2-{mode}-timeline"), &format!("w2-{mode}-timing"));
+        ratio(
+            &format!("w2-{mode}-checksums"),
+            &format!("w2-{mode}-timing"),
+        );
+    }
+}

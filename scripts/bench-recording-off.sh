@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What the recorders cost when they are off: W2 and W3 World ticks of this tree against a
+# revision without them (default: the merge base with main), and of this tree with the
+# `tracing-spans` feature compiled in (no subscriber) against this tree without it.
+#
+# The three bench binaries (crates/laige-sim/benches/recording.rs, `--off` variants) are
+# built first, then run one after the other, round after round, so load changes on a
+# shared machine hit them alike; the script prints each round's figures and the median
+# ratio per variant. The older revision is exported with `git archive` into target/, and
+# gets this bench file with its recording variants cut out (target/bench-base/src).
+#
+# Usage, from anywhere: bash scripts/bench-recording-off.sh [BASE_REV] [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+base_rev="${1:-$(git merge-base HEAD main)}"
+rounds="${2:-5}"
+base="$root/target/bench-base/src"
+
+echo "bench-recording-off: base $(git rev-parse --short "$base_rev"), $rounds rounds"
+rm -rf "$base"
+mkdir -p "$base"
+git archive "$base_rev" | tar -x -C "$base"
+sed '/recording:begin/,/recording:end/d' crates/laige-sim/benches/recording.rs \
+  >"$base/crates/laige-sim/benches/recording.rs"
+if ! grep -q 'name = "recording"' "$base/crates/laige-sim/Cargo.toml"; then
+  printf '\n[[bench]]\nname = "recording"\nharness = false\n' >>"$base/crates/laige-sim/Cargo.toml"
+fi
+
+# Builds a bench binary and prints its path.
+build() {
+  local dir="$1" target="$2"
+  shift 2
+  (cd "$dir" && CARGO_TARGET_DIR="$target" cargo bench -p laige-sim --bench recording --no-run \
+    --message-format=json "$@" 2>/dev/null) |
+    grep -o '"executable":"[^"]*recording-[^"]*"' | tail -1 | cut -d'"' -f4
+}
+# One target directory: the three builds share their registry dependencies, and cargo keeps
+# apart what differs (the other source tree, the feature).
+bin_base=$(build "$base" "$root/target")
+bin_head=$(build "$root" "$root/target")
+bin_spans=$(build "$root" "$root/target" --features tracing-spans)
+echo "binaries: $bin_base $bin_head $bin_spans"
+
+out="$root/target/bench-recording-off"
+mkdir -p "$out"
+for round in $(seq 1 "$rounds"); do
+  for which in base head spans; do
+    bin="bin_$which"
+    "${!bin}" --off >"$out/$which-$round.txt"
+  done
+  echo "round $round done"
+done
+
+# Per variant and round: head / base and spans / head, then the median over rounds.
+python3 - "$out" "$rounds" <<'EOF'
+import sys, statistics
+out, rounds = sys.argv[1], int(sys.argv[2])
+def read(which, r):
+    figures = {}
+    for line in open(f"{out}/{which}-{r}.txt"):
+        parts = line.split()
+        if len(parts) >= 2 and parts[0][:2] in ("w2", "w3"):
+            figures[parts[0]] = float(parts[1])
+    return figures
+rows = {}
+for r in range(1, rounds + 1):
+    base, head, spans = read("base", r), read("head", r), read("spans", r)
+    for name in base:
+        rows.setdefault(name, []).append((base[name], head[name], spans[name]))
+print(f"{'variant':<18} {'base ns':>9} {'head ns':>9} {'spans ns':>9} {'head/base':>10} {'spans/head':>11}")
+for name, values in rows.items():
+    b = statistics.median(v[0] for v in values)
+    h = statistics.median(v[1] for v in values)
+    s = statistics.median(v[2] for v in values)
+    hb = statistics.median(v[1] / v[0] for v in values)
+    sh = statistics.median(v[2] / v[1] for v in values)
+    print(f"{name:<18} {b:>9.0f} {h:>9.0f} {s:>9.0f} {hb:>10.3f} {sh:>11.3f}")
+EOF
