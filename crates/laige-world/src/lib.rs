@@ -91,7 +91,7 @@ pub use host::SystemHost;
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use lockstep::{
-    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Desync, RecordError,
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
     RecordedSystem, TickChecksums,
 };
 pub use observe::MAX_RECORDED_TICKS;

@@ -17,7 +17,7 @@ use laige_scheduler::Schedule;
 
 use crate::Storage;
 
-pub use compare::{CompareError, Desync};
+pub use compare::{CompareError, Culprit, Desync};
 pub use file::{CHECKSUM_MAGIC, CHECKSUM_VERSION, RecordError};
 
 /// One system of a record: its name and the components it declares as writes (ascending id).

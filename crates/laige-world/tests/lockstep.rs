@@ -6,7 +6,7 @@ use std::hash::BuildHasher;
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Schedule;
 use laige_world::{
-    ChecksumRecord, CompareError, Desync, Entity, RecordError, StateHash, StateHasher,
+    ChecksumRecord, CompareError, Culprit, Desync, Entity, RecordError, StateHash, StateHasher,
     SystemContext, World, WorldOptions,
 };
 
@@ -239,7 +239,10 @@ fn an_unseeded_read_is_found_at_its_tick_and_system() {
     assert_eq!(desync.tick, first_bad_tick);
     assert_eq!(
         desync.culprit,
-        Some(("Jitter".to_owned(), "Noise".to_owned()))
+        Some(Culprit {
+            system: "Jitter".to_owned(),
+            component: "Noise".to_owned(),
+        })
     );
     assert!(desync.state_differs);
     assert_ne!(desync.ours, desync.theirs);

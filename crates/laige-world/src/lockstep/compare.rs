@@ -4,6 +4,15 @@ use std::fmt;
 
 use super::ChecksumRecord;
 
+/// The system and component a [`Desync`] names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Culprit {
+    /// The system's registration name.
+    pub system: String,
+    /// The written component whose checksum differs.
+    pub component: String,
+}
+
 /// Where two runs first differ ([`ChecksumRecord::first_desync`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Desync {
@@ -12,7 +21,7 @@ pub struct Desync {
     /// The first system in schedule order whose written component differs after its track,
     /// with that component; `None` when every written component matches and only the state
     /// hash differs (commands, undeclared state, or a change made outside systems).
-    pub culprit: Option<(String, String)>,
+    pub culprit: Option<Culprit>,
     /// That checksum (or the state hash, without a culprit) in the first record.
     pub ours: u64,
     /// The same in the second record.
@@ -25,7 +34,7 @@ impl fmt::Display for Desync {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (tick, ours, theirs) = (self.tick, self.ours, self.theirs);
         match &self.culprit {
-            Some((system, component)) => {
+            Some(Culprit { system, component }) => {
                 write!(
                     f,
                     "desync at tick {tick}: system `{system}` wrote `{component}` differently \
@@ -156,7 +165,10 @@ impl ChecksumRecord {
                 .iter()
                 .flat_map(|system| system.writes.iter().map(move |c| (system, c)))
                 .nth(slot)
-                .map(|(system, component)| (system.name.clone(), component.clone()));
+                .map(|(system, component)| Culprit {
+                    system: system.name.clone(),
+                    component: component.clone(),
+                });
             return Ok(Some(Desync {
                 tick: a.tick(),
                 culprit,
