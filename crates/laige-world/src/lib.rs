@@ -8,6 +8,10 @@
 //! the system's declared access, its own [`CommandBuffer`] for structural changes (applied
 //! later, in schedule order, by [`World::apply_commands`]), and its own [`Prng`] substream.
 //! [`World::state_hash`] is a pure, layout-independent hash of the live state.
+//! Opt-in recorders watch the ticks without changing them: a [`Timeline`] of where and when
+//! each system ran (Chrome trace JSON for Perfetto), a [`ChecksumRecord`] of per-tick
+//! checksums that finds the first tick and system where two lockstep runs differ, and, with
+//! the `tracing-spans` feature, a `tracing` span per system run.
 //!
 //! What it deliberately does **not** do: it never orders systems (the scheduler does), never
 //! decides what may run in parallel, and never times systems (the runner does). It trusts
