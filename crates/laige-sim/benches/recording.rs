@@ -6,7 +6,12 @@
 //! ```text
 //! cargo bench -p laige-sim --bench recording             # every variant, and the ratios
 //! cargo bench -p laige-sim --bench recording -- --off    # only the recording-off variants
+//! recording-<hash> --only w2-seq-timing --ticks 5000      # one variant, N ticks, untimed
 //! ```
+//!
+//! The last form is for counting instructions (`valgrind --tool=callgrind`): two runs with
+//! different tick counts, subtracted, give the instructions of one tick, which the load of a
+//! shared machine does not move.
 //!
 //! `scripts/bench-recording-off.sh` runs the `--off` variants of this binary and of a build
 //! of another revision (without the recorders) alternately, for the recording-off target.
@@ -50,54 +55,64 @@ struct Variant {
     rounds: Vec<f64>,
 }
 
-fn variant(
-    workload: &str,
-    threads: usize,
-    setting: &str,
-    set_up: impl FnOnce(&mut World),
-) -> Variant {
-    let (mut world, schedule) = world(workload == "w3");
-    if threads > 0 {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
+/// The variants to measure: every one, or only the one named `only`.
+struct Variants {
+    only: Option<String>,
+    all: Vec<Variant>,
+}
+
+impl Variants {
+    fn add(
+        &mut self,
+        workload: &str,
+        threads: usize,
+        setting: &str,
+        set_up: impl FnOnce(&mut World),
+    ) {
+        let mode = if threads > 0 { "par2" } else { "seq" };
+        let name = format!("{workload}-{mode}-{setting}");
+        if self.only.as_ref().is_some_and(|only| *only != name) {
+            return;
+        }
+        let (mut world, schedule) = world(workload == "w3");
+        if threads > 0 {
+            world.use_executor(ExecutorOptions {
+                threads,
+                mode: Mode::Parallel,
+                ..ExecutorOptions::default()
+            });
+        }
+        set_up(&mut world);
+        self.all.push(Variant {
+            name,
+            world,
+            schedule,
+            rounds: Vec::new(),
         });
-    }
-    set_up(&mut world);
-    let mode = if threads > 0 { "par2" } else { "seq" };
-    Variant {
-        name: format!("{workload}-{mode}-{setting}"),
-        world,
-        schedule,
-        rounds: Vec::new(),
     }
 }
 
-fn variants(off_only: bool) -> Vec<Variant> {
-    let mut all = Vec::new();
+fn variants(off_only: bool, only: Option<String>) -> Vec<Variant> {
+    let mut v = Variants {
+        only,
+        all: Vec::new(),
+    };
     for workload in ["w2", "w3"] {
         for threads in [0, 2] {
-            all.push(variant(workload, threads, "timing", |_| {}));
-            all.push(variant(workload, threads, "untimed", |w| {
-                w.set_timing(false)
-            }));
+            v.add(workload, threads, "timing", |_| {});
+            v.add(workload, threads, "untimed", |w| w.set_timing(false));
         }
     }
     if off_only {
-        return all;
+        return v.all;
     }
     // recording:begin (scripts/bench-recording-off.sh cuts this out for older revisions)
     for threads in [0, 2] {
-        all.push(variant("w2", threads, "timeline", |w| {
-            w.record_timeline(1_000)
-        }));
-        all.push(variant("w2", threads, "checksums", |w| {
-            w.record_checksums(1_000)
-        }));
+        v.add("w2", threads, "timeline", |w| w.record_timeline(1_000));
+        v.add("w2", threads, "checksums", |w| w.record_checksums(1_000));
     }
     // recording:end
-    all
+    v.all
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -121,9 +136,30 @@ fn measure(v: &mut Variant) {
     v.rounds.push(median(&mut batches));
 }
 
+/// The value after flag `name`, if given.
+fn flag(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|it| it == name)?;
+    args.get(at + 1).cloned()
+}
+
 fn main() {
     let off_only = std::env::args().any(|it| it == "--off");
-    let mut all = variants(off_only);
+    let only = flag("--only");
+    let mut all = variants(off_only, only.clone());
+    if let Some(only) = only {
+        let ticks: u32 = flag("--ticks")
+            .and_then(|it| it.parse().ok())
+            .unwrap_or(1_000);
+        let Some(v) = all.first_mut() else {
+            eprintln!("no variant `{only}`");
+            std::process::exit(2);
+        };
+        for _ in 0..ticks {
+            v.world.run_systems(black_box(&v.schedule)).expect("a tick");
+        }
+        return;
+    }
     for _ in 0..ROUNDS {
         for v in &mut all {
             measure(v);
