@@ -45,7 +45,7 @@ pub const LAYERING: &[Layer] = &[
         unsafe_allowed: false,
         no_std: true,
     },
-    layer("laige-diag", &["tracing"], false),
+    layer("laige-diag", &["arrayvec", "tracing"], false),
     layer(
         "laige-registry",
         &["laige-depspec", "laige-diag", "tracing"],

@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
+use laige_diag::Text;
 use laige_registry::SystemId;
 
 /// How many bytes of a panic message an [`ExecError`] keeps.
@@ -86,7 +86,7 @@ impl fmt::Debug for PanicMessage {
 
 impl fmt::Display for PanicMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())?;
+        write!(f, "{}", Text::name(self.as_str()))?;
         if self.truncated {
             f.write_str("...")?;
         }
@@ -123,68 +123,17 @@ pub enum ExecError {
     },
 }
 
-impl ExecError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            ExecError::SystemPanicked { .. } => "system_panicked",
-            ExecError::TrackOutOfRange { .. } => "track_out_of_range",
-            ExecError::RunsTooShort { .. } => "runs_too_short",
-        }
-    }
-
-    /// The rate-limit key of this failure's event (`laige_diag::Diagnostics::report`).
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Error)
-    }
-
-    /// Emits the failure's structured event.
-    pub fn emit(&self) {
-        match *self {
-            ExecError::SystemPanicked { system, message } => tracing::error!(
-                name: "system/system_panicked",
-                target: "laige",
-                id = system.get(),
-                message = message.as_str(),
-                "{self}"
-            ),
-            ExecError::TrackOutOfRange { track, tracks } => tracing::error!(
-                name: "system/track_out_of_range",
-                target: "laige",
-                track,
-                tracks,
-                "{self}"
-            ),
-            ExecError::RunsTooShort { needed, given } => tracing::error!(
-                name: "system/runs_too_short",
-                target: "laige",
-                needed,
-                given,
-                "{self}"
-            ),
-        }
-    }
-}
-
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExecError::SystemPanicked { system, message } => write!(
-                f,
-                "system {system} panicked: {message}: the rest of its track ran; fix the system \
-                 or catch the failure inside it"
-            ),
-            ExecError::TrackOutOfRange { track, tracks } => write!(
-                f,
-                "track {track} does not exist: the plan has {tracks} tracks"
-            ),
-            ExecError::RunsTooShort { needed, given } => write!(
-                f,
-                "the run table has {given} entries but the plan needs {needed}: pass the \
-                 registry's `runs()` for the registry the plan was built from"
-            ),
-        }
-    }
+laige_diag::diagnostics! {
+    const ExecError in System;
+    SystemPanicked { system, message }
+        => error system_panicked { id = system.get(), message = message.as_str() }
+        "system {system} panicked: {message}: the rest of its track ran; fix the system or \
+         catch the failure inside it";
+    TrackOutOfRange { track, tracks } => error track_out_of_range { track, tracks }
+        "track {track} does not exist: the plan has {tracks} tracks";
+    RunsTooShort { needed, given } => error runs_too_short { needed, given }
+        "the run table has {given} entries but the plan needs {needed}: pass the registry's \
+         `runs()` for the registry the plan was built from";
 }
 
 impl std::error::Error for ExecError {}

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
-
 /// Why [`Runner::run`](crate::Runner::run) ran nothing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
@@ -27,70 +25,27 @@ pub enum RunError {
     },
 }
 
-impl RunError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            RunError::ScheduleStale { .. } => "schedule_stale",
-            RunError::ScheduleInvalid { .. } => "schedule_invalid",
-        }
-    }
-
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
-    }
-
-    /// Emits the failure's structured event with the contract's field keys.
-    pub fn emit(&self) {
-        match *self {
-            RunError::ScheduleStale {
-                scheduled_systems,
-                current_systems,
-                ..
-            } => tracing::warn!(
-                name: "system/schedule_stale",
-                target: "laige",
-                scheduled_systems,
-                current_systems,
-                "{self}"
-            ),
-            RunError::ScheduleInvalid { slot, id } => tracing::warn!(
-                name: "system/schedule_invalid",
-                target: "laige",
-                slot,
-                id,
-                "{self}"
-            ),
-        }
-    }
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RunError::ScheduleStale { foreign: true, .. } => write!(
+laige_diag::diagnostics! {
+    const RunError in System;
+    ScheduleStale { scheduled_systems, current_systems, foreign }
+        => warn schedule_stale { scheduled_systems, current_systems }
+        |f| if *foreign {
+            write!(
                 f,
                 "the schedule was computed from another registry: compute it from this one"
-            ),
-            RunError::ScheduleStale {
-                scheduled_systems,
-                current_systems,
-                ..
-            } => write!(
+            )
+        } else {
+            write!(
                 f,
                 "the schedule was computed for {}, but the registry has {} now: compute the \
                  schedule again after registering systems",
-                Systems(scheduled_systems),
-                Systems(current_systems)
-            ),
-            RunError::ScheduleInvalid { slot, id } => write!(
-                f,
-                "the schedule's slot {slot} holds system id {id}, which is 0, out of range or \
-                 repeated: use the scheduler's schedule, or list every id exactly once"
-            ),
-        }
-    }
+                Systems(*scheduled_systems),
+                Systems(*current_systems)
+            )
+        };
+    ScheduleInvalid { slot, id } => warn schedule_invalid { slot, id }
+        "the schedule's slot {slot} holds system id {id}, which is 0, out of range or \
+         repeated: use the scheduler's schedule, or list every id exactly once";
 }
 
 impl std::error::Error for RunError {}
