@@ -59,5 +59,5 @@
 mod error;
 mod spec;
 
-pub use error::{ErrorKind, ParseError, Span, WithSpec};
+pub use error::{ErrorKind, ParseError, Span, WithSpec, WithToken};
 pub use spec::{DepSpec, MAX_DEPENDENCIES, is_token};

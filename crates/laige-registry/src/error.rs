@@ -3,6 +3,7 @@
 use std::fmt;
 
 use laige_depspec::ParseError;
+use laige_diag::Text;
 
 use crate::{ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
 
@@ -106,7 +107,7 @@ laige_diag::diagnostics! {
         |f| write!(
             f,
             "system `{name}` has a malformed depends_on spec \"{spec}\": {}",
-            error.display_with(spec.raw())
+            error.display_quoting(error.token(spec.raw()).map(Text::name))
         );
     Duplicate { %name, existing } => warn duplicate { name, existing_system_id = existing.get() }
         "system `{name}` is already registered (as {existing}): give each system a unique name";
