@@ -54,7 +54,13 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-scheduler",
-        &["laige-depspec", "laige-diag", "laige-registry", "tracing"],
+        &[
+            "arrayvec",
+            "laige-depspec",
+            "laige-diag",
+            "laige-registry",
+            "tracing",
+        ],
         false,
     ),
     layer(
@@ -71,6 +77,7 @@ pub const LAYERING: &[Layer] = &[
     layer(
         "laige-executor",
         &[
+            "arrayvec",
             "laige-diag",
             "laige-registry",
             "laige-scheduler",

@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::fmt;
 
+use arrayvec::ArrayString;
 use laige_diag::Text;
 use laige_registry::SystemId;
 
@@ -13,29 +14,23 @@ pub const PANIC_MESSAGE_BYTES: usize = 112;
 /// `String`, truncated at a character boundary to [`PANIC_MESSAGE_BYTES`] bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PanicMessage {
-    bytes: [u8; PANIC_MESSAGE_BYTES],
-    len: u8,
+    text: ArrayString<PANIC_MESSAGE_BYTES>,
     truncated: bool,
 }
 
 impl PanicMessage {
     /// The empty message, for a payload that is not text.
     pub const EMPTY: Self = Self {
-        bytes: [0; PANIC_MESSAGE_BYTES],
-        len: 0,
+        text: ArrayString::new_const(),
         truncated: false,
     };
 
     /// The text of `text`, truncated.
     pub fn new(text: &str) -> Self {
-        let mut end = text.len().min(PANIC_MESSAGE_BYTES);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
+        let kept = &text[..text.floor_char_boundary(PANIC_MESSAGE_BYTES)];
         let mut res = Self::EMPTY;
-        res.bytes[..end].copy_from_slice(&text.as_bytes()[..end]);
-        res.len = end as u8;
-        res.truncated = end < text.len();
+        res.text.push_str(kept);
+        res.truncated = kept.len() < text.len();
         res
     }
 
@@ -52,8 +47,7 @@ impl PanicMessage {
 
     /// The kept text.
     pub fn as_str(&self) -> &str {
-        // Only whole characters of a `&str` are ever copied in.
-        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+        &self.text
     }
 
     /// Whether the message was longer than what is kept.
@@ -61,20 +55,26 @@ impl PanicMessage {
         self.truncated
     }
 
-    pub(crate) fn bytes(&self) -> &[u8; PANIC_MESSAGE_BYTES] {
-        &self.bytes
+    /// The kept bytes, zero-padded to the capacity, for the pool's word-by-word copy.
+    pub(crate) fn bytes(&self) -> [u8; PANIC_MESSAGE_BYTES] {
+        let mut bytes = [0; PANIC_MESSAGE_BYTES];
+        bytes[..self.text.len()].copy_from_slice(self.text.as_bytes());
+        bytes
     }
 
+    /// The message [`PanicMessage::bytes`], [`PanicMessage::len`] and
+    /// [`PanicMessage::is_truncated`] describe.
     pub(crate) fn from_parts(bytes: [u8; PANIC_MESSAGE_BYTES], len: u8, truncated: bool) -> Self {
-        Self {
-            bytes,
-            len,
-            truncated,
-        }
+        // Only whole characters of a `&str` are ever copied in.
+        let text = std::str::from_utf8(&bytes[..usize::from(len)]).unwrap_or_default();
+        let mut res = Self::new(text);
+        res.truncated = truncated;
+        res
     }
 
     pub(crate) fn len(&self) -> u8 {
-        self.len
+        // At most `PANIC_MESSAGE_BYTES` (112).
+        self.text.len() as u8
     }
 }
 

@@ -642,7 +642,7 @@ fn dependency_cycle_rejected(
     );
     let (result, events) = capture(|| plan(&registry));
     let err = result.unwrap_err();
-    let ScheduleError::DependencyCycle(cycle) = err else {
+    let ScheduleError::DependencyCycle(cycle) = &err else {
         panic!("expected a dependency cycle, got {err:?}");
     };
     assert_eq!(err.code(), "invalid_argument");

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use arrayvec::ArrayVec;
 use laige_diag::{EventKey, Rendered, Text};
 use laige_registry::{ComponentName, MAX_SYSTEMS, SystemId};
 
@@ -29,40 +30,38 @@ impl fmt::Display for SystemRef {
 
 /// One concrete dependency cycle: `systems[0]` depends on `systems[1]`, ..., and the last
 /// one depends on `systems[0]`. That last declaration closes the cycle.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// Held inline (a cycle has at most [`MAX_SYSTEMS`] systems), so reporting one allocates
+/// nothing.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Cycle {
-    systems: [Option<SystemRef>; MAX_SYSTEMS],
-    len: usize,
+    systems: ArrayVec<SystemRef, MAX_SYSTEMS>,
 }
 
 impl Cycle {
     pub(crate) const fn new() -> Self {
         Self {
-            systems: [None; MAX_SYSTEMS],
-            len: 0,
+            systems: ArrayVec::new_const(),
         }
     }
 
     pub(crate) fn push(&mut self, system: SystemRef) {
-        self.systems[self.len] = Some(system);
-        self.len += 1;
+        self.systems.push(system);
     }
 
     /// The systems on the cycle, in walk order.
     pub fn systems(&self) -> impl ExactSizeIterator<Item = SystemRef> + '_ {
-        self.systems[..self.len]
-            .iter()
-            .map(|it| it.expect("cycle entries are set"))
+        self.systems.iter().copied()
     }
 
     /// How many systems are on the cycle (1 for a self-dependency).
     pub fn len(&self) -> usize {
-        self.len
+        self.systems.len()
     }
 
     /// Always false: a cycle has at least one system.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.systems.is_empty()
     }
 
     /// The declaration that closes the cycle: `(dependent, dependency)`, meaning
@@ -105,7 +104,7 @@ impl fmt::Display for CycleNames<'_> {
 
 /// Why a registry cannot be scheduled. Checks run in order and the first failure wins:
 /// `needs_layout`, `dep_missing`, `dependency_cycle`, `double_writer`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 // The cycle is stored inline (about 6 KiB) so that scheduling never allocates, not even
 // to report a failure; it is returned once, at setup.
