@@ -59,6 +59,7 @@ pub const LAYERING: &[Layer] = &[
             "laige-depspec",
             "laige-diag",
             "laige-registry",
+            "smallvec",
             "tracing",
         ],
         false,
@@ -77,7 +78,6 @@ pub const LAYERING: &[Layer] = &[
     layer(
         "laige-executor",
         &[
-            "arrayvec",
             "laige-diag",
             "laige-registry",
             "laige-scheduler",
@@ -90,6 +90,7 @@ pub const LAYERING: &[Layer] = &[
     layer(
         "laige-world",
         &[
+            "arrayvec",
             "laige-diag",
             "laige-registry",
             "laige-scheduler",

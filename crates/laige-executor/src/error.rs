@@ -3,7 +3,6 @@
 use std::any::Any;
 use std::fmt;
 
-use arrayvec::ArrayString;
 use laige_diag::Text;
 use laige_registry::SystemId;
 
@@ -12,25 +11,33 @@ pub const PANIC_MESSAGE_BYTES: usize = 112;
 
 /// A fixed-size copy of a panic message: the payload's text when it was a `&str` or a
 /// `String`, truncated at a character boundary to [`PANIC_MESSAGE_BYTES`] bytes.
+// Not an `ArrayString`: its `u32` length would make `ExecError` 128 bytes, past clippy's
+// `result_large_err` line, where this layout keeps it at 120.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PanicMessage {
-    text: ArrayString<PANIC_MESSAGE_BYTES>,
+    bytes: [u8; PANIC_MESSAGE_BYTES],
+    len: u8,
     truncated: bool,
 }
 
 impl PanicMessage {
     /// The empty message, for a payload that is not text.
     pub const EMPTY: Self = Self {
-        text: ArrayString::new_const(),
+        bytes: [0; PANIC_MESSAGE_BYTES],
+        len: 0,
         truncated: false,
     };
 
     /// The text of `text`, truncated.
     pub fn new(text: &str) -> Self {
-        let kept = &text[..text.floor_char_boundary(PANIC_MESSAGE_BYTES)];
+        let mut end = text.len().min(PANIC_MESSAGE_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
         let mut res = Self::EMPTY;
-        res.text.push_str(kept);
-        res.truncated = kept.len() < text.len();
+        res.bytes[..end].copy_from_slice(&text.as_bytes()[..end]);
+        res.len = end as u8;
+        res.truncated = end < text.len();
         res
     }
 
@@ -47,7 +54,8 @@ impl PanicMessage {
 
     /// The kept text.
     pub fn as_str(&self) -> &str {
-        &self.text
+        // Only whole characters of a `&str` are ever copied in.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
 
     /// Whether the message was longer than what is kept.
@@ -55,26 +63,20 @@ impl PanicMessage {
         self.truncated
     }
 
-    /// The kept bytes, zero-padded to the capacity, for the pool's word-by-word copy.
-    pub(crate) fn bytes(&self) -> [u8; PANIC_MESSAGE_BYTES] {
-        let mut bytes = [0; PANIC_MESSAGE_BYTES];
-        bytes[..self.text.len()].copy_from_slice(self.text.as_bytes());
-        bytes
+    pub(crate) fn bytes(&self) -> &[u8; PANIC_MESSAGE_BYTES] {
+        &self.bytes
     }
 
-    /// The message [`PanicMessage::bytes`], [`PanicMessage::len`] and
-    /// [`PanicMessage::is_truncated`] describe.
     pub(crate) fn from_parts(bytes: [u8; PANIC_MESSAGE_BYTES], len: u8, truncated: bool) -> Self {
-        // Only whole characters of a `&str` are ever copied in.
-        let text = std::str::from_utf8(&bytes[..usize::from(len)]).unwrap_or_default();
-        let mut res = Self::new(text);
-        res.truncated = truncated;
-        res
+        Self {
+            bytes,
+            len,
+            truncated,
+        }
     }
 
     pub(crate) fn len(&self) -> u8 {
-        // At most `PANIC_MESSAGE_BYTES` (112).
-        self.text.len() as u8
+        self.len
     }
 }
 
