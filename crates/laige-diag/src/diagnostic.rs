@@ -4,7 +4,7 @@
 //! Every laige failure is one variant of an error enum, with one structured event whose
 //! name, severity and field keys are contract. The table states them once per variant;
 //! `event`, `key`, `emit` and `Display` are derived from it, and every text that reaches a
-//! field or a message goes through [`crate::text`], which escapes and bounds it.
+//! field or a message goes through [`crate::Text`]'s rules, which escape and bound it.
 
 use std::fmt;
 
@@ -28,6 +28,7 @@ pub trait Diagnostic: fmt::Display {
 /// A value a table row may give an event field: a number or a flag as it is, text (a
 /// `&str`, or any `Display` value wrapped in [`Rendered`]) escaped and bounded to the
 /// field's limit ([`field_limit`]).
+#[doc(hidden)]
 pub trait FieldValue {
     /// What the event records: the value itself, or its rendered text.
     type Held: HeldField;
@@ -36,6 +37,7 @@ pub trait FieldValue {
 }
 
 /// A prepared field value, recorded by reference while the event is emitted.
+#[doc(hidden)]
 pub trait HeldField {
     /// The type `tracing` records.
     type Value<'a>: tracing::Value

@@ -13,7 +13,7 @@
 //!
 //! Each failure type states its events once, in a [`diagnostics!`] table, from which its
 //! `event`, `key`, `emit` and `Display` are derived. Every name or message the application
-//! wrote reaches a field or a message only through [`text`], which escapes control
+//! wrote reaches a field or a message only through [`Text`], which escapes control
 //! characters and bounds the length (`missing_dep` to 63 bytes and `cycle` to 255, as the
 //! contract says, any other name to 255).
 //!
@@ -47,7 +47,7 @@ mod clock;
 mod diagnostic;
 mod limiter;
 mod table;
-pub mod text;
+mod text;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 #[doc(hidden)]
@@ -55,7 +55,7 @@ pub use diagnostic::hold_field;
 pub use diagnostic::{Diagnostic, FieldValue, HeldField, Rendered};
 pub use limiter::{Batch, DEFAULT_RATE_WINDOW, Diagnostics, EventKey, Severity, Subsystem};
 pub use table::TextTable;
-pub use text::{Escape, FieldText, Text, field_limit};
+pub use text::{Escape, FieldText, NAME_LIMIT, TRUNCATION_MARKER, Text, field_limit};
 
 /// What the [`diagnostics!`] expansion names; not part of the API.
 #[doc(hidden)]

@@ -1,16 +1,5 @@
 //! Untrusted text in events and messages: escaped and bounded here, and nowhere else.
-//!
-//! A system's name, a `depends_on` token or a panic message is whatever the application
-//! wrote, possibly a megabyte long or full of control bytes. Before such text reaches an
-//! event field or an error message it goes through [`Text`] (messages) or [`FieldText`]
-//! (fields), which
-//! - escape a backslash as `\\`, NUL, tab, CR and LF as `\0`, `\t`, `\r`, `\n`, and every
-//!   other control character or bidirectional-formatting character as `\u{..}`, so a log
-//!   line cannot be split, recoloured or reordered, and a name that merely *contains*
-//!   `\0` or `\xff` as text reads differently from one that contains the byte;
-//! - keep at most a limit of bytes of the escaped text, cut on a character boundary (an
-//!   escape is never split), and end a cut text with [`TRUNCATION_MARKER`], which counts
-//!   toward the limit, as the executor's panic messages and the tokenizer's quotes do.
+//! The rules are documented on [`Text`].
 
 use std::fmt::{self, Write as _};
 
@@ -26,7 +15,7 @@ pub const NAME_LIMIT: usize = 255;
 const FIELD_LIMITS: &[(&str, usize)] = &[("missing_dep", 63), ("cycle", 255)];
 
 /// The most bytes any field keeps; every limit is at most this.
-pub const FIELD_CAPACITY: usize = 255;
+pub(crate) const FIELD_CAPACITY: usize = 255;
 
 /// What ends a cut text.
 pub const TRUNCATION_MARKER: &str = "...";
@@ -40,7 +29,19 @@ pub fn field_limit(key: &str) -> usize {
         .min(FIELD_CAPACITY)
 }
 
-/// A value's text, escaped and bounded when displayed (see the module docs).
+/// A value's text, escaped and bounded when displayed.
+///
+/// A system's name, a `depends_on` token or a panic message is whatever the application
+/// wrote, possibly a megabyte long or full of control bytes. Before such text reaches an
+/// error message it goes through `Text` (and an event field through the same rules, at
+/// the field's [`field_limit`]), which
+/// - escapes a backslash as `\\`, NUL, tab, CR and LF as `\0`, `\t`, `\r`, `\n`, and every
+///   other control character or bidirectional-formatting character as `\u{..}`, so a log
+///   line cannot be split, recoloured or reordered, and a name that merely *contains*
+///   `\0` or `\xff` as text reads differently from one that contains the byte;
+/// - keeps at most a limit of bytes of the escaped text, cut on a character boundary (an
+///   escape is never split), and ends a cut text with [`TRUNCATION_MARKER`], which counts
+///   toward the limit, as the executor's panic messages and the tokenizer's quotes do.
 ///
 /// ```
 /// use laige_diag::Text;
@@ -81,6 +82,7 @@ impl<T: fmt::Display> fmt::Display for Text<T> {
 
 /// A field value's text, escaped and bounded into a fixed buffer, so that it is recorded
 /// as a string without allocating.
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldText(ArrayString<FIELD_CAPACITY>);
 
@@ -101,6 +103,7 @@ impl FieldText {
 
 /// Turns a message's text binding into its escaped, bounded [`Text`]; what the
 /// [`diagnostics!`](crate::diagnostics) table's `%` marker does to a binding.
+#[doc(hidden)]
 pub trait Escape {
     /// The escaped form.
     type Escaped;
