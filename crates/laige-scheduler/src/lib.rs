@@ -42,6 +42,7 @@
 
 mod declarative;
 mod error;
+mod export;
 mod schedule;
 mod sort;
 mod table;
@@ -52,6 +53,10 @@ pub use declarative::{
     schedule_declared,
 };
 pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
+pub use export::{
+    ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, JSON_VERSION,
+    ScheduleGraph,
+};
 pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
 pub use table::ScheduleTable;
 
@@ -78,7 +83,19 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
 
 /// The flat rules cannot honour declarative features; refusing them beats ignoring them.
 fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
-    for (i, record) in registry.iter().enumerate() {
+    match declarative_feature(registry) {
+        Some((i, feature)) => Err(ScheduleError::NeedsLayout {
+            system: sort::system_ref(registry, i),
+            feature,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The first system (by position) using a feature only a layout gives meaning to, and
+/// that feature's name.
+pub(crate) fn declarative_feature<R>(registry: &Registry<R>) -> Option<(usize, &'static str)> {
+    registry.iter().enumerate().find_map(|(i, record)| {
         let placement = record.placement();
         let feature = if !record.before().is_empty() {
             "before"
@@ -91,14 +108,10 @@ fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
         } else if record.is_exclusive() {
             "exclusive_phase"
         } else {
-            continue;
+            return None;
         };
-        return Err(ScheduleError::NeedsLayout {
-            system: sort::system_ref(registry, i),
-            feature,
-        });
-    }
-    Ok(())
+        Some((i, feature))
+    })
 }
 
 /// Fills `schedule` (fresh for `registry`) in place: a `Schedule` is 11 KiB, and moving
