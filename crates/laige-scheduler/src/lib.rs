@@ -12,8 +12,14 @@
 //! raises a `read_before_write` warning, kept on the [`Schedule`] as data and emitted as an
 //! event; the schedule still succeeds.
 //!
-//! What it does **not** do: it never runs a system, never looks at a World, and never
-//! allocates. Its whole state lives in fixed arrays on the stack. The order is a pure
+//! [`ScheduleGraph`] draws a schedule for people and tools: systems clustered by track, DAG
+//! and phase, every edge with its cause, as Graphviz DOT, Mermaid or versioned JSON. It
+//! takes the edges from where the rules already state them ([`explain_declared`], the flat
+//! `depends_on` and `read_before_write` rules) and allocates, at setup or debug time.
+//!
+//! What it does **not** do: it never runs a system and never looks at a World, and
+//! [`schedule`] never allocates: its whole state lives in fixed arrays on the stack. The
+//! declarative build and the graph export allocate, once, at setup. The order is a pure
 //! function of the registration order, the specs and the declared access: no hash order,
 //! address or clock can reach it.
 //!
@@ -34,6 +40,10 @@
 //! let order: Vec<u32> = schedule.order().iter().map(|id| id.get()).collect();
 //! assert_eq!(order, [2, 1, 3, 4, 5]);
 //! assert_eq!(schedule.order_hash(), 0xaef3282f393ab332);
+//!
+//! // The same schedule as a picture: `dot -Tsvg` renders this.
+//! let graph = laige_scheduler::ScheduleGraph::new(&schedule, &registry, None).unwrap();
+//! assert!(graph.to_dot().starts_with("// laige schedule graph"));
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
