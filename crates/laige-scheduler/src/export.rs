@@ -9,8 +9,8 @@
 //! time, never on a tick.
 
 mod build;
-mod cluster;
 mod dot;
+mod drawing;
 mod error;
 mod json;
 mod mermaid;
@@ -202,7 +202,7 @@ impl FrontEnd {
 /// assert!(graph.to_dot().contains("s1 -> s2"));
 /// assert!(graph.to_json().contains("\"version\": 1"));
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleGraph {
     front_end: FrontEnd,
     order_hash: u64,

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::ScheduleGraph;
-use super::cluster::{self, Block, Line, Style};
+use super::drawing::{self, Block, Line, Style};
 
 pub(super) fn write(graph: &ScheduleGraph) -> String {
     let mut out = String::new();
@@ -26,7 +26,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
     out.push_str("  node [shape=Mrecord, fontname=\"Helvetica\", fontsize=10];\n");
     out.push_str("  edge [fontname=\"Helvetica\", fontsize=9];\n");
     let mut depth = 1;
-    cluster::walk(graph, |block| {
+    drawing::walk(graph, |block| {
         let indent = "  ".repeat(depth);
         let _ = match block {
             Block::Open { id, label } => {
@@ -43,7 +43,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
                 system.system.id.get(),
                 record_field(system.system.name),
                 record_field(&system.budget.to_string()),
-                quoted(&cluster::access_text(graph, system)),
+                quoted(&drawing::access_text(graph, system)),
             ),
             Block::Close => {
                 depth -= 1;
@@ -52,7 +52,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
         };
     });
     for edge in graph.edges() {
-        let label = cluster::edge_label(edge)
+        let label = drawing::edge_label(edge)
             .map(|it| format!(", label=\"{}\"", quoted(&it)))
             .unwrap_or_default();
         let _ = writeln!(
@@ -60,21 +60,21 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
             "  s{} -> s{} [{}{label}, tooltip=\"{}\"];",
             edge.earlier.id.get(),
             edge.later.id.get(),
-            attributes(cluster::style(edge.cause)),
-            quoted(&cluster::edge_sentence(edge)),
+            attributes(drawing::style(edge.cause)),
+            quoted(&drawing::edge_sentence(edge)),
         );
     }
-    for ((ta, a), (tb, b)) in cluster::barriers(graph) {
+    for ((ta, a), (tb, b)) in drawing::barriers(graph) {
         let _ = writeln!(
             out,
             "  s{} -> s{} [ltail=cluster_t{ta}, lhead=cluster_t{tb}, {}, label=\"{}\"];",
             a.system.id.get(),
             b.system.id.get(),
-            attributes(cluster::BARRIER),
-            cluster::BARRIER.legend,
+            attributes(drawing::BARRIER),
+            quoted(drawing::BARRIER.legend),
         );
     }
-    let legend = cluster::legend(graph);
+    let legend = drawing::legend(graph);
     if !legend.is_empty() {
         out.push_str("  subgraph cluster_legend {\n    label=\"legend\";\n");
         out.push_str("    node [shape=point, width=0.05, label=\"\"];\n");

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::ScheduleGraph;
-use super::cluster::{self, Block, Line, Style};
+use super::drawing::{self, Block, Line, Style};
 
 pub(super) fn write(graph: &ScheduleGraph) -> String {
     let mut out = String::new();
@@ -21,7 +21,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
     );
     out.push_str("flowchart LR\n");
     let mut depth = 1;
-    cluster::walk(graph, |block| {
+    drawing::walk(graph, |block| {
         let indent = "  ".repeat(depth);
         let _ = match block {
             Block::Open { id, label } => {
@@ -44,8 +44,8 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
     // Links are styled by index, in the order they are declared.
     let mut links: Vec<Style> = Vec::new();
     for edge in graph.edges() {
-        let style = cluster::style(edge.cause);
-        let label = cluster::edge_label(edge)
+        let style = drawing::style(edge.cause);
+        let label = drawing::edge_label(edge)
             .map(|it| format!("|\"{}\"|", quoted(&it)))
             .unwrap_or_default();
         let _ = writeln!(
@@ -57,17 +57,17 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
         );
         links.push(style);
     }
-    for ((ta, _), (tb, _)) in cluster::barriers(graph) {
-        let style = cluster::BARRIER;
+    for ((ta, _), (tb, _)) in drawing::barriers(graph) {
+        let style = drawing::BARRIER;
         let _ = writeln!(
             out,
             "  t{ta} {}|\"{}\"| t{tb}",
             arrow(style.line),
-            style.legend
+            quoted(style.legend)
         );
         links.push(style);
     }
-    let legend = cluster::legend(graph);
+    let legend = drawing::legend(graph);
     if !legend.is_empty() {
         out.push_str("  subgraph legend[\"legend\"]\n");
         for (i, style) in legend.iter().enumerate() {

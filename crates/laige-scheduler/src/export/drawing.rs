@@ -230,3 +230,38 @@ pub(super) fn barriers(
         ((ta, &systems[tail]), (tb, &systems[head]))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use laige_registry::{ComponentId, ComponentName};
+
+    use super::{BARRIER, GraphCause, style};
+
+    #[test]
+    fn each_cause_has_its_own_look() {
+        let c = ComponentName {
+            id: ComponentId::new(1).unwrap(),
+            name: "C",
+        };
+        let causes = [
+            GraphCause::After,
+            GraphCause::Before,
+            GraphCause::AfterWeak,
+            GraphCause::Exclusive,
+            GraphCause::Fresh(c),
+            GraphCause::PhaseOrder(c),
+            GraphCause::Conflict(c),
+            GraphCause::ReadBeforeWrite(c),
+        ];
+        let mut looks: Vec<_> = causes.into_iter().map(style).collect();
+        looks.push(BARRIER);
+        for (i, a) in looks.iter().enumerate() {
+            for b in &looks[i + 1..] {
+                assert!((a.color, a.line) != (b.color, b.line), "{a:?} and {b:?}");
+                assert_ne!(a.legend, b.legend);
+            }
+        }
+        let ranks: Vec<u8> = causes.iter().map(|c| c.rank()).collect();
+        assert_eq!(ranks, (0..8).collect::<Vec<u8>>());
+    }
+}
