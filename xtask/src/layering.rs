@@ -46,7 +46,7 @@ pub const LAYERING: &[Layer] = &[
         unsafe_allowed: false,
         no_std: true,
     },
-    layer("laige-diag", &["arrayvec", "tracing"], false),
+    layer("laige-diag", &["arrayvec", "tracing", "quanta"], false),
     layer(
         "laige-registry",
         &["laige-depspec", "laige-diag", "tracing"],
@@ -66,25 +66,12 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-runner",
-        &[
-            "laige-diag",
-            "laige-registry",
-            "laige-scheduler",
-            "tracing",
-            "quanta",
-        ],
+        &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         false,
     ),
     layer(
         "laige-executor",
-        &[
-            "laige-diag",
-            "laige-registry",
-            "laige-scheduler",
-            "laige-runner",
-            "tracing",
-            "quanta",
-        ],
+        &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         true,
     ),
     layer(
@@ -348,7 +335,7 @@ mod tests {
     #[test]
     fn edited_row_is_reported() {
         let rendered = render_markdown(LAYERING).replace(
-            "| `laige-diag` | `arrayvec`, `tracing` |",
+            "| `laige-diag` | `arrayvec`, `tracing`, `quanta` |",
             "| `laige-diag` | (none) |",
         );
         let doc = format!("{DOCS_BEGIN}\n{rendered}{DOCS_END}\n");

@@ -49,7 +49,7 @@ mod limiter;
 mod table;
 mod text;
 
-pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use clock::{Clock, ManualClock, MonotonicClock, TickClock};
 #[doc(hidden)]
 pub use diagnostic::hold_field;
 pub use diagnostic::{Diagnostic, FieldValue, HeldField, Rendered};

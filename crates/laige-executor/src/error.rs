@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::fmt;
 
-use laige_diag::Text;
+use laige_diag::{Escape, Text};
 use laige_registry::SystemId;
 
 /// How many bytes of a panic message an [`ExecError`] keeps.
@@ -80,6 +80,14 @@ impl PanicMessage {
     }
 }
 
+/// A panic message is untrusted text: in a message it is escaped and bounded like a name.
+impl<'a> Escape for &'a PanicMessage {
+    type Escaped = Text<&'a PanicMessage>;
+    fn escaped(self) -> Self::Escaped {
+        Text::name(self)
+    }
+}
+
 impl fmt::Debug for PanicMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
@@ -88,7 +96,7 @@ impl fmt::Debug for PanicMessage {
 
 impl fmt::Display for PanicMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", Text::name(self.as_str()))?;
+        f.write_str(self.as_str())?;
         if self.truncated {
             f.write_str("...")?;
         }
@@ -127,7 +135,7 @@ pub enum ExecError {
 
 laige_diag::diagnostics! {
     const ExecError in System;
-    SystemPanicked { system, message }
+    SystemPanicked { system, %message }
         => error system_panicked { id = system.get(), message = message.as_str() }
         "system {system} panicked: {message}: the rest of its track ran; fix the system or \
          catch the failure inside it";
