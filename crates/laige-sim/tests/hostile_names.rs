@@ -487,3 +487,37 @@ fn names_within_the_limits_are_not_cut() {
         Some(format!("{long},{long}2").as_str())
     );
 }
+
+fn panics_with_its_name(ctx: &mut SystemContext<'_>) {
+    let name = ctx.name();
+    panic!("{name}");
+}
+
+/// A panicking system whose name and panic message are hostile: the tick's error and the
+/// `system_panicked` event show both escaped and bounded.
+#[test]
+fn a_hostile_panic_is_reported_escaped_and_bounded() {
+    for name in hostile_names() {
+        let mut world = World::default();
+        world
+            .system(name.raw, panics_with_its_name)
+            .budget_ms(1.0)
+            .register()
+            .unwrap();
+        let schedule = world.schedule().unwrap();
+        let (res, events) = capture(|| world.run_systems(&schedule));
+        let err = res.unwrap_err();
+        assert!(matches!(err, TickError::Panicked { .. }), "{err:?}");
+        check_text("tick error", &err.to_string(), MESSAGE_LIMIT, &name, true);
+        let panicked: Vec<_> = events
+            .iter()
+            .filter(|it| it.name == "system/system_panicked")
+            .collect();
+        assert_eq!(panicked.len(), 1, "{events:?}");
+        for (field, value) in &panicked[0].fields {
+            check_text(field, value, field_limit(field), &name, false);
+        }
+        let system = panicked[0].field("system").unwrap();
+        check_text("system field", system, field_limit("system"), &name, true);
+    }
+}
