@@ -86,6 +86,40 @@ pub fn check_all(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> {
     res.extend(check_unsafe(crates, table));
     res.extend(check_crate_docs(crates));
     res.extend(check_honest_tests(crates));
+    res.extend(check_unused_dependencies(crates));
+    res
+}
+
+/// Rule 7: every normal dependency is used by the crate's own code (`src/`): a dependency
+/// only tests or benches use belongs in `[dev-dependencies]`, and one nothing uses is an
+/// edge the layering table allows for no reason.
+pub fn check_unused_dependencies(crates: &[CrateModel]) -> Vec<Violation> {
+    let mut res = Vec::new();
+    for krate in crates {
+        let lexed: Vec<Lexed> = krate
+            .files
+            .iter()
+            .filter(|it| it.path.starts_with("src/"))
+            .map(|it| lex::lex(&it.text))
+            .collect();
+        for dep in krate.deps.iter().filter(|it| it.kind == DepKind::Normal) {
+            let lib = dep.name.replace('-', "_");
+            let used = lexed
+                .iter()
+                .any(|it| (0..it.tokens.len()).any(|idx| it.is_ident(idx, &lib)));
+            if !used {
+                res.push(violation(
+                    krate.display("Cargo.toml"),
+                    "unused-dependency",
+                    format!(
+                        "`{}` declares the dependency `{}` but its `src/` never names `{lib}`; remove \
+                         it, or move it to [dev-dependencies] if only tests or benches use it",
+                        krate.name, dep.name
+                    ),
+                ));
+            }
+        }
+    }
     res
 }
 
@@ -133,19 +167,26 @@ pub fn check_layering(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> 
     res
 }
 
-/// Rule 2: crates marked `no_std` (laige-depspec) have no normal dependencies and say `#![no_std]`.
+/// Rule 2: crates marked `no_std` (laige-depspec) say `#![no_std]`, and their normal
+/// dependencies (only those their row allows, which rule 1 checks) have their default
+/// features off, so that they build without `std` and `alloc` too.
 pub fn check_depspec(crates: &[CrateModel]) -> Vec<Violation> {
     let mut res = Vec::new();
     for krate in crates {
         if !layering::find(&krate.name).is_some_and(|it| it.no_std) {
             continue;
         }
-        for dep in krate.deps.iter().filter(|it| it.kind == DepKind::Normal) {
+        for dep in krate
+            .deps
+            .iter()
+            .filter(|it| it.kind == DepKind::Normal && it.default_features)
+        {
             res.push(violation(
                 krate.display("Cargo.toml"),
                 "no-std-leaf",
                 format!(
-                    "`{}` must have zero dependencies, found `{}`; remove it or make it a dev-dependency",
+                    "`{}` may use `{}` only with `default-features = false` (no std, no alloc); \
+                     turn its default features off, or make it a dev-dependency",
                     krate.name, dep.name
                 ),
             ));
@@ -451,6 +492,7 @@ mod tests {
         Dependency {
             name: name.to_owned(),
             kind: DepKind::Normal,
+            default_features: true,
         }
     }
 
@@ -487,13 +529,17 @@ mod tests {
                 &[],
                 &[("src/lib.rs", "//! Specs.\n#![no_std]\n")],
             ),
-            krate("laige-diag", &["tracing"], &[("src/lib.rs", DOC)]),
+            krate(
+                "laige-diag",
+                &["tracing"],
+                &[("src/lib.rs", &format!("{DOC}use tracing::Level;\n"))],
+            ),
             krate(
                 "laige-world",
                 &["laige-registry"],
                 &[(
                     "src/lib.rs",
-                    "//! W.\n// SAFETY: the index is in bounds.\nlet x = unsafe { f() };\n",
+                    "//! W.\n// SAFETY: the index is in bounds.\nlet x = unsafe { laige_registry::f() };\n",
                 )],
             ),
         ];
@@ -521,6 +567,7 @@ mod tests {
         it.deps.push(Dependency {
             name: "insta".to_owned(),
             kind: DepKind::Dev,
+            default_features: true,
         });
         assert_eq!(check_layering(&[it], LAYERING), Vec::new());
     }
@@ -543,6 +590,25 @@ mod tests {
         assert_eq!(
             rules(&res),
             [("crates/laige-depspec/Cargo.toml", "no-std-leaf")]
+        );
+    }
+
+    #[test]
+    fn depspec_may_use_arrayvec_without_default_features_only() {
+        let text = "//! S.\n#![no_std]\nuse arrayvec::ArrayVec;\nuse smallvec::SmallVec;\n";
+        let mut crates = [krate(
+            "laige-depspec",
+            &["arrayvec"],
+            &[("src/lib.rs", text)],
+        )];
+        crates[0].deps[0].default_features = false;
+        assert_eq!(check_all(&crates, LAYERING), Vec::new());
+
+        crates[0].deps[0].name = "smallvec".to_owned();
+        let res = check_all(&crates, LAYERING);
+        assert_eq!(
+            rules(&res),
+            [("crates/laige-depspec/Cargo.toml", "layering")]
         );
     }
 
@@ -669,6 +735,31 @@ mod tests {
                 ("crates/laige-diag/tests/time.rs:2", "honest-tests"),
                 ("crates/laige-diag/tests/time.rs:5", "honest-tests"),
             ]
+        );
+    }
+
+    #[test]
+    fn unused_normal_dependency_is_reported() {
+        let files = [
+            (
+                "src/lib.rs",
+                "//! Uses `laige_runner` only in a comment.\nuse laige_diag::X;\nfn f() { tracing::info!(\"laige_runner\") }\n",
+            ),
+            ("tests/t.rs", "use laige_runner::Runner;\n"),
+        ];
+        let mut it = krate(
+            "laige-world",
+            &["laige-diag", "laige-runner", "tracing"],
+            &files,
+        );
+        it.deps.push(Dependency {
+            name: "rstest".to_owned(),
+            kind: DepKind::Dev,
+            default_features: true,
+        });
+        assert_eq!(
+            rules(&check_unused_dependencies(&[it])),
+            [("crates/laige-world/Cargo.toml", "unused-dependency")]
         );
     }
 

@@ -1,5 +1,6 @@
 //! Time sources, injectable so tests control time: [`Clock`] for the rate limiter's window,
-//! and [`TickClock`] for timing systems against their budgets.
+//! and [`TickClock`] for timing systems against their budgets, with [`ClockSpan`] for one
+//! timed run.
 //!
 //! A test that hands one [`ManualClock`] to both controls every duration a runner measures
 //! and every window the limiter opens, so budget events are a pure function of the test.
@@ -165,4 +166,19 @@ impl Default for TickClock {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// One timed run on one thread: raw readings of a [`TickClock`] just before and just after
+/// it, and the index of the thread in its pool (0 for the thread that called the runner or
+/// the executor, workers 1 and up). Turn the readings into nanoseconds with the clock's
+/// [`TickClock::delta_as_nanos`]; a timeline is built from these.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct ClockSpan {
+    /// The raw reading before the run (on the sequential runner: the previous run's end,
+    /// so one reading serves both).
+    pub start: u64,
+    /// The raw reading after it returned.
+    pub end: u64,
+    /// The thread that ran it.
+    pub thread: u32,
 }

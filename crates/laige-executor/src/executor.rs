@@ -2,9 +2,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use laige_diag::TickClock;
+use laige_diag::{ClockSpan, TickClock};
 use laige_registry::SystemId;
-use laige_runner::SystemSpan;
 use laige_scheduler::MAX_TRACKS;
 
 use crate::error::{ExecError, PanicMessage};
@@ -248,7 +247,8 @@ impl Executor {
     /// on; 0 before its first timed run.
     ///
     /// Written by whichever thread ran it, read after [`Executor::run_track`] returned, so
-    /// the caller can feed `laige_runner::Timing::observe` in schedule order on its own thread.
+    /// the caller can feed a timing table (`laige_runner::Timing::observe`) in schedule order
+    /// on its own thread.
     pub fn last_duration(&self, id: SystemId) -> u64 {
         let span = self.pool.span(id.index());
         self.pool.timer().delta_as_nanos(span.start, span.end)
@@ -258,7 +258,7 @@ impl Executor {
     /// `time_systems` is on; all zero before its first timed run. Thread 0 is the calling
     /// thread, workers are 1 and up. Read it, like [`Executor::last_duration`], after
     /// [`Executor::run_track`] returned; a timeline is built from these.
-    pub fn last_span(&self, id: SystemId) -> SystemSpan {
+    pub fn last_span(&self, id: SystemId) -> ClockSpan {
         self.pool.span(id.index())
     }
 

@@ -41,9 +41,8 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use laige_diag::TickClock;
+use laige_diag::{ClockSpan, TickClock};
 use laige_registry::{MAX_SYSTEMS, SystemId};
-use laige_runner::SystemSpan;
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::idle::{Handle, NAP_AFTER_NANOS, Naps};
@@ -245,11 +244,11 @@ impl Pool {
     }
 
     /// The last recorded span of the system at `index`.
-    pub(crate) fn span(&self, index: usize) -> SystemSpan {
+    pub(crate) fn span(&self, index: usize) -> ClockSpan {
         self.shared
             .spans
             .get(index)
-            .map_or_else(SystemSpan::default, |it| SystemSpan {
+            .map_or_else(ClockSpan::default, |it| ClockSpan {
                 start: it.start.load(Ordering::Relaxed),
                 end: it.end.load(Ordering::Relaxed),
                 thread: it.thread.load(Ordering::Relaxed),

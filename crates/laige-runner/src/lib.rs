@@ -39,11 +39,9 @@
 mod error;
 mod host;
 mod runner;
-mod span;
 mod timing;
 
-pub use error::RunError;
+pub use error::{RunError, SlotProblem};
 pub use host::Host;
 pub use runner::{Runner, RunnerOptions, check};
-pub use span::SystemSpan;
 pub use timing::{CRITICAL_MULTIPLIER, Timing, TimingStats, TimingTable, WINDOW_SAMPLES};

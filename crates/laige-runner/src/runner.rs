@@ -1,10 +1,10 @@
 //! The sequential runner: one system at a time, in schedule order.
 
-use laige_diag::TickClock;
+use laige_diag::{ClockSpan, TickClock};
 use laige_registry::{Registry, SystemId};
 use laige_scheduler::Schedule;
 
-use crate::{Host, RunError, SystemSpan, Timing, TimingStats};
+use crate::{Host, RunError, SlotProblem, Timing, TimingStats};
 
 /// How a [`Runner`] behaves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -26,7 +26,7 @@ pub struct Runner {
     timing: Timing,
     clock: TickClock,
     /// Each system's last span, by index; empty unless spans are kept.
-    spans: Vec<SystemSpan>,
+    spans: Vec<ClockSpan>,
 }
 
 impl Default for Runner {
@@ -72,13 +72,13 @@ impl Runner {
         self.options.timing = on;
     }
 
-    /// Keeps each system's [`SystemSpan`] from now on (or stops), for a timeline: the
+    /// Keeps each system's [`ClockSpan`] from now on (or stops), for a timeline: the
     /// clock is then read at every system boundary even with timing off, and budgets are
     /// still checked only when timing is on. Turning it on allocates the spans once.
     pub fn keep_spans(&mut self, on: bool) {
         match on {
             true if self.spans.is_empty() => {
-                self.spans = vec![SystemSpan::default(); laige_registry::MAX_SYSTEMS];
+                self.spans = vec![ClockSpan::default(); laige_registry::MAX_SYSTEMS];
             }
             true => {}
             false => self.spans = Vec::new(),
@@ -91,7 +91,7 @@ impl Runner {
     }
 
     /// The span of the last run of system `id`, when spans are kept and it ran since.
-    pub fn last_span(&self, id: SystemId) -> Option<SystemSpan> {
+    pub fn last_span(&self, id: SystemId) -> Option<ClockSpan> {
         self.spans.get(id.index()).copied()
     }
 
@@ -159,7 +159,7 @@ impl Runner {
             host.run_system(id, run);
             let end = self.clock.raw();
             if let Some(span) = self.spans.get_mut(id.index()) {
-                *span = SystemSpan {
+                *span = ClockSpan {
                     start,
                     end,
                     thread: 0,
@@ -205,17 +205,28 @@ fn check_quiet<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), Run
     if schedule.is_verified() {
         return Ok(());
     }
-    let mut seen = [false; laige_registry::MAX_SYSTEMS];
+    let systems = registry.len();
+    let mut seen_at = [None; laige_registry::MAX_SYSTEMS];
     for (slot, id) in schedule.order().iter().enumerate() {
-        let fresh = id.index() < registry.len() && !std::mem::replace(&mut seen[id.index()], true);
-        if !fresh {
-            return Err(RunError::ScheduleInvalid { slot, id: id.get() });
-        }
+        let problem = if id.index() >= systems {
+            SlotProblem::OutOfRange { systems }
+        } else if let Some(first_slot) = seen_at[id.index()] {
+            SlotProblem::Repeated { first_slot }
+        } else {
+            seen_at[id.index()] = Some(slot);
+            continue;
+        };
+        return Err(RunError::ScheduleInvalid {
+            slot,
+            id: id.get(),
+            problem,
+        });
     }
-    if schedule.order().len() < registry.len() {
+    if schedule.order().len() < systems {
         return Err(RunError::ScheduleInvalid {
             slot: schedule.order().len(),
             id: 0,
+            problem: SlotProblem::Unfilled { systems },
         });
     }
     Ok(())

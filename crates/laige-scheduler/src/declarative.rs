@@ -11,16 +11,16 @@
 //!   not conflict; tracks run in order.
 //! - An exclusive system runs alone in its phase.
 
-mod build;
+pub(crate) mod build;
 mod error;
-mod graph;
+pub(crate) mod graph;
 mod layout;
 
 pub use error::{CycleStep, DeclError, EdgeCause};
 
 use crate::SystemRef;
 use crate::sort::system_ref;
-pub use layout::{DagDecl, Layout};
+pub use layout::{DagDecl, Layout, Phases};
 
 use laige_registry::Registry;
 

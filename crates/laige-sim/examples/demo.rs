@@ -2,67 +2,70 @@
 //!
 //! ```text
 //! cargo run --release --example demo -- [--particles N] [--ticks N] [--seed N] [--threads N]
-//!     [--trace FILE] [--checksums FILE]
+//!                                       [--graph FILE] [--mermaid FILE]
+//!                                       [--trace FILE] [--checksums FILE]
 //! ```
 //!
 //! `--threads 0` (the default) runs one system at a time; `--threads N` runs the schedule's
 //! DAG on N threads. The final state hash is the same either way.
 //!
-//! `--trace FILE` records every tick's timeline (the last 100,000) and writes it as Chrome Trace Event Format
-//! JSON: open it in <https://ui.perfetto.dev> or `chrome://tracing`. `--checksums FILE`
-//! records every tick's checksums and writes the record's binary file form, for comparing
-//! runs on other machines or builds (`laige_sim::world::ChecksumRecord::first_desync`).
+//! `--graph FILE` writes the schedule graph as Graphviz DOT (render it with
+//! `dot -Tsvg FILE -o graph.svg`), `--mermaid FILE` as a Mermaid flowchart.
+//!
+//! `--trace FILE` records every tick's timeline (the last 100,000) and writes it as Chrome
+//! Trace Event Format JSON: open it in <https://ui.perfetto.dev> or `chrome://tracing`.
+//! `--checksums FILE` records every tick's checksums (the last 100,000) and writes the
+//! record's binary file form, to compare with runs on other machines or builds
+//! (`cargo run --example desync -- A B`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use laige_sim::demo::{self, DemoConfig};
 use laige_sim::prelude::*;
 use laige_sim::runner::TimingTable;
-use laige_sim::scheduler::ScheduleTable;
+use laige_sim::scheduler::{ScheduleGraph, ScheduleTable};
 
-struct Args {
-    config: DemoConfig,
-    ticks: u32,
-    threads: usize,
-    trace: Option<PathBuf>,
-    checksums: Option<PathBuf>,
-}
+const USAGE: &str = "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N] [--graph FILE] [--mermaid FILE] [--trace FILE] [--checksums FILE]";
 
 /// The most ticks `--trace` and `--checksums` keep (the last ones).
 const RECORDED_TICKS: usize = 100_000;
 
-const USAGE: &str = "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N] \
-                     [--trace FILE] [--checksums FILE]";
+#[derive(Debug, PartialEq)]
+struct Args {
+    config: DemoConfig,
+    ticks: u32,
+    threads: usize,
+    /// Where to write the schedule graph as DOT.
+    graph: Option<PathBuf>,
+    /// Where to write it as Mermaid.
+    mermaid: Option<PathBuf>,
+    /// Where to write the timeline as Chrome trace JSON.
+    trace: Option<PathBuf>,
+    /// Where to write the checksum record.
+    checksums: Option<PathBuf>,
+}
 
-fn parse_args() -> Result<Args, String> {
+fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut args = Args {
         config: DemoConfig::default(),
         ticks: 1_000,
         threads: 0,
+        graph: None,
+        mermaid: None,
         trace: None,
         checksums: None,
     };
-    let mut it = std::env::args_os().skip(1);
     while let Some(flag) = it.next() {
-        let Some(flag) = flag.to_str().map(str::to_owned) else {
-            return Err(format!(
-                "unknown flag `{}`; try --help",
-                flag.to_string_lossy()
-            ));
-        };
-        if let "--trace" | "--checksums" = flag.as_str() {
-            let path = PathBuf::from(it.next().ok_or_else(|| format!("{flag} needs a file"))?);
-            match flag.as_str() {
-                "--trace" => args.trace = Some(path),
-                _ => args.checksums = Some(path),
+        let mut text = |name: &str| -> Result<String, String> {
+            match it.next() {
+                Some(raw) if !raw.starts_with("--") => Ok(raw),
+                _ => Err(format!("{name} needs a value")),
             }
-            continue;
-        }
+        };
         let mut value = |name: &str| -> Result<u64, String> {
-            let raw = it.next().ok_or_else(|| format!("{name} needs a value"))?;
-            let raw = raw.to_string_lossy().replace('_', "");
+            let raw = text(name)?.replace('_', "");
             let parsed = match raw.strip_prefix("0x") {
                 Some(hex) => u64::from_str_radix(hex, 16),
                 None => raw.parse(),
@@ -83,6 +86,10 @@ fn parse_args() -> Result<Args, String> {
                 args.threads = usize::try_from(value(&flag)?)
                     .map_err(|_| "--threads is too large".to_owned())?
             }
+            "--graph" => args.graph = Some(text(&flag)?.into()),
+            "--mermaid" => args.mermaid = Some(text(&flag)?.into()),
+            "--trace" => args.trace = Some(text(&flag)?.into()),
+            "--checksums" => args.checksums = Some(text(&flag)?.into()),
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown flag `{other}`; try --help")),
         }
@@ -90,8 +97,73 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
+/// Writes the schedule graph files `args` asks for.
+fn write_graphs(args: &Args, world: &World, schedule: &Schedule) -> Result<(), String> {
+    if args.graph.is_none() && args.mermaid.is_none() {
+        return Ok(());
+    }
+    let graph = ScheduleGraph::new(schedule, world.registry(), world.layout())
+        .map_err(|err| format!("cannot export the schedule graph: {err}"))?;
+    let files = [
+        (
+            &args.graph,
+            ScheduleGraph::to_dot as fn(&ScheduleGraph) -> String,
+        ),
+        (&args.mermaid, ScheduleGraph::to_mermaid),
+    ];
+    for (path, render) in files {
+        if let Some(path) = path {
+            write(path, render(&graph))?;
+        }
+    }
+    Ok(())
+}
+
+/// Starts the recorders `args` asks for, keeping every tick up to [`RECORDED_TICKS`].
+fn start_recording(args: &Args, world: &mut World) {
+    let ticks = usize::try_from(args.ticks).map_or(RECORDED_TICKS, |it| it.min(RECORDED_TICKS));
+    if args.trace.is_some() {
+        world.record_timeline(ticks);
+    }
+    if args.checksums.is_some() {
+        world.record_checksums(ticks);
+    }
+}
+
+/// Writes the timeline and the checksum record `args` asks for.
+fn write_records(args: &Args, world: &World) -> Result<(), String> {
+    if let (Some(path), Some(timeline)) = (&args.trace, world.timeline()) {
+        write(path, timeline.to_chrome_trace())?;
+        println!(
+            "trace of {} ticks written to {}",
+            timeline.len(),
+            path.display()
+        );
+    }
+    if let (Some(path), Some(checksums)) = (&args.checksums, world.checksums()) {
+        write(path, checksums.to_bytes())?;
+        println!(
+            "checksums of {} ticks written to {}",
+            checksums.len(),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), String> {
+    std::fs::write(path, contents)
+        .map_err(|err| format!("cannot write `{}`: {err}", path.display()))
+}
+
 fn main() -> ExitCode {
-    let args = match parse_args() {
+    // Lossy, so an argument that is not UTF-8 is an unknown flag or a strange file name,
+    // never a panic.
+    let args = match parse_args(
+        std::env::args_os()
+            .skip(1)
+            .map(|it| it.to_string_lossy().into_owned()),
+    ) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -112,6 +184,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Err(message) = write_graphs(&args, &world, &schedule) {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
     if args.threads > 0 {
         world.use_executor(ExecutorOptions {
             threads: args.threads,
@@ -145,15 +221,7 @@ fn main() -> ExitCode {
     }
     println!();
 
-    // Every tick is kept, up to the last 100,000: the buffers are sized once, on the first tick.
-    let recorded = usize::try_from(args.ticks).map_or(RECORDED_TICKS, |it| it.min(RECORDED_TICKS));
-    if args.trace.is_some() {
-        world.record_timeline(recorded);
-    }
-    if args.checksums.is_some() {
-        world.record_checksums(recorded);
-    }
-
+    start_recording(&args, &mut world);
     let start = Instant::now();
     let hash = match demo::run(&mut world, &schedule, args.ticks) {
         Ok(hash) => hash,
@@ -178,31 +246,107 @@ fn main() -> ExitCode {
         world.len()
     );
     println!("state hash {hash:#018x}");
-
-    if let (Some(path), Some(timeline)) = (&args.trace, world.timeline()) {
-        if let Err(err) = std::fs::write(path, timeline.to_chrome_trace()) {
-            eprintln!("error: cannot write the trace to {}: {err}", path.display());
-            return ExitCode::FAILURE;
-        }
-        println!(
-            "trace of {} ticks written to {}",
-            timeline.len(),
-            path.display()
-        );
-    }
-    if let (Some(path), Some(checksums)) = (&args.checksums, world.checksums()) {
-        if let Err(err) = std::fs::write(path, checksums.to_bytes()) {
-            eprintln!(
-                "error: cannot write the checksums to {}: {err}",
-                path.display()
-            );
-            return ExitCode::FAILURE;
-        }
-        println!(
-            "checksums of {} ticks written to {}",
-            checksums.len(),
-            path.display()
-        );
+    if let Err(message) = write_records(&args, &world) {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, String> {
+        parse_args(args.iter().map(|it| (*it).to_owned()))
+    }
+
+    #[test]
+    fn graph_flags_take_a_file() {
+        let args = parse(&["--graph", "out.dot", "--mermaid", "out.mmd", "--ticks", "0"]).unwrap();
+        assert_eq!(args.graph, Some(PathBuf::from("out.dot")));
+        assert_eq!(args.mermaid, Some(PathBuf::from("out.mmd")));
+        assert_eq!(args.ticks, 0);
+    }
+
+    #[test]
+    fn bad_flags_are_errors_not_panics() {
+        assert_eq!(parse(&["--graph"]).unwrap_err(), "--graph needs a value");
+        assert_eq!(
+            parse(&["--graph", "--ticks", "3"]).unwrap_err(),
+            "--graph needs a value"
+        );
+        assert_eq!(
+            parse(&["--ticks", "many"]).unwrap_err(),
+            "--ticks takes a whole number, not `many`"
+        );
+        assert_eq!(
+            parse(&["--ticks", "99999999999"]).unwrap_err(),
+            "--ticks is too large"
+        );
+        assert_eq!(
+            parse(&["--graf", "x"]).unwrap_err(),
+            "unknown flag `--graf`; try --help"
+        );
+        assert_eq!(parse(&["--help"]).unwrap_err(), USAGE);
+    }
+
+    #[test]
+    fn record_flags_take_a_file() {
+        let args = parse(&["--trace", "t.json", "--checksums", "c.bin"]).unwrap();
+        assert_eq!(args.trace, Some(PathBuf::from("t.json")));
+        assert_eq!(args.checksums, Some(PathBuf::from("c.bin")));
+        assert_eq!(parse(&["--trace"]).unwrap_err(), "--trace needs a value");
+        assert_eq!(
+            parse(&["--checksums", "--trace", "t.json"]).unwrap_err(),
+            "--checksums needs a value"
+        );
+    }
+
+    #[test]
+    fn records_hold_every_tick_and_an_unwritable_file_is_an_error() {
+        let (mut world, schedule) = demo::build(
+            DemoConfig {
+                particles: 8,
+                ..DemoConfig::default()
+            },
+            WorldOptions::default(),
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join("laige-demo-no-such-dir");
+        let trace = dir.join("t.json");
+        let args = parse(&[
+            "--ticks",
+            "3",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--checksums",
+            "c",
+        ])
+        .unwrap();
+        start_recording(&args, &mut world);
+        demo::run(&mut world, &schedule, 3).unwrap();
+        assert_eq!(world.timeline().map(|it| it.len()), Some(3));
+        assert_eq!(world.checksums().map(|it| it.len()), Some(3));
+        let err = write_records(&args, &world).unwrap_err();
+        assert!(err.starts_with("cannot write `"), "{err}");
+    }
+
+    #[test]
+    fn an_unwritable_graph_file_is_an_error() {
+        let (world, schedule) = demo::build(
+            DemoConfig {
+                particles: 4,
+                ..DemoConfig::default()
+            },
+            WorldOptions::default(),
+        )
+        .unwrap();
+        let dir = std::env::temp_dir()
+            .join("laige-demo-no-such-dir")
+            .join("x");
+        let args = parse(&["--graph", dir.join("g.dot").to_str().unwrap()]).unwrap();
+        let err = write_graphs(&args, &world, &schedule).unwrap_err();
+        assert!(err.starts_with("cannot write `"), "{err}");
+    }
 }

@@ -7,10 +7,10 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem, TickClock};
+use laige_diag::{ClockSpan, TickClock};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{Registry, SystemId};
-use laige_runner::{RunError, Runner, RunnerOptions, SystemSpan, TimingStats};
+use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
 use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
 
 use crate::observe;
@@ -66,7 +66,7 @@ impl Runtime {
     }
 
     /// The span of system `id`'s last run: the executor's when one is set, else the runner's.
-    pub(crate) fn last_span(&self, id: SystemId) -> SystemSpan {
+    pub(crate) fn last_span(&self, id: SystemId) -> ClockSpan {
         match &self.executor {
             Some(executor) => executor.last_span(id),
             None => self.runner.last_span(id).unwrap_or_default(),
@@ -123,20 +123,16 @@ pub enum TickError {
     Apply(WorldError),
 }
 
-impl fmt::Display for TickError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TickError::Run(err) => err.fmt(f),
-            TickError::Panicked { name, message, .. } => write!(
-                f,
-                "system `{name}` panicked: {message}: the rest of its track ran and its commands \
-                 of this tick were dropped; the next tick runs normally. Fix the system, or \
-                 handle the failure inside it"
-            ),
-            TickError::Exec(err) => err.fmt(f),
-            TickError::Apply(err) => err.fmt(f),
-        }
-    }
+laige_diag::diagnostics! {
+    TickError in System;
+    Run(err) => err;
+    Panicked { system, %name, %message }
+        => error system_panicked { system = name, id = system.get(), message = message.as_ref() }
+        "system `{name}` panicked: {message}: the rest of its track ran and its commands of this \
+         tick were dropped; the next tick runs normally. Fix the system, or handle the failure \
+         inside it";
+    Exec(err) => err;
+    Apply(err) => err;
 }
 
 impl std::error::Error for TickError {}
@@ -245,17 +241,7 @@ impl World {
                 name,
                 message: message.to_string().into(),
             };
-            let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
-            self.registry.diagnostics().report(key, || {
-                tracing::error!(
-                    name: "system/system_panicked",
-                    target: "laige",
-                    system = name,
-                    id = id.get(),
-                    message = message.as_str(),
-                    "{err}"
-                );
-            });
+            self.registry.diagnostics().report(err.key(), || err.emit());
             first.get_or_insert(err);
         }
         first

@@ -8,9 +8,8 @@
 use std::fmt::Write as _;
 use std::io;
 
-use laige_diag::TickClock;
+use laige_diag::{ClockSpan, TickClock};
 use laige_registry::{Registry, SystemId};
-use laige_runner::SystemSpan;
 use laige_scheduler::Schedule;
 
 /// The raw clock readings around one track: before its first system, after its last one
@@ -83,7 +82,7 @@ pub struct Timeline {
     /// Per ring slot and track.
     marks: Vec<TrackMarks>,
     /// Per ring slot and row.
-    spans: Vec<SystemSpan>,
+    spans: Vec<ClockSpan>,
 }
 
 impl Timeline {
@@ -144,7 +143,7 @@ impl Timeline {
         self.recorded = 0;
         self.ticks = vec![0; self.capacity];
         self.marks = vec![TrackMarks::default(); self.capacity * tracks];
-        self.spans = vec![SystemSpan::default(); self.capacity * self.rows.len()];
+        self.spans = vec![ClockSpan::default(); self.capacity * self.rows.len()];
     }
 
     fn slot(&self, tick_index: u64) -> usize {
@@ -159,7 +158,7 @@ impl Timeline {
         start: u64,
         ran: u64,
         applied: u64,
-        span_of: impl Fn(SystemId) -> SystemSpan,
+        span_of: impl Fn(SystemId) -> ClockSpan,
     ) {
         let (Some(&first), Some(&last)) = (self.track_rows.get(t), self.track_rows.get(t + 1))
         else {
