@@ -19,7 +19,11 @@ fn load(path: &str) -> Result<ChecksumRecord, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Lossy, so a path that is not UTF-8 is a file that cannot be read, never a panic.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|it| it.to_string_lossy().into_owned())
+        .collect();
     let [ours, theirs] = args.as_slice() else {
         eprintln!("usage: desync OURS.bin THEIRS.bin");
         return ExitCode::from(2);
