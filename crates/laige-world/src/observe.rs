@@ -2,8 +2,8 @@
 //! `tracing-spans` cargo feature, one `tracing` span around every system run.
 //!
 //! `World::run_systems` calls in here once per tick and once per track; a system run goes
-//! through [`in_system_span`]. With nothing recording, a track costs four `Option` checks and a tick three;
-//! without the feature, the span wrapper compiles to the bare call.
+//! through [`in_system_span`]. With nothing recording, a track costs four `Option` checks
+//! and a tick three; without the feature, the span wrapper compiles to the bare call.
 
 use laige_registry::SystemId;
 use laige_scheduler::Schedule;
