@@ -5,13 +5,18 @@ use std::fmt;
 use laige_depspec::ParseError;
 use laige_diag::{EventKey, Severity, Subsystem};
 
-use crate::{ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
+use crate::{Access, ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
 
 /// Why [`Registry::register`](crate::Registry::register) refused a definition.
 ///
 /// Checks run in the contract's normative order and the first failure wins: `name_invalid`,
 /// `run_invalid`, `budget_invalid`, `dep_spec_invalid`, `duplicate`, `io_unregistered`,
 /// `io_duplicate`, then `budget_exhausted`. A refused registration changes nothing.
+///
+/// The registry never returns the last three variants, `param_kind`, `param_conflict` and
+/// `access_contradicts`: a typed front end (the World's system builder) checks a system's
+/// parameters against each other and against its declarations before it hands the
+/// definition over, and reports them through the same events.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 pub enum RegisterError {
@@ -79,6 +84,52 @@ pub enum RegisterError {
         /// How many systems are registered.
         systems: usize,
     },
+    /// A parameter of a typed system names a type of the wrong kind: a resource in a query,
+    /// a component as a resource, or a component that is not versioned as a snapshot.
+    ParamKind {
+        /// The system's name.
+        name: &'static str,
+        /// The parameter's type name.
+        param: &'static str,
+        /// The type it names.
+        component: &'static str,
+        /// What that type would have to be (`a component`, `a resource`, ...).
+        expected: &'static str,
+    },
+    /// Two parameters of a typed system (or one query, naming a type twice) reach one
+    /// component, resource, command buffer or PRNG stream in ways that cannot coexist: one
+    /// writes what the other reads or writes, so they would alias, or one reads the live
+    /// value and the other the snapshot, which one declaration cannot say.
+    ParamConflict {
+        /// The system's name.
+        name: &'static str,
+        /// The type (or part of the system) both reach.
+        component: &'static str,
+        /// The earlier parameter's type name.
+        first: &'static str,
+        /// How it reaches the component.
+        first_access: Access,
+        /// The later parameter's type name.
+        second: &'static str,
+        /// How it reaches the component.
+        second_access: Access,
+        /// Whether both are elements of one parameter (a query naming a type twice).
+        within_one: bool,
+    },
+    /// A declaration on the builder (`.reads::<T>()`, ...) contradicts what a parameter of
+    /// the typed system needs: it would allow less, or another kind of read.
+    AccessContradicts {
+        /// The system's name.
+        name: &'static str,
+        /// The component or resource type.
+        component: &'static str,
+        /// What the builder declares.
+        declared: Access,
+        /// The parameter's type name.
+        param: &'static str,
+        /// What the parameter needs.
+        needs: Access,
+    },
 }
 
 impl RegisterError {
@@ -94,6 +145,9 @@ impl RegisterError {
             RegisterError::IoDuplicate { .. } => "io_duplicate",
             RegisterError::IoTooMany { .. } => "io_too_many",
             RegisterError::BudgetExhausted { .. } => "budget_exhausted",
+            RegisterError::ParamKind { .. } => "param_kind",
+            RegisterError::ParamConflict { .. } => "param_conflict",
+            RegisterError::AccessContradicts { .. } => "access_contradicts",
         }
     }
 
@@ -144,6 +198,33 @@ impl RegisterError {
             RegisterError::BudgetExhausted { name, systems } => {
                 warn!("system/budget_exhausted", name, systems)
             }
+            RegisterError::ParamKind {
+                name,
+                param,
+                component,
+                ..
+            } => warn!("system/param_kind", name, param, component),
+            RegisterError::ParamConflict {
+                name,
+                component,
+                first,
+                second,
+                ..
+            } => warn!("system/param_conflict", name, component, first, second),
+            RegisterError::AccessContradicts {
+                name,
+                component,
+                param,
+                declared,
+                needs,
+            } => warn!(
+                "system/access_contradicts",
+                name,
+                component,
+                param,
+                declared = declared.name(),
+                needs = needs.name()
+            ),
         }
     }
 }
@@ -206,11 +287,105 @@ impl fmt::Display for RegisterError {
                 "cannot register `{name}`: the registry already holds {systems} of at most \
                  {MAX_SYSTEMS} systems; merge small systems"
             ),
+            RegisterError::ParamKind {
+                name,
+                param,
+                component,
+                expected,
+            } => write!(
+                f,
+                "parameter `{}` of system `{name}` names `{}`, which is not {expected}: \
+                 query components, take resources as `Res`/`ResMut`, and read snapshots only \
+                 of components registered versioned",
+                ShortType(param),
+                ShortType(component)
+            ),
+            RegisterError::ParamConflict {
+                name,
+                component,
+                first,
+                first_access,
+                second,
+                second_access,
+                within_one,
+            } => {
+                let (first, second) = (ShortType(first), ShortType(second));
+                let component = ShortType(component);
+                let aliased = first_access == Access::Write || second_access == Access::Write;
+                match (within_one, aliased) {
+                    (true, _) => write!(
+                        f,
+                        "parameter `{first}` of system `{name}` names `{component}` twice \
+                         with a write, so its items would alias: name it once"
+                    ),
+                    (false, true) => write!(
+                        f,
+                        "parameters `{first}` and `{second}` of system `{name}` both reach \
+                         `{component}` and one of them writes it, so they would alias: merge \
+                         them into one parameter, or split the system"
+                    ),
+                    (false, false) => write!(
+                        f,
+                        "parameters `{first}` and `{second}` of system `{name}` read \
+                         `{component}` both live and as a snapshot, and a system declares a \
+                         component once: read it one way, or split the system"
+                    ),
+                }
+            }
+            RegisterError::AccessContradicts {
+                name,
+                component,
+                declared,
+                param,
+                needs,
+            } => {
+                let component = ShortType(component);
+                write!(
+                    f,
+                    "system `{name}` declares `.{}::<{component}>()`, but its parameter `{}` \
+                     needs `.{}::<{component}>()`: drop the declaration (parameters declare \
+                     their own access), or make it `.{}::<{component}>()`",
+                    declared.name(),
+                    ShortType(param),
+                    needs.name(),
+                    needs.name()
+                )
+            }
         }
     }
 }
 
 impl std::error::Error for RegisterError {}
+
+/// A type name as messages show it: every path cut to its last segment, so
+/// `laige_world::system::Query<(&mut game::Pos, &game::Vel), ()>` reads
+/// `Query<(&mut Pos, &Vel), ()>`. Writes straight to the formatter; allocates nothing.
+struct ShortType<'a>(&'a str);
+
+impl fmt::Display for ShortType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while !rest.is_empty() {
+            let word = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let (ident, tail) = rest.split_at(word);
+            match tail.strip_prefix("::") {
+                // A path segment before another one: dropped with its separator.
+                Some(after) if !ident.is_empty() => rest = after,
+                _ => {
+                    f.write_str(ident)?;
+                    let mut chars = tail.chars();
+                    if let Some(c) = chars.next() {
+                        write!(f, "{c}")?;
+                    }
+                    rest = chars.as_str();
+                }
+            }
+        }
+        Ok(())
+    }
+}
 
 /// A [`SystemId`] that names no system of this registry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -245,7 +245,7 @@ fn particle(rng: &mut Prng) -> (Position, Velocity, Mass, Heat, Color, Lifetime,
 
 fn forces(ctx: &mut SystemContext<'_>) {
     let (mut queries, _, rng) = ctx.split();
-    let Some(rng) = rng else { return };
+
     let res = queries.each::<(&mut Velocity, &Position, &Mass)>(|_, (vel, pos, mass)| {
         let inv = 1.0 / mass.0;
         vel.x = (vel.x - pos.x * 0.5 * inv * DT) * 0.999;
@@ -298,7 +298,7 @@ fn age(ctx: &mut SystemContext<'_>) {
 
 fn cull(ctx: &mut SystemContext<'_>) {
     let (mut queries, mut commands, rng) = ctx.split();
-    let Some(rng) = rng else { return };
+
     let res = queries.each::<&Lifetime>(|entity, life| {
         if life.0 == 0 {
             // Replacements get their ids when the commands are applied, in schedule order.

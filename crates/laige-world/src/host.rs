@@ -4,10 +4,9 @@
 //! A sequential tick is
 //!
 //! ```
-//! # use laige_world::{World, WorldOptions, SystemContext};
-//! # fn noop(_: &mut SystemContext<'_>) {}
+//! # use laige_world::{World, WorldOptions};
 //! # let mut world = World::new(WorldOptions::default());
-//! # world.system("Noop", noop).budget_ms(1.0).register().unwrap();
+//! # world.system("Noop", || {}).register().unwrap();
 //! # let order: Vec<_> = world.registry().iter().map(|r| r.id()).collect();
 //! // `order` comes from the scheduler: `schedule(world.registry())?.order()`.
 //! let (registry, mut host) = world.split_for_run();
@@ -21,12 +20,15 @@
 //! [`SystemHost`] also implements the runner's [`Host`] trait, so
 //! `runner.run(&schedule, registry, &mut host)` drives it directly.
 
+use std::error::Error;
+
+use laige_diag::{EventKey, Severity, Subsystem};
 use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
 use crate::command::ApplyStats;
 use crate::world::SystemState;
-use crate::{Storage, SystemContext, SystemFn, SystemMeta, World, WorldError};
+use crate::{Storage, SystemContext, SystemRun, TickError, World, WorldError};
 
 /// Runs systems of one world by id, building each one's fresh [`SystemContext`].
 ///
@@ -37,14 +39,14 @@ use crate::{Storage, SystemContext, SystemFn, SystemMeta, World, WorldError};
 #[derive(Debug)]
 pub struct SystemHost<'w> {
     storage: &'w Storage,
-    registry: &'w Registry<SystemFn>,
+    registry: &'w Registry<SystemRun>,
     systems: &'w mut [SystemState],
 }
 
 impl<'w> SystemHost<'w> {
     pub(crate) fn new(
         storage: &'w Storage,
-        registry: &'w Registry<SystemFn>,
+        registry: &'w Registry<SystemRun>,
         systems: &'w mut [SystemState],
     ) -> Self {
         Self {
@@ -69,41 +71,48 @@ impl<'w> SystemHost<'w> {
             id: id.get(),
             systems: self.registry.len(),
         };
-        let Ok(record) = self.registry.get(id) else {
-            return Err(self.storage.report(unknown()));
-        };
         let Some(state) = self.systems.get_mut(id.index()) else {
             return Err(self.storage.report(unknown()));
         };
-        let (commands, rng) = state.parts_mut();
+        let (meta, commands, rng) = state.parts_mut();
         // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
         // world is borrowed mutably by the host); the host is consumed, so this is the only
         // context made from its borrows, and no other context can access any component
         // meanwhile.
-        Ok(unsafe { SystemContext::new(self.storage, SystemMeta::of(record), commands, rng) })
+        Ok(unsafe { SystemContext::new(self.storage, meta, commands, rng) })
     }
 
-    /// Runs system `id`: builds its fresh context and calls `run` with it.
+    /// Runs system `id`, whose registry entry is `run`: a low-level system's `fn` with a
+    /// fresh context, or a typed system's function with its parameters. A typed system's
+    /// failure is kept in its state ([`SystemState::failure`]).
     ///
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered; nothing runs.
-    pub fn run(&mut self, id: SystemId, run: &SystemFn) -> Result<(), WorldError> {
-        let mut ctx = self.context(id)?;
-        run(&mut ctx);
+    pub fn run(&mut self, id: SystemId, run: &SystemRun) -> Result<(), WorldError> {
+        let Some(state) = self.systems.get_mut(id.index()) else {
+            let err = WorldError::UnknownSystem {
+                id: id.get(),
+                systems: self.registry.len(),
+            };
+            return Err(self.storage.report(err));
+        };
+        // SAFETY: as for `into_context`: one system runs at a time on this host, with the
+        // storage shared and nothing else borrowing it; the state is this world's.
+        unsafe { state.run(self.storage, run) };
         Ok(())
     }
 
     /// The parts, for an executor that builds contexts itself: the storage, the registry,
     /// and the per-system states indexed by [`SystemId::index`].
-    pub fn parts(&mut self) -> (&'w Storage, &'w Registry<SystemFn>, &mut [SystemState]) {
+    pub fn parts(&mut self) -> (&'w Storage, &'w Registry<SystemRun>, &mut [SystemState]) {
         (self.storage, self.registry, self.systems)
     }
 }
 
-impl Host<SystemFn> for SystemHost<'_> {
+impl Host<SystemRun> for SystemHost<'_> {
     /// Runs system `id`; an unknown id runs nothing (and is reported as `ecs/system_unknown`).
-    fn run_system(&mut self, id: SystemId, run: &SystemFn) {
+    fn run_system(&mut self, id: SystemId, run: &SystemRun) {
         // The error was reported; the runner checked the schedule against the registry first.
         let _ = self.run(id, run);
     }
@@ -112,7 +121,7 @@ impl Host<SystemFn> for SystemHost<'_> {
 impl World {
     /// Splits the world into its registry and a host that runs systems, so a runner can read
     /// the registry while the host builds contexts.
-    pub fn split_for_run(&mut self) -> (&Registry<SystemFn>, SystemHost<'_>) {
+    pub fn split_for_run(&mut self) -> (&Registry<SystemRun>, SystemHost<'_>) {
         let host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
         (&self.registry, host)
     }
@@ -122,14 +131,16 @@ impl World {
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered.
-    pub fn context(&mut self, id: SystemId) -> Result<SystemContext<'_>, WorldError> {
-        self.split_for_run().1.into_context(id)
+    pub fn context(&mut self, id: impl Into<SystemId>) -> Result<SystemContext<'_>, WorldError> {
+        self.split_for_run().1.into_context(id.into())
     }
 
     /// Applies the command buffers of the systems in `order` (the schedule's order), one
     /// buffer after the other, each in recording order, and empties them. So when two systems
     /// insert the same component on one entity, the later one in `order` wins, and entities
     /// spawned by commands get their ids in that order. Stale targets are skipped and reported.
+    /// The buffer of a system whose last run failed ([`SystemState::failure`]) is dropped
+    /// instead: a failed run changes nothing.
     ///
     /// # Errors
     ///
@@ -151,13 +162,70 @@ impl World {
                 first_error.get_or_insert(self.storage.report(err));
                 continue;
             };
+            if state.drop_failed_commands() {
+                stats.dropped_buffers += 1;
+                continue;
+            }
             // A system's own buffer was bound to this world by its commands, so it is never foreign.
-            let (commands, _) = state.parts_mut();
+            let (_, commands, _) = state.parts_mut();
             stats += self.storage.apply(commands)?;
         }
         match first_error {
             Some(err) => Err(err),
             None => Ok(stats),
         }
+    }
+
+    /// What a tick does after each track: applies the track's command buffers (a failed
+    /// run's are dropped) and reports each failed run, in schedule order, as
+    /// `system/system_failed`. The first failure, else the first apply error.
+    pub(crate) fn finish_track(&mut self, track: &[SystemId]) -> Result<(), TickError> {
+        let applied = self.apply_commands(track.iter().copied());
+        if applied
+            .as_ref()
+            .is_ok_and(|stats| stats.dropped_buffers == 0)
+        {
+            return Ok(());
+        }
+        let mut first_error = None;
+        for &id in track {
+            let failure = self
+                .systems
+                .get_mut(id.index())
+                .and_then(SystemState::take_failure);
+            if let Some(failure) = failure {
+                first_error.get_or_insert(self.report_failure(id, &*failure));
+            }
+        }
+        match (first_error, applied) {
+            (Some(err), _) => Err(err),
+            (None, Err(err)) => Err(TickError::Apply(err)),
+            (None, Ok(_)) => Ok(()),
+        }
+    }
+
+    /// The error of system `id`'s failed run, reported.
+    #[cold]
+    fn report_failure(&self, id: SystemId, failure: &(dyn Error + Send + Sync)) -> TickError {
+        let name = self.registry.get(id).map_or("?", |it| it.name());
+        // Only this path allocates: a failure allocated its error already.
+        let message: Box<str> = failure.to_string().into();
+        let err = TickError::SystemFailed {
+            system: id,
+            name,
+            message,
+        };
+        let key = EventKey::new(Subsystem::System, "system_failed", Severity::Error);
+        self.registry.diagnostics().report(key, || {
+            tracing::error!(
+                name: "system/system_failed",
+                target: "laige",
+                system = name,
+                id = id.get(),
+                message = %failure,
+                "{err}"
+            );
+        });
+        err
     }
 }

@@ -9,12 +9,12 @@ use std::fmt;
 
 use laige_diag::{EventKey, Severity, Subsystem};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
-use laige_registry::{Registry, SystemId};
+use laige_registry::SystemId;
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
 use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
 
 use crate::world::SystemState;
-use crate::{Storage, SystemContext, SystemFn, SystemHost, SystemMeta, World, WorldError};
+use crate::{Storage, SystemHost, SystemRun, World, WorldError};
 
 /// How the World runs ticks: the sequential runner (timing and budgets), an optional
 /// parallel executor, the declarative layout, and the plan cached for the executor.
@@ -87,6 +87,17 @@ pub enum TickError {
         /// stays small; only this path allocates, and a panic allocated already.
         message: Box<str>,
     },
+    /// A typed system's run failed: it returned `Err`, or a parameter could not be fetched
+    /// (a missing resource). As after a panic, the rest of its track ran, its commands of
+    /// this tick were dropped, and the next tick runs it again.
+    SystemFailed {
+        /// The system.
+        system: SystemId,
+        /// Its registration name.
+        name: &'static str,
+        /// The error's message. Boxed, as for `Panicked`: only a failure allocates.
+        message: Box<str>,
+    },
     /// The executor refused the track before running anything.
     Exec(ExecError),
     /// Applying commands failed.
@@ -102,6 +113,12 @@ impl fmt::Display for TickError {
                 "system `{name}` panicked: {message}: the rest of its track ran and its commands \
                  of this tick were dropped; the next tick runs normally. Fix the system, or \
                  handle the failure inside it"
+            ),
+            TickError::SystemFailed { name, message, .. } => write!(
+                f,
+                "system `{name}` failed: {message}: the rest of its track ran and its commands \
+                 of this tick were dropped; the next tick runs it again. Fix the cause, or \
+                 handle the error inside the system"
             ),
             TickError::Exec(err) => err.fmt(f),
             TickError::Apply(err) => err.fmt(f),
@@ -158,8 +175,8 @@ impl World {
     ///
     /// # Errors
     ///
-    /// A stale or malformed schedule (nothing ran), a panicking system (the rest ran), or a
-    /// failure to apply commands.
+    /// A stale or malformed schedule (nothing ran), a panicking or failing system (the rest
+    /// ran), or a failure to apply commands.
     pub fn run_systems(&mut self, schedule: &Schedule) -> Result<(), TickError> {
         laige_runner::check(schedule, &self.registry)?;
         if !self.runtime.ticked {
@@ -180,8 +197,8 @@ impl World {
                     .runner
                     .run_checked(track, &self.registry, &mut host);
             }
-            if let Err(err) = self.apply_commands(track.iter().copied()) {
-                first_error.get_or_insert(TickError::Apply(err));
+            if let Err(err) = self.finish_track(track) {
+                first_error.get_or_insert(err);
             }
         }
         self.end_tick();
@@ -212,7 +229,6 @@ impl World {
         };
         let host = ParallelHost {
             storage: &self.storage,
-            registry: &self.registry,
             systems: self.systems.as_mut_ptr(),
             len: self.systems.len(),
         };
@@ -220,7 +236,7 @@ impl World {
         if let Err(ExecError::SystemPanicked { system, .. }) = &res {
             // Half-recorded commands of a panicked system must not reach the world.
             if let Some(state) = self.systems.get_mut(system.index()) {
-                state.parts_mut().0.clear();
+                state.parts_mut().1.clear();
             }
         }
         if runner.options().timing {
@@ -347,7 +363,8 @@ impl World {
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered.
-    pub fn timing_stats(&self, id: SystemId) -> Result<TimingStats, WorldError> {
+    pub fn timing_stats(&self, id: impl Into<SystemId>) -> Result<TimingStats, WorldError> {
+        let id = id.into();
         let unknown = || WorldError::UnknownSystem {
             id: id.get(),
             systems: self.registry.len(),
@@ -365,34 +382,30 @@ impl World {
 /// Runs systems of one world from several threads at once.
 struct ParallelHost<'w> {
     storage: &'w Storage,
-    registry: &'w Registry<SystemFn>,
     systems: *mut SystemState,
     len: usize,
 }
 
 // SAFETY: the raw pointer is only dereferenced at `systems[id.index()]` by the thread
 // running system `id`, and the executor never runs one system twice at once, so no two
-// threads touch the same `SystemState`; `Storage` and `Registry` are `Sync`.
+// threads touch the same `SystemState` (which is `Send`); `Storage` is `Sync`.
 unsafe impl Sync for ParallelHost<'_> {}
 
 // SAFETY: `run_system` gives each system exclusive access to its own state and shared
-// access to the storage through `SystemContext::new`, whose contract (no concurrently
+// access to the storage through `SystemState::run`, whose contract (no concurrently
 // running system conflicts with this one) is exactly what the executor guarantees for
 // the plan it runs; the plan orders every pair whose declared access conflicts.
-unsafe impl SharedHost<SystemFn> for ParallelHost<'_> {
-    unsafe fn run_system(&self, id: SystemId, run: &SystemFn) {
-        let (Ok(record), true) = (self.registry.get(id), id.index() < self.len) else {
+unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
+    unsafe fn run_system(&self, id: SystemId, run: &SystemRun) {
+        if id.index() >= self.len {
             return;
-        };
+        }
         // SAFETY: in bounds (checked above); only this call touches system `id`'s state
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
-        let (commands, rng) = state.parts_mut();
-        let meta = SystemMeta::of(record);
         // SAFETY: the caller guarantees no concurrently running system conflicts with this
-        // one, which is `SystemContext::new`'s contract; the storage is not borrowed mutably
-        // during a tick.
-        let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
-        run(&mut ctx);
+        // one, which is `SystemState::run`'s contract; the storage is this world's and is
+        // not borrowed mutably during a tick.
+        unsafe { state.run(self.storage, run) };
     }
 }

@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use laige_world::{Entity, SystemContext, SystemFn, SystemId, World, WorldOptions};
+use laige_world::{Entity, SystemContext, SystemId, World, WorldOptions};
 
 #[global_allocator]
 static GLOBAL: laige_testkit::CountingAlloc = laige_testkit::CountingAlloc;
@@ -36,7 +36,7 @@ fn movement(ctx: &mut SystemContext<'_>) {
 /// Toggles `Tag` on every tenth entity, which moves it between archetypes.
 fn tagger(ctx: &mut SystemContext<'_>) {
     let (mut queries, mut commands, rng) = ctx.split();
-    let phase = rng.unwrap().next_range(0, 10);
+    let phase = rng.next_range(0, 10);
     queries
         .each::<(Entity, Option<&Tag>)>(|e, (_, tag)| {
             if e.index() % 10 == phase {
@@ -72,21 +72,22 @@ fn setup() -> (World, [SystemId; 2]) {
         .reads::<Pos>()
         .writes::<Vel>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let b = world
         .system("Tagger", tagger)
         .budget_ms(1.0)
         .reads::<Tag>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     (world, [a, b])
 }
 
 fn tick(world: &mut World, order: &[SystemId; 2]) -> u64 {
     let (registry, mut host) = world.split_for_run();
     for &id in order {
-        let run: SystemFn = *registry.run(id).unwrap();
-        host.run(id, &run).unwrap();
+        host.run(id, registry.run(id).unwrap()).unwrap();
     }
     let stats = world.apply_commands(order.iter().copied()).unwrap();
     assert_eq!((stats.applied, stats.skipped), (100, 0));
@@ -198,26 +199,30 @@ fn versioned_setup() -> (World, [SystemId; 4]) {
             .budget_ms(1.0)
             .writes::<Time>()
             .register()
-            .unwrap(),
+            .unwrap()
+            .id(),
         world
             .system("Drift", drift)
             .budget_ms(1.0)
             .writes::<Pos>()
             .register()
-            .unwrap(),
+            .unwrap()
+            .id(),
         world
             .system("OldSum", old_sum)
             .budget_ms(1.0)
             .reads_snapshot::<Pos>()
             .writes::<Sum>()
             .register()
-            .unwrap(),
+            .unwrap()
+            .id(),
         world
             .system("Tagger", tagger)
             .budget_ms(1.0)
             .reads::<Tag>()
             .register()
-            .unwrap(),
+            .unwrap()
+            .id(),
     ];
     world.end_tick();
     (world, ids)
@@ -226,8 +231,7 @@ fn versioned_setup() -> (World, [SystemId; 4]) {
 fn versioned_tick(world: &mut World, order: &[SystemId; 4]) -> u64 {
     let (registry, mut host) = world.split_for_run();
     for &id in order {
-        let run: SystemFn = *registry.run(id).unwrap();
-        host.run(id, &run).unwrap();
+        host.run(id, registry.run(id).unwrap()).unwrap();
     }
     world.apply_commands(order.iter().copied()).unwrap();
     world.end_tick();

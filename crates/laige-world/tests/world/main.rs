@@ -16,6 +16,7 @@ mod resources;
 mod snapshots;
 mod state_hash;
 mod systems;
+mod typed;
 
 /// The types an executor shares between threads are `Send` and `Sync`.
 #[test]
