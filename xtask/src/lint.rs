@@ -262,26 +262,18 @@ pub fn check_crate_docs(crates: &[CrateModel]) -> Vec<Violation> {
     res
 }
 
-/// Rule 5: no `#[ignore]` and no `#[should_panic]` in any crate under `crates/`.
+/// Rule 5: no `#[ignore]`, no `#[should_panic]`, and no assertion on real time (an
+/// `assert*!` whose arguments read `elapsed()` or `Instant::now()`) in any crate under
+/// `crates/`. Such an assertion fails under valgrind or on a busy host; figures belong in
+/// benches, and a test times systems on a manual clock.
 pub fn check_honest_tests(crates: &[CrateModel]) -> Vec<Violation> {
     let mut res = Vec::new();
     for krate in crates.iter().filter(|it| it.dir.starts_with("crates/")) {
         for file in &krate.files {
             let lexed = lex::lex(&file.text);
             for idx in 0..lexed.tokens.len() {
-                if !(lexed.is_punct(idx, '#') && lexed.is_punct(idx + 1, '[')) {
+                let Some(fix) = dishonest_test_at(&lexed, idx) else {
                     continue;
-                }
-                let Some(TokKind::Ident(word)) = lexed.tokens.get(idx + 2).map(|it| &it.kind)
-                else {
-                    continue;
-                };
-                let fix = match word.as_str() {
-                    "ignore" => "`#[ignore]` hides a test; fix the test or delete it",
-                    "should_panic" => {
-                        "`#[should_panic]` passes on any panic; return a `Result` or assert on the error value"
-                    }
-                    _ => continue,
                 };
                 let location = format!(
                     "{}:{}",
@@ -293,6 +285,50 @@ pub fn check_honest_tests(crates: &[CrateModel]) -> Vec<Violation> {
         }
     }
     res
+}
+
+/// What is dishonest about the test code starting at token `idx`, if anything.
+fn dishonest_test_at(lexed: &Lexed, idx: usize) -> Option<&'static str> {
+    let word = |at: usize| match lexed.tokens.get(at).map(|it| &it.kind) {
+        Some(TokKind::Ident(word)) => Some(word.as_str()),
+        _ => None,
+    };
+    if lexed.is_punct(idx, '#') && lexed.is_punct(idx + 1, '[') {
+        return match word(idx + 2)? {
+            "ignore" => Some("`#[ignore]` hides a test; fix the test or delete it"),
+            "should_panic" => Some(
+                "`#[should_panic]` passes on any panic; return a `Result` or assert on the error value",
+            ),
+            _ => None,
+        };
+    }
+    let is_assert = word(idx)
+        .is_some_and(|it| it.starts_with("assert") || it.starts_with("debug_assert"))
+        && lexed.is_punct(idx + 1, '!')
+        && lexed.is_punct(idx + 2, '(');
+    if !is_assert {
+        return None;
+    }
+    let mut depth = 0usize;
+    for at in idx + 2..lexed.tokens.len() {
+        if lexed.is_punct(at, '(') {
+            depth += 1;
+        } else if lexed.is_punct(at, ')') {
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        let reads_time = lexed.is_ident(at, "elapsed")
+            || (lexed.is_ident(at, "Instant") && lexed.is_ident(at + 3, "now"));
+        if reads_time {
+            return Some(
+                "an assertion on real time fails under valgrind or on a busy host; time systems on a \
+                 `TickClock::manual` clock, and put figures in a bench",
+            );
+        }
+    }
+    None
 }
 
 /// Rule 6: the rendered table in `docs/ARCHITECTURE.md` matches [`LAYERING`].
@@ -618,13 +654,20 @@ mod tests {
                 "tests/t.rs",
                 "#[test]\n#[should_panic(expected = \"x\")]\nfn b() {}\n// #[ignore] in a comment\n",
             ),
+            (
+                "tests/time.rs",
+                "fn c() {\n    assert!(start.elapsed() < LIMIT);\n    assert_eq!(f(g(1)), 2);\n    \
+                 let t = Instant::now();\n    debug_assert!(Instant::now() > t, \"elapsed\");\n}\n",
+            ),
         ];
         let res = check_honest_tests(&[krate("laige-diag", &[], &files)]);
         assert_eq!(
             rules(&res),
             [
                 ("crates/laige-diag/src/lib.rs:3", "honest-tests"),
-                ("crates/laige-diag/tests/t.rs:2", "honest-tests")
+                ("crates/laige-diag/tests/t.rs:2", "honest-tests"),
+                ("crates/laige-diag/tests/time.rs:2", "honest-tests"),
+                ("crates/laige-diag/tests/time.rs:5", "honest-tests"),
             ]
         );
     }

@@ -67,39 +67,40 @@ impl<'w> SystemHost<'w> {
 
     /// A fresh context for system `id`, holding the host's borrows.
     fn into_context(self, id: SystemId) -> Result<SystemContext<'w>, WorldError> {
-        let unknown = || WorldError::UnknownSystem {
-            id: id.get(),
-            systems: self.registry.len(),
-        };
-        let Some(state) = self.systems.get_mut(id.index()) else {
-            return Err(self.storage.report(unknown()));
-        };
-        let (meta, commands, rng) = state.parts_mut();
+        let storage = self.storage;
+        let (meta, commands, rng) = self.into_state(id)?.parts_mut();
         // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
         // world is borrowed mutably by the host); the host is consumed, so this is the only
         // context made from its borrows, and no other context can access any component
         // meanwhile.
-        Ok(unsafe { SystemContext::new(self.storage, meta, commands, rng) })
+        Ok(unsafe { SystemContext::new(storage, meta, commands, rng) })
+    }
+
+    /// System `id`'s state, holding the host's borrows.
+    fn into_state(self, id: SystemId) -> Result<&'w mut SystemState, WorldError> {
+        match self.systems.get_mut(id.index()) {
+            Some(state) => Ok(state),
+            None => Err(self.storage.report(WorldError::UnknownSystem {
+                id: id.get(),
+                systems: self.registry.len(),
+            })),
+        }
     }
 
     /// Runs system `id`, whose registry entry is `run`: a low-level system's `fn` with a
     /// fresh context, or a typed system's function with its parameters. A typed system's
-    /// failure is kept in its state ([`SystemState::failure`]).
+    /// failure is kept in its state ([`SystemState::failure`]); a panic unwinds to the
+    /// caller.
     ///
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered; nothing runs.
     pub fn run(&mut self, id: SystemId, run: &SystemRun) -> Result<(), WorldError> {
-        let Some(state) = self.systems.get_mut(id.index()) else {
-            let err = WorldError::UnknownSystem {
-                id: id.get(),
-                systems: self.registry.len(),
-            };
-            return Err(self.storage.report(err));
-        };
+        let storage = self.storage;
+        let state = SystemHost::new(storage, self.registry, self.systems).into_state(id)?;
         // SAFETY: as for `into_context`: one system runs at a time on this host, with the
         // storage shared and nothing else borrowing it; the state is this world's.
-        unsafe { state.run(self.storage, run) };
+        unsafe { state.run(storage, run) };
         Ok(())
     }
 
@@ -112,9 +113,16 @@ impl<'w> SystemHost<'w> {
 
 impl Host<SystemRun> for SystemHost<'_> {
     /// Runs system `id`; an unknown id runs nothing (and is reported as `ecs/system_unknown`).
+    /// A panic is kept in the system's state, not unwound into the runner: the World settles
+    /// it after the track, as it does for a track run on the executor.
     fn run_system(&mut self, id: SystemId, run: &SystemRun) {
+        let storage = self.storage;
         // The error was reported; the runner checked the schedule against the registry first.
-        let _ = self.run(id, run);
+        let Ok(state) = SystemHost::new(storage, self.registry, self.systems).into_state(id) else {
+            return;
+        };
+        // SAFETY: as for `run`.
+        unsafe { state.run_contained(storage, run) };
     }
 }
 

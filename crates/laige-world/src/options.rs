@@ -1,6 +1,6 @@
 //! How a world is created.
 
-use laige_diag::Diagnostics;
+use laige_diag::{Diagnostics, TickClock};
 use laige_registry::Budget;
 
 /// World creation options.
@@ -32,6 +32,9 @@ pub struct WorldOptions {
     /// Time every system run and check it against its budget (on by default; switch off
     /// per world when its cost matters more than the budget watch).
     pub timing: bool,
+    /// The clock systems are timed with, on the sequential runner and the executor alike;
+    /// a test's [`TickClock::manual`] makes every measured duration its choice.
+    pub clock: TickClock,
 }
 
 impl WorldOptions {
@@ -45,7 +48,7 @@ impl WorldOptions {
 
 impl Default for WorldOptions {
     /// No reservation, no limit, [`WorldOptions::DEFAULT_SEED`], a 1 ms default budget,
-    /// fresh diagnostics, timing on.
+    /// fresh diagnostics, timing on the machine's fast clock.
     fn default() -> Self {
         Self {
             capacity: 0,
@@ -54,6 +57,7 @@ impl Default for WorldOptions {
             default_budget: Self::DEFAULT_BUDGET,
             diagnostics: None,
             timing: true,
+            clock: TickClock::new(),
         }
     }
 }

@@ -88,10 +88,10 @@ where
 
     #[inline]
     unsafe fn run(&mut self, _: &mut (), world: SystemWorld<'_>) -> Result<(), BoxError> {
+        let (storage, meta) = (world.storage, world.meta);
         // SAFETY: the context is the run's only holder of the command buffer and the PRNG;
         // the caller's promise is `SystemContext::new`'s contract.
-        let mut ctx =
-            unsafe { SystemContext::new(world.storage, world.meta, world.commands(), world.rng()) };
+        let mut ctx = unsafe { SystemContext::new(storage, meta, world.commands(), world.rng()) };
         self(&mut ctx).into_result()
     }
 }

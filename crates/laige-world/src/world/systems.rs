@@ -7,6 +7,10 @@ use std::fmt;
 
 use laige_registry::{Access, Budget, Io, RegisterError, Registry, SystemDef, SystemId};
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use laige_executor::{PanicMessage, drop_payload};
+
 use super::names::{NameList, SystemHandle, SystemNames, intern};
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
 use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
@@ -20,6 +24,8 @@ pub struct SystemState {
     rng: Prng,
     typed: Option<BoxedSystem>,
     failure: Option<BoxError>,
+    /// The panic this system's last run ended in, until the tick settles it.
+    panicked: Option<PanicMessage>,
 }
 
 impl fmt::Debug for SystemState {
@@ -30,6 +36,7 @@ impl fmt::Debug for SystemState {
             .field("rng", &self.rng)
             .field("typed", &self.typed.is_some())
             .field("failure", &self.failure)
+            .field("panicked", &self.panicked)
             .finish()
     }
 }
@@ -111,6 +118,32 @@ impl SystemState {
             self.commands.clear();
         }
         failed
+    }
+
+    /// [`SystemState::run`], keeping a panic here instead of letting it unwind into the
+    /// runner or a worker: both ways of running a track contain a panic the same way, and
+    /// [`SystemState::take_panic`] settles it after the track.
+    ///
+    /// # Safety
+    ///
+    /// As for [`SystemState::run`].
+    pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) {
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.run(storage, run) }
+        }));
+        if let Err(payload) = res {
+            self.panicked = Some(PanicMessage::from_payload(&*payload));
+            drop_payload(payload);
+        }
+    }
+
+    /// The panic of this system's last run, if it panicked; its half-recorded commands are
+    /// dropped, so they never reach the world.
+    pub(crate) fn take_panic(&mut self) -> Option<PanicMessage> {
+        let message = self.panicked.take()?;
+        self.commands.clear();
+        Some(message)
     }
 }
 
@@ -201,6 +234,7 @@ impl World {
             rng: Prng::derive_substream(self.options().seed, id.get()),
             typed,
             failure: None,
+            panicked: None,
         });
         debug_assert_eq!(self.systems.len(), id.get() as usize);
         Ok(id)
