@@ -63,7 +63,8 @@ pub mod prelude {
     pub use laige_runner::TimingStats;
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
-        ComponentOptions, Entity, Prng, SchedulingError, StateHash, StateHasher, SystemContext,
-        SystemFn, TickError, With, Without, World, WorldError, WorldOptions,
+        BoxError, Commands, ComponentOptions, Entity, Fresh, Local, Prng, Query, Res, ResMut, Rng,
+        SchedulingError, Snapshot, StateHash, StateHasher, SystemContext, SystemFn, SystemHandle,
+        TickError, With, Without, World, WorldError, WorldOptions,
     };
 }

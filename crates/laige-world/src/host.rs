@@ -230,7 +230,7 @@ impl World {
                 target: "laige",
                 system = name,
                 id = id.get(),
-                message = %failure,
+                error = %failure,
                 "{err}"
             );
         });

@@ -490,3 +490,33 @@ fn owned_names_and_handles_order_systems() {
     assert_eq!(order, [a.id(), b.id(), c.id()]);
     assert_eq!(world.registry().find("Step1"), Some(first.id()));
 }
+
+#[test]
+fn a_missing_resource_fails_the_run_and_an_optional_one_does_not() {
+    let mut world = time_world();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counter = seen.clone();
+    world
+        .system("Needs", |time: Res<'_, Time>| assert!(time.dt > 0.0))
+        .register()
+        .unwrap();
+    world
+        .system("Optional", move |time: Option<Res<'_, Time>>| {
+            let bit = if time.is_some() { 1 } else { 10 };
+            counter.fetch_add(bit, std::sync::atomic::Ordering::SeqCst);
+        })
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+    world.remove_resource::<Time>().unwrap();
+    let (res, events) = capture(|| world.run_systems(&schedule));
+    let Err(laige_world::TickError::SystemFailed { name, message, .. }) = res else {
+        panic!("expected a failed run, got {res:?}");
+    };
+    assert_eq!(name, "Needs");
+    assert!(message.contains("Time"), "{message}");
+    one(&events, "ecs/resource_missing");
+    one(&events, "system/system_failed");
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 11);
+}
