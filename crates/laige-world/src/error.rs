@@ -56,6 +56,12 @@ pub enum WorldError {
         /// The repeated type.
         component: &'static str,
     },
+    /// A bundle holds more than [`MAX_BUNDLE`](crate::MAX_BUNDLE) components. Event
+    /// `ecs/bundle_too_large`.
+    BundleTooLarge {
+        /// The first type that did not fit.
+        component: &'static str,
+    },
     /// The world already holds its `max_entities`. Event `ecs/entity_limit`.
     EntityLimit {
         /// The limit.
@@ -114,6 +120,7 @@ impl WorldError {
             WorldError::ComponentDuplicate { .. } => "component_duplicate",
             WorldError::ComponentLimit { .. } => "component_budget",
             WorldError::BundleDuplicate { .. } => "bundle_duplicate",
+            WorldError::BundleTooLarge { .. } => "bundle_too_large",
             WorldError::EntityLimit { .. } => "entity_limit",
             WorldError::UnknownSystem { .. } => "system_unknown",
             WorldError::InvalidPending { .. } => "pending_entity_invalid",
@@ -176,6 +183,7 @@ impl WorldError {
             }
             WorldError::ComponentLimit { component } => warn!("ecs/component_budget", component),
             WorldError::BundleDuplicate { component } => warn!("ecs/bundle_duplicate", component),
+            WorldError::BundleTooLarge { component } => warn!("ecs/bundle_too_large", component),
             WorldError::EntityLimit { max_entities } => warn!("ecs/entity_limit", max_entities),
             WorldError::UnknownSystem { id, systems } => warn!("ecs/system_unknown", id, systems),
             WorldError::InvalidPending { index } => warn!("ecs/pending_entity_invalid", index),
@@ -224,6 +232,12 @@ impl fmt::Display for WorldError {
             WorldError::BundleDuplicate { component } => write!(
                 f,
                 "a bundle lists `{component}` twice: list each component type once"
+            ),
+            WorldError::BundleTooLarge { component } => write!(
+                f,
+                "a bundle holds more than {} components (`{component}` did not fit): an entity \
+                 has at most that many; spawn fewer and insert the rest",
+                crate::MAX_BUNDLE
             ),
             WorldError::EntityLimit { max_entities } => write!(
                 f,

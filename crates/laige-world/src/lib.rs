@@ -78,7 +78,7 @@ mod system;
 mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, MAX_BUNDLE};
+pub use bundle::{Bundle, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE};
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_TYPES};
 pub use context::{Queries, SystemContext, SystemFn, SystemMeta, SystemRun};

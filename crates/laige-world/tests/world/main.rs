@@ -5,6 +5,7 @@
 mod support;
 
 mod archetypes;
+mod bundles;
 mod commands;
 mod components;
 mod entities;
