@@ -41,10 +41,14 @@ pub enum RegisterError {
         /// The raw Q16.16 budget.
         budget_raw: i32,
     },
-    /// The `depends_on` spec does not parse.
+    /// A name list does not parse: the `depends_on` spec, or a declarative `before` or
+    /// `after_weak` list.
     DepSpecInvalid {
         /// The system's name.
         name: &'static str,
+        /// The builder method that sets the list: `after` (the `depends_on` spec), `before`
+        /// or `after_weak`, so messages name what the user called.
+        method: &'static str,
         /// The spec as written.
         spec: &'static str,
         /// What is wrong with it, and where.
@@ -240,7 +244,7 @@ impl fmt::Display for RegisterError {
             }
             RegisterError::NameInvalid { name, .. } => write!(
                 f,
-                "system name `{name}` cannot be named in a depends_on spec: \
+                "system name `{name}` cannot be named in `.after(..)` (a depends_on spec): \
                  use a name without commas and without leading or trailing whitespace"
             ),
             RegisterError::RunInvalid { name } => {
@@ -255,10 +259,20 @@ impl fmt::Display for RegisterError {
                  give it a positive budget, e.g. `.budget_ms(1.0)`",
                 f64::from(budget_raw) / 65536.0
             ),
-            RegisterError::DepSpecInvalid { name, spec, error } => {
+            RegisterError::DepSpecInvalid {
+                name,
+                method,
+                spec,
+                error,
+            } => {
+                let depends_on = if method == "after" {
+                    " (its depends_on spec)"
+                } else {
+                    ""
+                };
                 write!(
                     f,
-                    "system `{name}` has a malformed depends_on spec {spec:?}: {}",
+                    "system `{name}` has a malformed `.{method}(..)` list{depends_on} {spec:?}: {}",
                     error.display_with(spec)
                 )
             }

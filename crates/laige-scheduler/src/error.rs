@@ -211,7 +211,8 @@ impl fmt::Display for ScheduleError {
             ScheduleError::NeedsLayout { system, feature } => write!(
                 f,
                 "{system} declares `{feature}`, which only the declarative scheduler honours: \
-                 set a layout (`World::set_layout`, `schedule_declared`), or use depends_on"
+                 set a layout (`World::set_layout`, `schedule_declared`), or order it with \
+                 `.after(..)` (its depends_on spec)"
             ),
             ScheduleError::DepMissing {
                 system,
@@ -221,12 +222,15 @@ impl fmt::Display for ScheduleError {
             } => {
                 write!(
                     f,
-                    "{system} depends on `{missing_dep}` (entry {position} of its depends_on), \
-                     but no system has that name"
+                    "{system} runs after `{missing_dep}` (entry {position} of its `.after(..)` \
+                     list, its depends_on spec), but no system has that name"
                 )?;
                 match suggestion {
                     Some(name) => write!(f, ": did you mean `{name}`?"),
-                    None => write!(f, ": register it, or remove it from {system}'s depends_on"),
+                    None => write!(
+                        f,
+                        ": register it, or remove it from {system}'s `.after(..)`"
+                    ),
                 }
             }
             ScheduleError::DependencyCycle(cycle) => {
@@ -234,7 +238,8 @@ impl fmt::Display for ScheduleError {
                 if cycle.len() == 1 {
                     return write!(
                         f,
-                        "{dependent} depends on itself: remove `{}` from its depends_on",
+                        "{dependent} runs after itself: remove `{}` from its `.after(..)` (its \
+                         depends_on spec)",
                         dependent.name
                     );
                 }
@@ -248,7 +253,7 @@ impl fmt::Display for ScheduleError {
                 write!(
                     f,
                     " depends on {dependency}; break it by removing `{}` from {dependent}'s \
-                     depends_on (or another edge of the cycle)",
+                     `.after(..)` (its depends_on spec), or another edge of the cycle",
                     dependency.name
                 )
             }
@@ -306,8 +311,8 @@ impl fmt::Display for ReadBeforeWrite {
         write!(
             f,
             "{reader} reads {component} before {writer} writes it, so it sees the \
-             previous tick's value: if it should see this tick's, add `{}` to {reader}'s \
-             depends_on",
+             previous tick's value: if it should see this tick's, add `.after(\"{}\")` to \
+             {reader} (its depends_on spec)",
             writer.name
         )
     }
