@@ -8,7 +8,6 @@ use std::fmt;
 use std::time::Duration;
 
 use laige_sim::prelude::*;
-use laige_sim::world::QueryError;
 use laige_testkit::capture;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
