@@ -27,6 +27,7 @@ use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
 use crate::command::ApplyStats;
+use crate::system::BoxError;
 use crate::world::SystemState;
 use crate::{Storage, SystemContext, SystemRun, TickError, World, WorldError};
 
@@ -147,8 +148,9 @@ impl World {
     /// buffer after the other, each in recording order, and empties them. So when two systems
     /// insert the same component on one entity, the later one in `order` wins, and entities
     /// spawned by commands get their ids in that order. Stale targets are skipped and reported.
-    /// The buffer of a system whose last run failed ([`SystemState::failure`]) is dropped
-    /// instead: a failed run changes nothing.
+    /// The buffer of a system whose run failed since the last apply
+    /// ([`SystemState::failure`]) is dropped instead, with the failure: a failed run changes
+    /// nothing.
     ///
     /// # Errors
     ///
@@ -158,6 +160,16 @@ impl World {
     pub fn apply_commands(
         &mut self,
         order: impl IntoIterator<Item = SystemId>,
+    ) -> Result<ApplyStats, WorldError> {
+        self.apply_in_order(order, |_, _, _| {})
+    }
+
+    /// [`World::apply_commands`], handing each dropped failure to `failed` with the registry
+    /// that names its system.
+    fn apply_in_order(
+        &mut self,
+        order: impl IntoIterator<Item = SystemId>,
+        mut failed: impl FnMut(&Registry<SystemRun>, SystemId, BoxError),
     ) -> Result<ApplyStats, WorldError> {
         let mut stats = ApplyStats::default();
         let mut first_error = None;
@@ -170,8 +182,9 @@ impl World {
                 first_error.get_or_insert(self.storage.report(err));
                 continue;
             };
-            if state.drop_failed_commands() {
+            if let Some(failure) = state.drop_failed_commands() {
                 stats.dropped_buffers += 1;
+                failed(&self.registry, id, failure);
                 continue;
             }
             // A system's own buffer was bound to this world by its commands, so it is never foreign.
@@ -188,52 +201,44 @@ impl World {
     /// run's are dropped) and reports each failed run, in schedule order, as
     /// `system/system_failed`. The first failure, else the first apply error.
     pub(crate) fn finish_track(&mut self, track: &[SystemId]) -> Result<(), TickError> {
-        let applied = self.apply_commands(track.iter().copied());
-        if applied
-            .as_ref()
-            .is_ok_and(|stats| stats.dropped_buffers == 0)
-        {
-            return Ok(());
-        }
-        let mut first_error = None;
-        for &id in track {
-            let failure = self
-                .systems
-                .get_mut(id.index())
-                .and_then(SystemState::take_failure);
-            if let Some(failure) = failure {
-                first_error.get_or_insert(self.report_failure(id, &*failure));
-            }
-        }
-        match (first_error, applied) {
+        let mut first_failure = None;
+        let applied = self.apply_in_order(track.iter().copied(), |registry, id, failure| {
+            let err = report_failure(registry, id, &*failure);
+            first_failure.get_or_insert(err);
+        });
+        match (first_failure, applied) {
             (Some(err), _) => Err(err),
             (None, Err(err)) => Err(TickError::Apply(err)),
             (None, Ok(_)) => Ok(()),
         }
     }
+}
 
-    /// The error of system `id`'s failed run, reported.
-    #[cold]
-    fn report_failure(&self, id: SystemId, failure: &(dyn Error + Send + Sync)) -> TickError {
-        let name = self.registry.get(id).map_or("?", |it| it.name());
-        // Only this path allocates: a failure allocated its error already.
-        let message: Box<str> = failure.to_string().into();
-        let err = TickError::SystemFailed {
-            system: id,
-            name,
-            message,
-        };
-        let key = EventKey::new(Subsystem::System, "system_failed", Severity::Error);
-        self.registry.diagnostics().report(key, || {
-            tracing::error!(
-                name: "system/system_failed",
-                target: "laige",
-                system = name,
-                id = id.get(),
-                error = %failure,
-                "{err}"
-            );
-        });
-        err
-    }
+/// The error of system `id`'s failed run, reported.
+#[cold]
+fn report_failure(
+    registry: &Registry<SystemRun>,
+    id: SystemId,
+    failure: &(dyn Error + Send + Sync),
+) -> TickError {
+    let name = registry.get(id).map_or("?", |it| it.name());
+    // Only this path allocates: a failure allocated its error already.
+    let message: Box<str> = failure.to_string().into();
+    let err = TickError::SystemFailed {
+        system: id,
+        name,
+        message,
+    };
+    let key = EventKey::new(Subsystem::System, "system_failed", Severity::Error);
+    registry.diagnostics().report(key, || {
+        tracing::error!(
+            name: "system/system_failed",
+            target: "laige",
+            system = name,
+            id = id.get(),
+            error = %failure,
+            "{err}"
+        );
+    });
+    err
 }

@@ -197,12 +197,13 @@ pub trait IntoSystem<Marker>: Send + Sized + 'static {
 
 /// A typed system with its parameters' state, behind one box.
 pub(crate) trait ErasedSystem: Send {
-    /// One run.
+    /// One run; a failure is stored in `failure`. Writing it here rather than returning a
+    /// `Result` lets a system that cannot fail skip the check altogether.
     ///
     /// # Safety
     ///
     /// As for [`SystemParam::fetch`].
-    unsafe fn run(&mut self, world: SystemWorld<'_>) -> Result<(), BoxError>;
+    unsafe fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>);
 }
 
 struct FunctionSystem<F: IntoSystem<M>, M> {
@@ -213,9 +214,11 @@ struct FunctionSystem<F: IntoSystem<M>, M> {
 
 impl<F: IntoSystem<M>, M> ErasedSystem for FunctionSystem<F, M> {
     #[inline]
-    unsafe fn run(&mut self, world: SystemWorld<'_>) -> Result<(), BoxError> {
+    unsafe fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
         // SAFETY: forwarded from the caller.
-        unsafe { self.function.run(&mut self.state, world) }
+        if let Err(err) = unsafe { self.function.run(&mut self.state, world) } {
+            *failure = Some(err);
+        }
     }
 }
 
@@ -240,15 +243,15 @@ impl BoxedSystem {
         }))
     }
 
-    /// One run.
+    /// One run; a failure is stored in `failure`, which is left alone otherwise.
     ///
     /// # Safety
     ///
     /// As for [`SystemParam::fetch`].
     #[inline]
-    pub(crate) unsafe fn run(&mut self, world: SystemWorld<'_>) -> Result<(), BoxError> {
+    pub(crate) unsafe fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
         // SAFETY: forwarded from the caller.
-        unsafe { self.0.run(world) }
+        unsafe { self.0.run(world, failure) }
     }
 }
 

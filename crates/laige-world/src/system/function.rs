@@ -23,7 +23,7 @@ macro_rules! function_system {
                 ($(init.param::<$p>(),)*)
             }
 
-            #[inline]
+            #[inline(always)]
             unsafe fn run(
                 &mut self,
                 state: &mut Self::State,
@@ -86,7 +86,7 @@ where
     // queries are checked against the builder's declarations at every call.
     fn init(_: &mut ParamInit<'_>) {}
 
-    #[inline]
+    #[inline(always)]
     unsafe fn run(&mut self, _: &mut (), world: SystemWorld<'_>) -> Result<(), BoxError> {
         let (storage, meta) = (world.storage, world.meta);
         // SAFETY: the context is the run's only holder of the command buffer and the PRNG;

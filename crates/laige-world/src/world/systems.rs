@@ -57,9 +57,10 @@ impl SystemState {
         &self.rng
     }
 
-    /// Why the system's last run failed, if it did (a typed system that returned `Err`, or
-    /// could not fetch a parameter). Its commands of that run are never applied;
-    /// [`World::run_systems`] reports the failure and clears it.
+    /// Why a run of the system failed since its commands were last applied, if one did (a
+    /// typed system that returned `Err`, or could not fetch a parameter). Those commands are
+    /// never applied: [`World::apply_commands`] drops them with the failure, and
+    /// [`World::run_systems`] reports the failure first.
     pub fn failure(&self) -> Option<&(dyn Error + Send + Sync + 'static)> {
         self.failure.as_deref()
     }
@@ -76,7 +77,8 @@ impl SystemState {
 
     /// Runs the system once: a low-level system's `fn` with a fresh context, or a typed
     /// system's function with its parameters. A typed system's failure is kept (see
-    /// [`SystemState::failure`]); a run clears the previous one.
+    /// [`SystemState::failure`]) until its commands are next applied, which drops them
+    /// with it.
     ///
     /// # Safety
     ///
@@ -85,39 +87,34 @@ impl SystemState {
     /// [`SystemContext::new`] holds for the system's declared access.
     #[inline]
     pub unsafe fn run(&mut self, storage: &Storage, run: &SystemRun) {
-        match (run.as_fn(), &mut self.typed) {
-            (Some(run), _) => {
+        // Typed systems first: they are the usual form, and the world pairs a typed mark
+        // with its box, so the box alone tells.
+        match (&mut self.typed, run.as_fn()) {
+            (Some(typed), _) => {
+                let world =
+                    SystemWorld::new(storage, &self.meta, &mut self.commands, &mut self.rng);
+                // SAFETY: the caller's promise covers the declared access, which registration
+                // derived from the parameters and checked for overlaps between them.
+                unsafe { typed.run(world, &mut self.failure) };
+            }
+            (None, Some(run)) => {
                 // SAFETY: the caller's promise is `new`'s contract.
                 let mut ctx = unsafe {
                     SystemContext::new(storage, &self.meta, &mut self.commands, &mut self.rng)
                 };
                 run(&mut ctx);
             }
-            (None, Some(typed)) => {
-                if self.failure.is_some() {
-                    self.failure = None;
-                }
-                let world =
-                    SystemWorld::new(storage, &self.meta, &mut self.commands, &mut self.rng);
-                // SAFETY: the caller's promise covers the declared access, which registration
-                // derived from the parameters and checked for overlaps between them.
-                if let Err(err) = unsafe { typed.run(world) } {
-                    self.failure = Some(err);
-                }
-            }
             // Only the world makes a typed mark, and always with its box.
             (None, None) => {}
         }
     }
 
-    /// Clears the command buffer when the last run failed: a failed run's commands are
-    /// dropped, never applied. Whether it had failed.
-    pub(crate) fn drop_failed_commands(&mut self) -> bool {
-        let failed = self.failure.is_some();
-        if failed {
-            self.commands.clear();
-        }
-        failed
+    /// When a run failed since the last apply: drops the recorded commands, never to be
+    /// applied, and returns the failure.
+    pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
+        let failure = self.failure.take()?;
+        self.commands.clear();
+        Some(failure)
     }
 
     /// [`SystemState::run`], keeping a panic here instead of letting it unwind into the

@@ -523,3 +523,29 @@ fn a_missing_resource_fails_the_run_and_an_optional_one_does_not() {
     one(&events, "system/system_failed");
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 11);
 }
+
+#[test]
+fn a_failure_stays_until_its_commands_are_dropped_unapplied() {
+    let mut world = time_world();
+    let id = world
+        .system(
+            "Fails",
+            |mut commands: Commands<'_>| -> Result<(), laige_world::BoxError> {
+                commands.spawn((Tag,))?;
+                Err("out of ideas".into())
+            },
+        )
+        .register()
+        .unwrap()
+        .id();
+    let (registry, mut host) = world.split_for_run();
+    host.run(id, registry.run(id).unwrap()).unwrap();
+    let failure = world.system_state(id).unwrap().failure().unwrap();
+    assert_eq!(failure.to_string(), "out of ideas");
+    assert_eq!(world.system_commands(id).unwrap().len(), 1);
+    let stats = world.apply_commands([id]).unwrap();
+    assert_eq!((stats.applied, stats.dropped_buffers), (0, 1));
+    assert_eq!(world.len(), 0, "the failed run's spawn never happened");
+    assert!(world.system_state(id).unwrap().failure().is_none());
+    assert!(world.system_commands(id).unwrap().is_empty());
+}
