@@ -63,13 +63,7 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-executor",
-        &[
-            "laige-diag",
-            "laige-registry",
-            "laige-scheduler",
-            "laige-runner",
-            "tracing",
-        ],
+        &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         true,
     ),
     layer(

@@ -86,6 +86,40 @@ pub fn check_all(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> {
     res.extend(check_unsafe(crates, table));
     res.extend(check_crate_docs(crates));
     res.extend(check_honest_tests(crates));
+    res.extend(check_unused_dependencies(crates));
+    res
+}
+
+/// Rule 7: every normal dependency is used by the crate's own code (`src/`): a dependency
+/// only tests or benches use belongs in `[dev-dependencies]`, and one nothing uses is an
+/// edge the layering table allows for no reason.
+pub fn check_unused_dependencies(crates: &[CrateModel]) -> Vec<Violation> {
+    let mut res = Vec::new();
+    for krate in crates {
+        let lexed: Vec<Lexed> = krate
+            .files
+            .iter()
+            .filter(|it| it.path.starts_with("src/"))
+            .map(|it| lex::lex(&it.text))
+            .collect();
+        for dep in krate.deps.iter().filter(|it| it.kind == DepKind::Normal) {
+            let lib = dep.name.replace('-', "_");
+            let used = lexed
+                .iter()
+                .any(|it| (0..it.tokens.len()).any(|idx| it.is_ident(idx, &lib)));
+            if !used {
+                res.push(violation(
+                    krate.display("Cargo.toml"),
+                    "unused-dependency",
+                    format!(
+                        "`{}` declares the dependency `{}` but its `src/` never names `{lib}`; remove \
+                         it, or move it to [dev-dependencies] if only tests or benches use it",
+                        krate.name, dep.name
+                    ),
+                ));
+            }
+        }
+    }
     res
 }
 
@@ -487,13 +521,17 @@ mod tests {
                 &[],
                 &[("src/lib.rs", "//! Specs.\n#![no_std]\n")],
             ),
-            krate("laige-diag", &["tracing"], &[("src/lib.rs", DOC)]),
+            krate(
+                "laige-diag",
+                &["tracing"],
+                &[("src/lib.rs", &format!("{DOC}use tracing::Level;\n"))],
+            ),
             krate(
                 "laige-world",
                 &["laige-registry"],
                 &[(
                     "src/lib.rs",
-                    "//! W.\n// SAFETY: the index is in bounds.\nlet x = unsafe { f() };\n",
+                    "//! W.\n// SAFETY: the index is in bounds.\nlet x = unsafe { laige_registry::f() };\n",
                 )],
             ),
         ];
@@ -669,6 +707,30 @@ mod tests {
                 ("crates/laige-diag/tests/time.rs:2", "honest-tests"),
                 ("crates/laige-diag/tests/time.rs:5", "honest-tests"),
             ]
+        );
+    }
+
+    #[test]
+    fn unused_normal_dependency_is_reported() {
+        let files = [
+            (
+                "src/lib.rs",
+                "//! Uses `laige_runner` only in a comment.\nuse laige_diag::X;\nfn f() { tracing::info!(\"laige_runner\") }\n",
+            ),
+            ("tests/t.rs", "use laige_runner::Runner;\n"),
+        ];
+        let mut it = krate(
+            "laige-world",
+            &["laige-diag", "laige-runner", "tracing"],
+            &files,
+        );
+        it.deps.push(Dependency {
+            name: "rstest".to_owned(),
+            kind: DepKind::Dev,
+        });
+        assert_eq!(
+            rules(&check_unused_dependencies(&[it])),
+            [("crates/laige-world/Cargo.toml", "unused-dependency")]
         );
     }
 

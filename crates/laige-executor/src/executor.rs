@@ -246,7 +246,8 @@ impl Executor {
     /// on; 0 before its first timed run.
     ///
     /// Written by whichever thread ran it, read after [`Executor::run_track`] returned, so
-    /// the caller can feed `laige_runner::Timing::observe` in schedule order on its own thread.
+    /// the caller can feed a timing table (`laige_runner::Timing::observe`) in schedule order
+    /// on its own thread.
     pub fn last_duration(&self, id: SystemId) -> u64 {
         self.pool.duration(id.index())
     }
