@@ -9,8 +9,8 @@ use crate::{Entity, Prng, QueryError, Storage};
 
 /// A system function in its low-level form: a plain `fn` that sees the world only through
 /// its context, declares its access on the builder, and is called through this pointer
-/// ([`World::system_fn`](crate::World::system_fn)). Typed systems ([`World::system`]
-/// (crate::World::system)) are the everyday form.
+/// ([`World::system_fn`](crate::World::system_fn)). Typed systems
+/// ([`World::system`](crate::World::system)) are the everyday form.
 pub type SystemFn = fn(&mut SystemContext<'_>);
 
 /// What the world's registry holds for each system: the `fn` pointer of a low-level system,
