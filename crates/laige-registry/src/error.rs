@@ -3,7 +3,7 @@
 use std::fmt;
 
 use laige_depspec::ParseError;
-use laige_diag::{EventKey, Severity, Subsystem};
+use laige_diag::Text;
 
 use crate::{Access, ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
 
@@ -136,25 +136,104 @@ pub enum RegisterError {
     },
 }
 
-impl RegisterError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            RegisterError::NameInvalid { .. } => "name_invalid",
-            RegisterError::RunInvalid { .. } => "run_invalid",
-            RegisterError::BudgetInvalid { .. } => "budget_invalid",
-            RegisterError::DepSpecInvalid { .. } => "dep_spec_invalid",
-            RegisterError::Duplicate { .. } => "duplicate",
-            RegisterError::IoUnregistered { .. } => "io_unregistered",
-            RegisterError::IoDuplicate { .. } => "io_duplicate",
-            RegisterError::IoTooMany { .. } => "io_too_many",
-            RegisterError::BudgetExhausted { .. } => "budget_exhausted",
-            RegisterError::ParamKind { .. } => "param_kind",
-            RegisterError::ParamConflict { .. } => "param_conflict",
-            RegisterError::AccessContradicts { .. } => "access_contradicts",
+laige_diag::diagnostics! {
+    const RegisterError in System;
+    NameInvalid { %name, budget_raw } => warn name_invalid { budget_raw } |f| {
+        if name.raw().is_empty() {
+            write!(f, "a system has an empty name: give it a unique, non-empty name")
+        } else {
+            write!(
+                f,
+                "system name `{name}` cannot be named in `.after(..)` (a depends_on spec): use \
+                 a name without commas and without leading or trailing whitespace"
+            )
         }
-    }
+    };
+    RunInvalid { %name } => warn run_invalid { name }
+        "system `{name}` has no run function: set one before registering it";
+    BudgetInvalid { %name, budget_raw } => warn budget_invalid { name, budget_raw } |f| write!(
+        f,
+        "system `{name}` has budget {} ms (raw {budget_raw}): give it a positive budget, \
+         e.g. `.budget_ms(1.0)`",
+        f64::from(*budget_raw) / 65536.0
+    );
+    DepSpecInvalid { %name, method, %spec, error }
+        => warn dep_spec_invalid { name, error = error.kind.name() }
+        |f| write!(
+            f,
+            "system `{name}` has a malformed `.{method}(..)` list{} \"{spec}\": {}",
+            if *method == "after" { " (its depends_on spec)" } else { "" },
+            error.display_quoting(error.token(spec.raw()).map(Text::name))
+        );
+    Duplicate { %name, existing } => warn duplicate { name, existing_system_id = existing.get() }
+        "system `{name}` is already registered (as {existing}): give each system a unique name";
+    IoUnregistered { %name, position } => warn io_unregistered { name }
+        "system `{name}` declares access {position} to a component that is not registered: \
+         register the component before the systems that use it";
+    IoDuplicate { %name, component } => warn io_duplicate { name, component_id = component.get() }
+        "system `{name}` declares component {component} twice: declare it once, as write if \
+         the system writes it at all";
+    IoTooMany { %name } => warn io_too_many { name }
+        "system `{name}` declares more than {MAX_IO} component accesses: split it into smaller \
+         systems";
+    BudgetExhausted { %name, systems } => warn budget_exhausted { name, systems }
+        "cannot register `{name}`: the registry already holds {systems} of at most \
+         {MAX_SYSTEMS} systems; merge small systems";
+    ParamKind { %name, param, component, expected } => warn param_kind { name, param, component }
+        |f| write!(
+            f,
+            "parameter `{}` of system `{name}` names `{}`, which is not {expected}: query \
+             components, take resources as `Res`/`ResMut`, and read snapshots only of \
+             components registered versioned",
+            short(param),
+            short(component)
+        );
+    ParamConflict { %name, component, first, first_access, second, second_access, within_one }
+        => warn param_conflict { name, component, first, second }
+        |f| {
+            let (first, second) = (short(first), short(second));
+            let component = short(component);
+            let aliased = *first_access == Access::Write || *second_access == Access::Write;
+            match (*within_one, aliased) {
+                (true, _) => write!(
+                    f,
+                    "parameter `{first}` of system `{name}` names `{component}` twice with a \
+                     write, so its items would alias: name it once"
+                ),
+                (false, true) => write!(
+                    f,
+                    "parameters `{first}` and `{second}` of system `{name}` both reach \
+                     `{component}` and one of them writes it, so they would alias: merge them \
+                     into one parameter, or split the system"
+                ),
+                (false, false) => write!(
+                    f,
+                    "parameters `{first}` and `{second}` of system `{name}` read `{component}` \
+                     both live and as a snapshot, and a system declares a component once: \
+                     read it one way, or split the system"
+                ),
+            }
+        };
+    AccessContradicts { %name, component, declared, param, needs }
+        => warn access_contradicts {
+            name, component, param, declared = declared.name(), needs = needs.name()
+        }
+        |f| {
+            let component = short(component);
+            write!(
+                f,
+                "system `{name}` declares `.{}::<{component}>()`, but its parameter `{}` needs \
+                 `.{}::<{component}>()`: drop the declaration (parameters declare their own \
+                 access), or make it `.{}::<{component}>()`",
+                declared.name(),
+                short(param),
+                needs.name(),
+                needs.name()
+            )
+        };
+}
 
+impl RegisterError {
     /// The contract's error code: `budget_exhausted` for a full registry,
     /// `invalid_argument` for everything else.
     pub const fn code(&self) -> &'static str {
@@ -163,226 +242,30 @@ impl RegisterError {
             _ => "invalid_argument",
         }
     }
-
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
-    }
-
-    /// Emits this failure's structured event with the contract's field keys.
-    pub fn emit(&self) {
-        macro_rules! warn {
-            ($name:literal, $($field:tt)*) => {
-                tracing::warn!(name: $name, target: "laige", $($field)*, "{}", self)
-            };
-        }
-        match *self {
-            RegisterError::NameInvalid { budget_raw, .. } => {
-                warn!("system/name_invalid", budget_raw)
-            }
-            RegisterError::RunInvalid { name } => warn!("system/run_invalid", name),
-            RegisterError::BudgetInvalid { name, budget_raw } => {
-                warn!("system/budget_invalid", name, budget_raw)
-            }
-            RegisterError::DepSpecInvalid { name, error, .. } => {
-                warn!("system/dep_spec_invalid", name, error = error.kind.name())
-            }
-            RegisterError::Duplicate { name, existing } => {
-                warn!(
-                    "system/duplicate",
-                    name,
-                    existing_system_id = existing.get()
-                )
-            }
-            RegisterError::IoUnregistered { name, .. } => warn!("system/io_unregistered", name),
-            RegisterError::IoDuplicate { name, component } => {
-                warn!("system/io_duplicate", name, component_id = component.get())
-            }
-            RegisterError::IoTooMany { name } => warn!("system/io_too_many", name),
-            RegisterError::BudgetExhausted { name, systems } => {
-                warn!("system/budget_exhausted", name, systems)
-            }
-            RegisterError::ParamKind {
-                name,
-                param,
-                component,
-                ..
-            } => warn!("system/param_kind", name, param, component),
-            RegisterError::ParamConflict {
-                name,
-                component,
-                first,
-                second,
-                ..
-            } => warn!("system/param_conflict", name, component, first, second),
-            RegisterError::AccessContradicts {
-                name,
-                component,
-                param,
-                declared,
-                needs,
-            } => warn!(
-                "system/access_contradicts",
-                name,
-                component,
-                param,
-                declared = declared.name(),
-                needs = needs.name()
-            ),
-        }
-    }
-}
-
-impl fmt::Display for RegisterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RegisterError::NameInvalid { name: "", .. } => {
-                write!(
-                    f,
-                    "a system has an empty name: give it a unique, non-empty name"
-                )
-            }
-            RegisterError::NameInvalid { name, .. } => write!(
-                f,
-                "system name `{name}` cannot be named in `.after(..)` (a depends_on spec): \
-                 use a name without commas and without leading or trailing whitespace"
-            ),
-            RegisterError::RunInvalid { name } => {
-                write!(
-                    f,
-                    "system `{name}` has no run function: set one before registering it"
-                )
-            }
-            RegisterError::BudgetInvalid { name, budget_raw } => write!(
-                f,
-                "system `{name}` has budget {} ms (raw {budget_raw}): \
-                 give it a positive budget, e.g. `.budget_ms(1.0)`",
-                f64::from(budget_raw) / 65536.0
-            ),
-            RegisterError::DepSpecInvalid {
-                name,
-                method,
-                spec,
-                error,
-            } => {
-                let depends_on = if method == "after" {
-                    " (its depends_on spec)"
-                } else {
-                    ""
-                };
-                write!(
-                    f,
-                    "system `{name}` has a malformed `.{method}(..)` list{depends_on} {spec:?}: {}",
-                    error.display_with(spec)
-                )
-            }
-            RegisterError::Duplicate { name, existing } => write!(
-                f,
-                "system `{name}` is already registered (as {existing}): \
-                 give each system a unique name"
-            ),
-            RegisterError::IoUnregistered { name, position } => write!(
-                f,
-                "system `{name}` declares access {position} to a component that is not \
-                 registered: register the component before the systems that use it"
-            ),
-            RegisterError::IoDuplicate { name, component } => write!(
-                f,
-                "system `{name}` declares component {component} twice: declare it once, \
-                 as write if the system writes it at all"
-            ),
-            RegisterError::IoTooMany { name } => write!(
-                f,
-                "system `{name}` declares more than {MAX_IO} component accesses: \
-                 split it into smaller systems"
-            ),
-            RegisterError::BudgetExhausted { name, systems } => write!(
-                f,
-                "cannot register `{name}`: the registry already holds {systems} of at most \
-                 {MAX_SYSTEMS} systems; merge small systems"
-            ),
-            RegisterError::ParamKind {
-                name,
-                param,
-                component,
-                expected,
-            } => write!(
-                f,
-                "parameter `{}` of system `{name}` names `{}`, which is not {expected}: \
-                 query components, take resources as `Res`/`ResMut`, and read snapshots only \
-                 of components registered versioned",
-                ShortType(param),
-                ShortType(component)
-            ),
-            RegisterError::ParamConflict {
-                name,
-                component,
-                first,
-                first_access,
-                second,
-                second_access,
-                within_one,
-            } => {
-                let (first, second) = (ShortType(first), ShortType(second));
-                let component = ShortType(component);
-                let aliased = first_access == Access::Write || second_access == Access::Write;
-                match (within_one, aliased) {
-                    (true, _) => write!(
-                        f,
-                        "parameter `{first}` of system `{name}` names `{component}` twice \
-                         with a write, so its items would alias: name it once"
-                    ),
-                    (false, true) => write!(
-                        f,
-                        "parameters `{first}` and `{second}` of system `{name}` both reach \
-                         `{component}` and one of them writes it, so they would alias: merge \
-                         them into one parameter, or split the system"
-                    ),
-                    (false, false) => write!(
-                        f,
-                        "parameters `{first}` and `{second}` of system `{name}` read \
-                         `{component}` both live and as a snapshot, and a system declares a \
-                         component once: read it one way, or split the system"
-                    ),
-                }
-            }
-            RegisterError::AccessContradicts {
-                name,
-                component,
-                declared,
-                param,
-                needs,
-            } => {
-                let component = ShortType(component);
-                write!(
-                    f,
-                    "system `{name}` declares `.{}::<{component}>()`, but its parameter `{}` \
-                     needs `.{}::<{component}>()`: drop the declaration (parameters declare \
-                     their own access), or make it `.{}::<{component}>()`",
-                    declared.name(),
-                    ShortType(param),
-                    needs.name(),
-                    needs.name()
-                )
-            }
-        }
-    }
 }
 
 impl std::error::Error for RegisterError {}
 
 /// A type name as messages show it: every path cut to its last segment, so
 /// `laige_world::system::Query<(&mut game::Pos, &game::Vel), ()>` reads
-/// `Query<(&mut Pos, &Vel), ()>`. Writes straight to the formatter; allocates nothing.
+/// `Query<(&mut Pos, &Vel), ()>`, escaped and bounded like any name ([`Text`]).
+fn short(type_name: &str) -> Text<ShortType<'_>> {
+    Text::name(ShortType(type_name))
+}
+
+/// [`short`]'s path cutting. Writes straight to the formatter and allocates nothing; a
+/// run of identifier characters is looked at only up to a little more than a name's
+/// limit, so a huge name costs no more than a bounded one.
 struct ShortType<'a>(&'a str);
 
 impl fmt::Display for ShortType<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut rest = self.0;
         while !rest.is_empty() {
-            let word = rest
+            let window = &rest[..rest.floor_char_boundary(laige_diag::NAME_LIMIT + 2)];
+            let word = window
                 .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
+                .unwrap_or(window.len());
             let (ident, tail) = rest.split_at(word);
             match tail.strip_prefix("::") {
                 // A path segment before another one: dropped with its separator.

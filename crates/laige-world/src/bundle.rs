@@ -3,6 +3,7 @@
 use std::any::type_name;
 use std::mem::ManuallyDrop;
 
+use arrayvec::ArrayVec;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::WorldError;
@@ -17,18 +18,16 @@ pub const MAX_BUNDLE_TUPLE: usize = 16;
 
 /// The resolved ids of a bundle's components, in the order its values are given up.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BundleIds {
-    pub(crate) ids: [Option<ComponentId>; MAX_BUNDLE],
-    pub(crate) len: usize,
+    pub(crate) ids: ArrayVec<ComponentId, MAX_BUNDLE>,
     pub(crate) set: ComponentSet,
 }
 
 impl BundleIds {
     fn new() -> Self {
         Self {
-            ids: [None; MAX_BUNDLE],
-            len: 0,
+            ids: ArrayVec::new(),
             set: ComponentSet::EMPTY,
         }
     }
@@ -43,18 +42,15 @@ impl BundleIds {
         if !self.set.insert(id) {
             return Err(WorldError::BundleDuplicate { component });
         }
-        let Some(slot) = self.ids.get_mut(self.len) else {
-            return Err(WorldError::BundleTooLarge { component });
-        };
-        *slot = Some(id);
-        self.len += 1;
-        Ok(())
+        self.ids
+            .try_push(id)
+            .map_err(|_| WorldError::BundleTooLarge { component })
     }
 
     /// The id of the value at position `at`, moving `at` on.
     #[doc(hidden)]
     pub fn next(&self, at: &mut usize) -> Option<ComponentId> {
-        let id = self.ids.get(*at).copied().flatten();
+        let id = self.ids.get(*at).copied();
         *at += 1;
         id
     }

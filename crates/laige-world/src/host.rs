@@ -22,7 +22,6 @@
 
 use std::error::Error;
 
-use laige_diag::{EventKey, Severity, Subsystem};
 use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
@@ -214,31 +213,19 @@ impl World {
     }
 }
 
-/// The error of system `id`'s failed run, reported.
+/// The error of system `id`'s failed run, reported (`system/system_failed`).
 #[cold]
 fn report_failure(
     registry: &Registry<SystemRun>,
     id: SystemId,
     failure: &(dyn Error + Send + Sync),
 ) -> TickError {
-    let name = registry.get(id).map_or("?", |it| it.name());
     // Only this path allocates: a failure allocated its error already.
-    let message: Box<str> = failure.to_string().into();
     let err = TickError::SystemFailed {
         system: id,
-        name,
-        message,
+        name: registry.get(id).map_or("?", |it| it.name()),
+        message: failure.to_string().into(),
     };
-    let key = EventKey::new(Subsystem::System, "system_failed", Severity::Error);
-    registry.diagnostics().report(key, || {
-        tracing::error!(
-            name: "system/system_failed",
-            target: "laige",
-            system = name,
-            id = id.get(),
-            error = %failure,
-            "{err}"
-        );
-    });
+    registry.diagnostics().report(err.key(), || err.emit());
     err
 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem, TickClock};
+use laige_diag::TickClock;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::SystemId;
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
@@ -91,7 +91,9 @@ pub enum TickError {
     },
     /// A typed system's run failed: it returned `Err`, or a parameter could not be fetched
     /// (a missing resource). As after a panic, the rest of its track ran, its commands of
-    /// this tick were dropped, and the next tick runs it again.
+    /// this tick were dropped, and the next tick runs it again; each failed system was
+    /// reported as a `system/system_failed` event, and this names the first in schedule
+    /// order.
     SystemFailed {
         /// The system.
         system: SystemId,
@@ -106,26 +108,21 @@ pub enum TickError {
     Apply(WorldError),
 }
 
-impl fmt::Display for TickError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TickError::Run(err) => err.fmt(f),
-            TickError::Panicked { name, message, .. } => write!(
-                f,
-                "system `{name}` panicked: {message}: the rest of its track ran and its commands \
-                 of this tick were dropped; the next tick runs normally. Fix the system, or \
-                 handle the failure inside it"
-            ),
-            TickError::SystemFailed { name, message, .. } => write!(
-                f,
-                "system `{name}` failed: {message}: the rest of its track ran and its commands \
-                 of this tick were dropped; the next tick runs it again. Fix the cause, or \
-                 handle the error inside the system"
-            ),
-            TickError::Exec(err) => err.fmt(f),
-            TickError::Apply(err) => err.fmt(f),
-        }
-    }
+laige_diag::diagnostics! {
+    TickError in System;
+    Run(err) => err;
+    Panicked { system, %name, %message }
+        => error system_panicked { system = name, id = system.get(), message = message.as_ref() }
+        "system `{name}` panicked: {message}: the rest of its track ran and its commands of this \
+         tick were dropped; the next tick runs normally. Fix the system, or handle the failure \
+         inside it";
+    SystemFailed { system, %name, %message }
+        => error system_failed { system = name, id = system.get(), error = message.as_ref() }
+        "system `{name}` failed: {message}: the rest of its track ran and its commands of this \
+         tick were dropped; the next tick runs it again. Fix the cause, or handle the error \
+         inside the system";
+    Exec(err) => err;
+    Apply(err) => err;
 }
 
 impl std::error::Error for TickError {}
@@ -229,17 +226,7 @@ impl World {
                 name,
                 message: message.to_string().into(),
             };
-            let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
-            self.registry.diagnostics().report(key, || {
-                tracing::error!(
-                    name: "system/system_panicked",
-                    target: "laige",
-                    system = name,
-                    id = id.get(),
-                    message = message.as_str(),
-                    "{err}"
-                );
-            });
+            self.registry.diagnostics().report(err.key(), || err.emit());
             first.get_or_insert(err);
         }
         first
@@ -409,9 +396,10 @@ struct ParallelHost<'w> {
 unsafe impl Sync for ParallelHost<'_> {}
 
 // SAFETY: `run_system` gives each system exclusive access to its own state and shared
-// access to the storage through `SystemState::run`, whose contract (no concurrently
-// running system conflicts with this one) is exactly what the executor guarantees for
-// the plan it runs; the plan orders every pair whose declared access conflicts.
+// access to the storage through `SystemState::run_contained`, whose contract (no
+// concurrently running system conflicts with this one) is exactly what the executor
+// guarantees for the plan it runs; the plan orders every pair whose declared access
+// conflicts.
 unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
     unsafe fn run_system(&self, id: SystemId, run: &SystemRun) {
         if id.index() >= self.len {
