@@ -28,8 +28,9 @@ targets=(
 )
 
 for borrows in stacked tree; do
-  flags=""
-  [ "$borrows" = tree ] && flags="-Zmiri-tree-borrows"
+  # Isolation off: proptest looks up its regression files and insta its snapshots.
+  flags="-Zmiri-disable-isolation"
+  [ "$borrows" = tree ] && flags="$flags -Zmiri-tree-borrows"
   for target in "${targets[@]}"; do
     echo "==> miri ($borrows borrows): cargo miri test $target"
     start=$(date +%s)
