@@ -131,12 +131,9 @@ fn refused<M: 'static>(
     assert_eq!(event.message, err.to_string());
     assert_eq!(err.code(), "invalid_argument");
     assert_eq!(world.registry().len(), before, "nothing registered");
-    // Snapshots are files, which Miri's isolation keeps out; the text is checked natively.
-    if !cfg!(miri) {
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_suffix(label);
-        settings.bind(|| insta::assert_snapshot!(render_with_messages(&events)));
-    }
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_suffix(label);
+    settings.bind(|| insta::assert_snapshot!(render_with_messages(&events)));
     err
 }
 
