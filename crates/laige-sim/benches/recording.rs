@@ -27,21 +27,18 @@ const ROUNDS: usize = 9;
 const BATCHES: usize = 5;
 const TICKS_PER_BATCH: u32 = 2_000;
 
-fn empty(_: &mut SystemContext<'_>) {}
-
-/// W2 (`chain` false: no ordering) or W3 (each system after the previous one).
+/// W2 (`chain` false: no ordering) or W3 (each system after the previous one), 100 empty
+/// typed systems.
 fn world(chain: bool) -> (World, Schedule) {
     let mut world = World::new(WorldOptions::default());
-    let names: Vec<&'static str> = (0..SYSTEMS)
-        .map(|i| &*Box::leak(format!("s{i:03}").into_boxed_str()))
-        .collect();
-    for (i, name) in names.iter().enumerate() {
-        let builder = world.system(name, empty).budget_ms(1.0);
-        let builder = match (chain, i) {
-            (true, 1..) => builder.after(names[i - 1]),
+    let mut previous: Option<SystemHandle> = None;
+    for i in 0..SYSTEMS {
+        let builder = world.system(format!("s{i:03}"), || {}).budget_ms(1.0);
+        let builder = match (chain, previous) {
+            (true, Some(handle)) => builder.after(handle),
             _ => builder,
         };
-        builder.register().expect("a valid system");
+        previous = Some(builder.register().expect("a valid system"));
     }
     let schedule = world.schedule().expect("a valid schedule");
     (world, schedule)

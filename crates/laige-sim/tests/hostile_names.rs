@@ -138,6 +138,7 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(RegisterError::DepSpecInvalid {
             name,
+            method: "after",
             spec,
             error: parse_error,
         }),
@@ -149,6 +150,28 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(RegisterError::IoTooMany { name }),
         echo(RegisterError::BudgetExhausted { name, systems: 256 }),
+        echo(RegisterError::ParamKind {
+            name,
+            param: name,
+            component: name,
+            expected: "a resource",
+        }),
+        echo(RegisterError::ParamConflict {
+            name,
+            component: name,
+            first: name,
+            first_access: Access::Write,
+            second: name,
+            second_access: Access::Read,
+            within_one: false,
+        }),
+        echo(RegisterError::AccessContradicts {
+            name,
+            component: name,
+            declared: Access::Read,
+            param: name,
+            needs: Access::Write,
+        }),
         echo(ScheduleError::NeedsLayout {
             system,
             feature: name,
@@ -257,6 +280,11 @@ fn cases(name: &'static str) -> Vec<Case> {
             name,
             message: name.into(),
         }),
+        echo(TickError::SystemFailed {
+            system: id,
+            name,
+            message: name.into(),
+        }),
         silent(WorldError::StaleEntity {
             entity,
             op: "despawn",
@@ -275,6 +303,7 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(WorldError::ComponentLimit { component: name }),
         echo(WorldError::BundleDuplicate { component: name }),
+        echo(WorldError::BundleTooLarge { component: name }),
         silent(WorldError::EntityLimit { max_entities: 1 }),
         silent(WorldError::UnknownSystem { id: 9, systems: 1 }),
         silent(WorldError::InvalidPending { index: 0 }),

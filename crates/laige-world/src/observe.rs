@@ -8,9 +8,9 @@
 use laige_registry::SystemId;
 use laige_scheduler::Schedule;
 
+use crate::World;
 use crate::lockstep::ChecksumRecord;
 use crate::timeline::Timeline;
-use crate::{SystemMeta, World};
 
 /// The most ticks a timeline or a checksum record keeps; a larger capacity is cut to this.
 pub const MAX_RECORDED_TICKS: usize = 1 << 20;
@@ -32,17 +32,15 @@ impl Observers {
     }
 }
 
-/// Runs `run` (one run of the system `meta` describes) inside an `info` span named `system`
-/// with the system's `name` and `id`, when the `tracing-spans` feature is on; runs it bare
-/// otherwise.
+/// Runs `run` (one run of system `id`, registered as `name`) inside an `info` span named
+/// `system` with fields `name` and `id`, when the `tracing-spans` feature is on; runs it
+/// bare otherwise.
 #[inline(always)]
-pub(crate) fn in_system_span<T>(meta: &SystemMeta, run: impl FnOnce() -> T) -> T {
+pub(crate) fn in_system_span<T>(name: &'static str, id: SystemId, run: impl FnOnce() -> T) -> T {
     #[cfg(feature = "tracing-spans")]
-    let _span =
-        tracing::info_span!(target: "laige", "system", name = meta.name, id = meta.id.get())
-            .entered();
+    let _span = tracing::info_span!(target: "laige", "system", name, id = id.get()).entered();
     #[cfg(not(feature = "tracing-spans"))]
-    let _ = meta;
+    let _ = (name, id);
     run()
 }
 

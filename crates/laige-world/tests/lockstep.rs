@@ -54,7 +54,7 @@ enum Fault {
 const DIVERGE_AT: u32 = 3;
 
 fn accelerate(ctx: &mut SystemContext<'_>) {
-    let kick = ctx.rng().unwrap().next_float01();
+    let kick = ctx.rng().next_float01();
     ctx.each::<&mut Vel>(|_, v| v.0 = v.0 * 0.5 + kick).unwrap();
 }
 
