@@ -10,6 +10,7 @@
 # gets this bench file with its recording variants cut out (target/bench-base/src).
 #
 # Usage, from anywhere: bash scripts/bench-recording-off.sh [BASE_REV] [ROUNDS]
+# (ROUNDS 0 skips the timed rounds and only counts instructions.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,15 +36,17 @@ build() {
     --message-format=json "$@" 2>/dev/null) |
     grep -o '"executable":"[^"]*recording-[^"]*"' | tail -1 | cut -d'"' -f4
 }
-# One target directory: the three builds share their registry dependencies, and cargo keeps
-# apart what differs (the other source tree, the feature).
-bin_base=$(build "$base" "$root/target")
+# The other revision gets its own target directory: cargo names a path package's artifacts
+# by its path inside the workspace, so two trees' `laige-diag` would overwrite each other.
+# The feature build shares this tree's: the feature changes the names of what it changes.
+bin_base=$(build "$base" "$root/target/bench-base/target")
 bin_head=$(build "$root" "$root/target")
 bin_spans=$(build "$root" "$root/target" --features tracing-spans)
 echo "binaries: $bin_base $bin_head $bin_spans"
 
 out="$root/target/bench-recording-off"
 mkdir -p "$out"
+[ "$rounds" -gt 0 ] || skip_timing=1
 for round in $(seq 1 "$rounds"); do
   for which in base head spans; do
     bin="bin_$which"
@@ -53,7 +56,7 @@ for round in $(seq 1 "$rounds"); do
 done
 
 # Per variant and round: head / base and spans / head, then the median over rounds.
-python3 - "$out" "$rounds" <<'EOF'
+[ -n "${skip_timing:-}" ] || python3 - "$out" "$rounds" <<'EOF'
 import sys, statistics
 out, rounds = sys.argv[1], int(sys.argv[2])
 def read(which, r):
@@ -79,15 +82,18 @@ for name, values in rows.items():
 EOF
 
 # Instructions per tick, which the machine's load does not move: callgrind counts a run of
-# 3,000 ticks and one of 1,000 of each sequential variant; the difference is 2,000 ticks.
+# 3,000 ticks and one of 1,000 of each sequential variant; the difference is 2,000 ticks
+# (the first ticks size the recorders' buffers).
 # (The two-thread variants are left out: their idle threads' spinning is not a tick's work.)
 if ! command -v valgrind >/dev/null; then
   echo "valgrind is not installed: no instruction counts"
   exit 0
 fi
+# Only `run_systems` is counted (`--toggle-collect`), so neither setup nor the clock's
+# calibration at start-up enters: the count of N ticks is N ticks' work.
 count() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" --only "$2" --ticks "$3" 2>&1 |
-    grep -o 'Collected : [0-9]*' | grep -o '[0-9]*$'
+  valgrind --tool=callgrind --toggle-collect='*run_systems*' --callgrind-out-file=/dev/null \
+    "$1" --only "$2" --ticks "$3" 2>&1 | grep -o 'Collected : [0-9]*' | grep -o '[0-9]*$'
 }
 printf '%-18s %12s %12s %12s %10s %11s\n' variant "base instr" "head instr" "spans instr" head/base spans/head
 for variant in w2-seq-timing w2-seq-untimed w3-seq-timing w3-seq-untimed; do
@@ -100,4 +106,11 @@ for variant in w2-seq-timing w2-seq-untimed w3-seq-timing w3-seq-untimed; do
   done
   python3 -c "import sys; b,h,s=map(int,sys.argv[2:]); print(f'{sys.argv[1]:<18} {b:>12} {h:>12} {s:>12} {h/b:>10.4f} {s/h:>11.4f}')" \
     "$variant" "${per_tick[@]}"
+done
+
+# And what recording costs when on, in this tree: the timeline's target is 2x timing on.
+for variant in w2-seq-timing w2-seq-timeline w2-seq-checksums; do
+  long=$(count "$bin_head" "$variant" 3000)
+  short=$(count "$bin_head" "$variant" 1000)
+  printf '%-18s %12s instructions per tick\n' "$variant" $(((long - short) / 2000))
 done
