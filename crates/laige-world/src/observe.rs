@@ -25,10 +25,10 @@ pub(crate) struct Observers {
 }
 
 impl Observers {
-    /// A raw clock reading when the timeline records; 0, reading no clock, otherwise.
+    /// Whether anything records.
     #[inline]
-    pub(crate) fn mark(&self) -> u64 {
-        self.timeline.as_ref().map_or(0, Timeline::now)
+    fn active(&self) -> bool {
+        self.timeline.is_some() || self.checksums.is_some()
     }
 }
 
@@ -102,8 +102,50 @@ impl World {
         self.observers.tick
     }
 
-    /// Opens tick `self.observers.tick` in the recorders.
+    /// Opens tick `self.observers.tick` in the recorders. The checks are inlined into
+    /// `run_systems` and the work is not, so a tick with nothing recording stays as it was.
+    #[inline]
     pub(crate) fn observe_tick_start(&mut self, schedule: &Schedule) {
+        if self.observers.active() {
+            self.begin_recorded_tick(schedule);
+        }
+    }
+
+    /// Before a track's first system.
+    #[inline]
+    pub(crate) fn observe_track_start(&mut self) {
+        if let Some(timeline) = &mut self.observers.timeline {
+            timeline.mark_start();
+        }
+    }
+
+    /// After a track's last system returned, before its panics are settled.
+    #[inline]
+    pub(crate) fn observe_track_ran(&mut self) {
+        if let Some(timeline) = &mut self.observers.timeline {
+            timeline.mark_ran();
+        }
+    }
+
+    /// Records track `t` after its commands were applied.
+    #[inline]
+    pub(crate) fn observe_track(&mut self, t: usize) {
+        if self.observers.active() {
+            self.record_track(t);
+        }
+    }
+
+    /// Closes the tick: the state hash for the checksums, and the tick count.
+    #[inline]
+    pub(crate) fn observe_tick_end(&mut self) {
+        if self.observers.active() {
+            self.end_recorded_tick();
+        }
+        self.observers.tick += 1;
+    }
+
+    #[inline(never)]
+    fn begin_recorded_tick(&mut self, schedule: &Schedule) {
         let tick = self.observers.tick;
         if let Some(timeline) = &mut self.observers.timeline {
             timeline.begin_tick(schedule, &self.registry, tick);
@@ -113,27 +155,24 @@ impl World {
         }
     }
 
-    /// Records track `t` after its commands were applied; `start` and `ran` are
-    /// [`Observers::mark`]s from before its first system and after its last one.
-    pub(crate) fn observe_track(&mut self, t: usize, start: u64, ran: u64) {
+    #[inline(never)]
+    fn record_track(&mut self, t: usize) {
         if let Some(timeline) = &mut self.observers.timeline {
-            let applied = timeline.now();
             let runtime = &self.runtime;
-            timeline.record_track(t, start, ran, applied, |id: SystemId| runtime.last_span(id));
+            timeline.record_track(t, |id: SystemId| runtime.last_span(id));
         }
         if let Some(checksums) = &mut self.observers.checksums {
             checksums.record_track(t, &self.storage);
         }
     }
 
-    /// Closes the tick: the state hash for the checksums, and the tick count.
-    pub(crate) fn observe_tick_end(&mut self) {
+    #[inline(never)]
+    fn end_recorded_tick(&mut self) {
         if self.observers.checksums.is_some() {
             let hash = self.state_hash();
             if let Some(checksums) = &mut self.observers.checksums {
                 checksums.end_tick(hash);
             }
         }
-        self.observers.tick += 1;
     }
 }

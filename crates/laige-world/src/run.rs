@@ -214,7 +214,7 @@ impl World {
         self.observe_tick_start(schedule);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
-            let started = self.observers.mark();
+            self.observe_track_start();
             if self.runtime.executor.is_some() {
                 if let Err(err) = self.run_track_parallel(schedule, t) {
                     first_error.get_or_insert(TickError::Exec(err));
@@ -226,14 +226,14 @@ impl World {
                     .runner
                     .run_checked(track, &self.registry, &mut host);
             }
-            let ran = self.observers.mark();
+            self.observe_track_ran();
             if let Some(err) = self.settle_panics(track) {
                 first_error.get_or_insert(err);
             }
             if let Err(err) = self.finish_track(track) {
                 first_error.get_or_insert(err);
             }
-            self.observe_track(t, started, ran);
+            self.observe_track(t);
         }
         self.end_tick();
         self.observe_tick_end();

@@ -83,6 +83,8 @@ pub struct Timeline {
     marks: Vec<TrackMarks>,
     /// Per ring slot and row.
     spans: Vec<ClockSpan>,
+    /// The marks of the track running now.
+    current: TrackMarks,
 }
 
 impl Timeline {
@@ -101,13 +103,20 @@ impl Timeline {
             ticks: Vec::new(),
             marks: Vec::new(),
             spans: Vec::new(),
+            current: TrackMarks::default(),
         }
     }
 
-    /// A raw reading of the timeline's clock.
+    /// Marks the start of a track: before its first system.
     #[inline]
-    pub(crate) fn now(&self) -> u64 {
-        self.clock.raw()
+    pub(crate) fn mark_start(&mut self) {
+        self.current.start = self.clock.raw();
+    }
+
+    /// Marks the end of a track's run: its last system returned and the caller knows.
+    #[inline]
+    pub(crate) fn mark_ran(&mut self) {
+        self.current.ran = self.clock.raw();
     }
 
     /// Lays the buffers out for `schedule` when it is not the one they were laid out for
@@ -150,27 +159,17 @@ impl Timeline {
         (tick_index % self.capacity as u64) as usize
     }
 
-    /// Records track `t` of the current tick: its marks, and each system's span from
-    /// `span_of` (the runner's or the executor's last span of that system).
-    pub(crate) fn record_track(
-        &mut self,
-        t: usize,
-        start: u64,
-        ran: u64,
-        applied: u64,
-        span_of: impl Fn(SystemId) -> ClockSpan,
-    ) {
+    /// Records track `t` of the current tick, its commands just applied: its marks, and
+    /// each system's span from `span_of` (the runner's or the executor's last span of it).
+    pub(crate) fn record_track(&mut self, t: usize, span_of: impl Fn(SystemId) -> ClockSpan) {
+        self.current.applied = self.clock.raw();
         let (Some(&first), Some(&last)) = (self.track_rows.get(t), self.track_rows.get(t + 1))
         else {
             return;
         };
         let slot = self.slot(self.recorded.wrapping_sub(1));
         let tracks = self.track_rows.len() - 1;
-        self.marks[slot * tracks + t] = TrackMarks {
-            start,
-            ran,
-            applied,
-        };
+        self.marks[slot * tracks + t] = self.current;
         let base = slot * self.rows.len();
         for (row, span) in self.rows[first..last]
             .iter()
