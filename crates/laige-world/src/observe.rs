@@ -35,13 +35,24 @@ impl Observers {
 /// Runs `run` (one run of system `id`, registered as `name`) inside an `info` span named
 /// `system` with fields `name` and `id`, when the `tracing-spans` feature is on; runs it
 /// bare otherwise.
+///
+/// With the feature on, the global level check comes first: with no subscriber, or none
+/// that wants `info`, a run costs that one relaxed load and no span is built.
 #[inline(always)]
 pub(crate) fn in_system_span<T>(name: &'static str, id: SystemId, run: impl FnOnce() -> T) -> T {
     #[cfg(feature = "tracing-spans")]
-    let _span = tracing::info_span!(target: "laige", "system", name, id = id.get()).entered();
+    {
+        if !tracing::level_enabled!(tracing::Level::INFO) {
+            return run();
+        }
+        let _span = tracing::info_span!(target: "laige", "system", name, id = id.get()).entered();
+        run()
+    }
     #[cfg(not(feature = "tracing-spans"))]
-    let _ = (name, id);
-    run()
+    {
+        let _ = (name, id);
+        run()
+    }
 }
 
 impl World {
