@@ -88,6 +88,9 @@ impl<I> IdSet<I> {
         _id: PhantomData,
     };
 
+    /// Every id (all 256).
+    pub(crate) const FULL: Self = Self::from_words([u64::MAX; 4]);
+
     const fn from_words(words: [u64; 4]) -> Self {
         Self {
             words,

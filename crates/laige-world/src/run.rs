@@ -9,7 +9,7 @@ use std::fmt;
 
 use laige_diag::TickClock;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
-use laige_registry::{Registry, SystemId};
+use laige_registry::{ComponentSet, Conflicts, LiveTables, Registry, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
 use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
 
@@ -219,7 +219,7 @@ impl World {
         let cached = self.runtime.plan.as_ref();
         if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
             // Setup-time work: a new schedule, or new archetypes since the plan was built.
-            let plan = Plan::build(schedule, |a, b| self.conflict(a, b));
+            let plan = Plan::build(schedule, &self.live_conflicts());
             self.runtime.plan = Some(CachedPlan {
                 schedule: schedule.stamp(),
                 archetypes,
@@ -259,32 +259,20 @@ impl World {
         res.map(|_| ())
     }
 
-    /// Whether systems `a` and `b` may touch the same data now: one writes a component the
-    /// other reads or writes, in a table both may visit (their `matching` footprints and
-    /// the component all present), or a shared resource. Archetypes never disappear and new
-    /// ones appear only between tracks, when the plan is rebuilt.
-    fn conflict(&self, a: SystemId, b: SystemId) -> bool {
-        let (Ok(ra), Ok(rb)) = (self.registry.get(a), self.registry.get(b)) else {
-            return true;
-        };
-        let shared = ra
-            .writes()
-            .intersection(&rb.writes().union(rb.reads()))
-            .union(&rb.writes().intersection(ra.reads()));
-        if shared.is_empty() {
-            return false;
-        }
-        if shared.intersects(self.storage.components().resources()) {
-            return true;
-        }
-        let footprint = ra.matching().union(rb.matching());
-        let archetypes = self.storage.archetypes();
-        shared.iter().any(|c| {
-            self.storage
-                .tables_with(c)
-                .iter()
-                .any(|entry| footprint.is_subset(archetypes[entry.table() as usize].signature()))
-        })
+    /// Which systems may touch the same data now, by the registry's one rule
+    /// ([`SystemRecord::conflict_with`](laige_registry::SystemRecord::conflict_with)) over
+    /// the tables that exist: the World knows the tables and the resources, so it hands them
+    /// down as data and the plan only orders what it is told (0008). Archetypes never
+    /// disappear and new ones appear only between tracks, when the plan is rebuilt.
+    fn live_conflicts(&self) -> Conflicts {
+        let tables: Vec<ComponentSet> = self
+            .storage
+            .archetypes()
+            .iter()
+            .map(|it| *it.signature())
+            .collect();
+        let live = LiveTables::new(&tables, self.storage.components().resources());
+        self.registry.conflicts(Some(&live))
     }
 
     /// Runs ticks on a persistent pool of worker threads from now on (`threads` counts the

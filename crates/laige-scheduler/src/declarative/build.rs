@@ -2,7 +2,7 @@
 
 use laige_registry::{Registry, SystemRecord, SystemSet};
 
-use super::graph::{Graph, conflict};
+use super::graph::Graph;
 use super::{DeclError, EdgeCause, Layout};
 use crate::sort::{id_at, system_ref};
 use crate::{MAX_TRACKS, Schedule};
@@ -258,7 +258,7 @@ fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut Graph) 
             }
             let (ra, rb) = (&records[a], &records[b]);
             if placed.phase[a] != placed.phase[b] {
-                if let Some(c) = conflict(ra, rb) {
+                if let Some(c) = ra.conflict_with(rb, None) {
                     let (early, late) = if placed.phase[a] < placed.phase[b] {
                         (a, b)
                     } else {
@@ -341,7 +341,7 @@ fn check_dag_conflicts<R>(
             if da == db || layout.track_of(da) != layout.track_of(db) {
                 continue;
             }
-            if let Some(c) = conflict(&records[a], &records[b]) {
+            if let Some(c) = records[a].conflict_with(&records[b], None) {
                 return Err(DeclError::DagConflict {
                     component: registry.component_name(c),
                     first: system_ref(registry, a),

@@ -1,6 +1,6 @@
 //! The derived dependency graph: explicit and access-derived edges, with their causes.
 
-use laige_registry::{ComponentId, Registry, SystemRecord, SystemSet};
+use laige_registry::{Registry, SystemSet};
 
 use super::{CycleStep, EdgeCause};
 use crate::sort::{id_at, system_ref};
@@ -95,12 +95,4 @@ impl Graph {
         }
         reach
     }
-}
-
-/// The lowest component on which `a` and `b` conflict: one writes what the other reads
-/// (this tick's value) or writes. Snapshot reads never conflict.
-pub(crate) fn conflict(a: &SystemRecord, b: &SystemRecord) -> Option<ComponentId> {
-    let ab = a.writes().intersection(&b.writes().union(b.reads()));
-    let ba = b.writes().intersection(a.reads());
-    ab.union(&ba).iter().next()
 }

@@ -8,7 +8,6 @@ use super::{
     ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, ScheduleGraph,
 };
 use crate::declarative::build::{Derived, derive};
-use crate::declarative::graph::conflict;
 use crate::sort::{id_at, system_ref};
 use crate::validate::{each_read_before_write, positions};
 use crate::{Layout, Schedule};
@@ -199,7 +198,7 @@ fn add_conflicts<R>(graph: &mut ScheduleGraph, schedule: &Schedule, registry: &R
     let mut binding = vec![SystemSet::EMPTY; records.len()];
     for edge in &graph.edges {
         let (a, b) = (edge.earlier.id.index(), edge.later.id.index());
-        if edge.cause.is_strong() || conflict(&records[a], &records[b]).is_some() {
+        if edge.cause.is_strong() || records[a].conflict_with(&records[b], None).is_some() {
             binding[b].insert(edge.earlier.id);
         }
     }
@@ -216,7 +215,7 @@ fn add_conflicts<R>(graph: &mut ScheduleGraph, schedule: &Schedule, registry: &R
                     continue;
                 }
                 let (a, b) = (earlier.index(), later.index());
-                if let Some(c) = conflict(&records[a], &records[b]) {
+                if let Some(c) = records[a].conflict_with(&records[b], None) {
                     graph.edges.push(GraphEdge {
                         earlier: system_ref(registry, a),
                         later: system_ref(registry, b),
