@@ -104,6 +104,7 @@ fn loom_diamond_claim_complete_countdown() {
         // Conflicts: 1-2 and 1-3 on `a`, 2-4 on `b`, 3-4 on `c`; 2 and 3 only read `a`.
         let plan = Plan::build(
             &schedule,
+            &[],
             &Conflicts::from_pairs(4, |a, b| {
                 matches!((a.get(), b.get()), (1, 2 | 3) | (2 | 3, 4))
             }),
@@ -155,7 +156,7 @@ unsafe impl SharedHost<u8> for Pair {
 fn loom_tick_start_finish_handshake() {
     check("handshake", || {
         let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
-        let plan = Plan::build(&schedule, &Conflicts::none(schedule.system_count()));
+        let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
         let mut executor = parallel_executor();
         for _ in 0..2 {
             let host = Pair {

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use laige_registry::{Conflicts, DenseId, IdSet, MAX_SYSTEMS, Registry, SystemId};
+use laige_registry::{Conflicts, DenseId, IdSet, MAX_SYSTEMS, Registry, SystemId, SystemSet};
 use laige_scheduler::Schedule;
 
 /// A 0-based position within a track (a track holds at most [`MAX_SYSTEMS`] systems), as a
@@ -87,22 +87,22 @@ pub struct Plan {
 impl Plan {
     /// Builds the plan of `schedule`.
     ///
-    /// Edges: every explicit edge of [`Schedule::after`] within a track, plus an edge `a → b`
-    /// for every pair with `a` before `b` in the track's sequential order that `conflicts`
-    /// holds. A system listed twice (only a hand-built schedule can do that) always waits
+    /// Edges: every explicit edge of `after` (indexed by [`SystemId::index`], as
+    /// [`Schedule::strong_edges`] gives them) within a track, plus an edge `a → b` for every
+    /// pair with `a` before `b` in the track's sequential order that `conflicts` holds. A system listed twice (only a hand-built schedule can do that) always waits
     /// for its earlier run. An explicit edge against the sequential order or across tracks
     /// is ignored: the sequential order is what the executor reproduces, and the scheduler
     /// never produces such an edge.
     ///
-    /// `conflicts` is data computed above the executor ([`Registry::conflicts`], from the
-    /// declared access and, in a World, the live tables): the plan never decides what
-    /// conflicts, it only orders what it is told.
+    /// Both are data computed above the executor (the scheduler's strong edges, and
+    /// [`Registry::conflicts`] from the declared access and, in a World, the live tables):
+    /// the plan never decides what must be ordered, it only orders what it is told.
     ///
     /// # Panics
     ///
     /// When the schedule names a system id past [`MAX_SYSTEMS`]; the runner's `check`
     /// refuses such a schedule first.
-    pub fn build(schedule: &Schedule, conflicts: &Conflicts) -> Plan {
+    pub fn build(schedule: &Schedule, after: &[SystemSet], conflicts: &Conflicts) -> Plan {
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
         let order = schedule.order();
         let len = order.len();
@@ -137,7 +137,7 @@ impl Plan {
                 }
                 plan.runs_needed = plan.runs_needed.max(b.index() + 1);
                 plan.nodes.push(b);
-                let after = schedule.after(b);
+                let after = after.get(b.index()).unwrap_or(&SystemSet::EMPTY);
                 for (i, &a) in track[..j].iter().enumerate() {
                     if after.contains(a) {
                         plan.explicit[base + j].insert(Position::at(i));
@@ -182,12 +182,16 @@ impl Plan {
         plan
     }
 
-    /// The plan of `schedule` with the conflicts of the systems' declared access
-    /// ([`Registry::conflicts`] without live tables): two systems conflict when one writes
-    /// a component the other reads this tick or writes. A system the registry does not know
-    /// conflicts with every other one.
+    /// The plan of `schedule` (computed from `registry`) with its strong edges and the
+    /// conflicts of the systems' declared access ([`Registry::conflicts`] without live
+    /// tables): two systems conflict when one writes a component the other reads this tick
+    /// or writes. A system the registry does not know conflicts with every other one.
     pub fn build_from_access<R>(schedule: &Schedule, registry: &Registry<R>) -> Plan {
-        Plan::build(schedule, &registry.conflicts(None))
+        Plan::build(
+            schedule,
+            &schedule.strong_edges(registry),
+            &registry.conflicts(None),
+        )
     }
 
     /// How many tracks the plan has.

@@ -73,6 +73,7 @@ unsafe impl SharedHost<()> for Napper {
 fn naps_allocate_nothing() {
     let plan = Plan::build(
         &Schedule::hand_built(2, &[id(1), id(2)]),
+        &[],
         &Conflicts::none(2),
     );
     let mut executor = Executor::new(ExecutorOptions {
@@ -111,6 +112,7 @@ fn main() {
     ];
     let plan = Plan::build(
         &schedule,
+        &[],
         &Conflicts::from_pairs(10, |a, b| edges.contains(&(a.get(), b.get()))),
     );
     let runs = [200u32; 10];

@@ -123,7 +123,7 @@ fn implied_edges_are_reduced_but_still_explained() {
 fn build_orders_a_conflicting_pair_as_the_track_does() {
     let schedule = Schedule::hand_built(4, &[id(3), id(1), id(4), id(2)]);
     let conflicts = Conflicts::from_pairs(4, |a, b| (a.get(), b.get()) == (2, 3));
-    let plan = Plan::build(&schedule, &conflicts);
+    let plan = Plan::build(&schedule, &[], &conflicts);
     // 3 comes first in the order, so 2 waits for it, whichever way the pair was told.
     assert_eq!(preds(&plan, 2), [3]);
     assert_eq!(plan.edge_reason(id(3), id(2)), EdgeReason::Conflict);
@@ -134,7 +134,7 @@ fn build_orders_a_conflicting_pair_as_the_track_does() {
 #[test]
 fn a_system_listed_twice_waits_for_its_earlier_run() {
     let schedule = Schedule::hand_built(2, &[id(1), id(2), id(1)]);
-    let plan = Plan::build(&schedule, &Conflicts::none(schedule.system_count()));
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     assert_eq!(plan.len(), 3);
     let recorder = Recorder::new(2);
     let mut executor = laige_executor::Executor::new(laige_executor::ExecutorOptions {

@@ -102,6 +102,7 @@ fn plain_data_is_ordered_by_the_plan(#[values(2, 4)] threads: usize) {
     let schedule = Schedule::hand_built(N, &order);
     let plan = Plan::build(
         &schedule,
+        &[],
         &Conflicts::from_pairs(N, |a, b| inputs[b.index()].contains(&a.index())),
     );
     let host = Cells {
@@ -153,7 +154,7 @@ unsafe impl SharedHost<()> for Rendezvous {
 #[rstest]
 fn unordered_systems_really_run_at_the_same_time(#[values(2, 4)] threads: usize) {
     let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
-    let plan = Plan::build(&schedule, &Conflicts::none(schedule.system_count()));
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let mut executor = executor(threads, Mode::Parallel);
     let host = Rendezvous {
         arrived: AtomicU32::new(0),
@@ -207,7 +208,7 @@ fn a_busy_threads_dealt_systems_are_stolen(#[values(2, 4)] threads: usize) {
     const N: u32 = 200;
     let order: Vec<SystemId> = (1..=N).map(id).collect();
     let schedule = Schedule::hand_built(N as usize, &order);
-    let plan = Plan::build(&schedule, &Conflicts::none(schedule.system_count()));
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let mut executor = executor(threads, Mode::Parallel);
     let host = StolenWhileBusy {
         caller: std::thread::current().id(),
@@ -237,7 +238,7 @@ fn conflicting_systems_never_overlap(#[values(2, 4, 8)] threads: usize) {
     let order: Vec<SystemId> = (1..=12).map(id).collect();
     let schedule = Schedule::hand_built(12, &order);
     let conflicts = |a: SystemId, b: SystemId| a.get() & b.get() & 0b11 != 0;
-    let plan = Plan::build(&schedule, &Conflicts::from_pairs(12, conflicts));
+    let plan = Plan::build(&schedule, &[], &Conflicts::from_pairs(12, conflicts));
     let runs = [busy as Run; 12];
     let host = Recorder::with_spin(vec![3000; 12]);
     let mut executor = executor(threads, Mode::Parallel);
@@ -275,6 +276,7 @@ fn a_panic_names_the_system_and_the_next_tick_runs_normally(
     // System 1 panics on tick 3; system 2 waits for it; system 3 is independent.
     let plan = Plan::build(
         &schedule,
+        &[],
         &Conflicts::from_pairs(3, |a, b| (a.get(), b.get()) == (1, 2)),
     );
     let host = Recorder::new(3);
@@ -312,7 +314,7 @@ fn the_first_panic_in_sequential_order_is_reported(
 ) {
     let order: Vec<SystemId> = [9, 7, 3, 5].into_iter().map(id).collect();
     let schedule = Schedule::hand_built(9, &order);
-    let plan = Plan::build(&schedule, &Conflicts::none(schedule.system_count()));
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let runs = [always_panics as Run; 9];
     let host = Recorder::new(9);
     let mut executor = executor(threads, mode);
@@ -431,7 +433,7 @@ unsafe impl SharedHost<()> for LongSecond {
 #[test]
 fn an_idle_caller_naps_while_a_worker_runs_a_long_system() {
     let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
-    let plan = Plan::build(&schedule, &Conflicts::none(schedule.system_count()));
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let mut executor = executor(2, Mode::Parallel);
     let host = LongSecond {
         caller: std::thread::current().id(),
@@ -462,6 +464,7 @@ fn tracks_with_idle_threads_run_each_system_once() {
     let recorder = Recorder::new(2);
     let hand_built = Plan::build(
         &Schedule::hand_built(2, &[id(1), id(2)]),
+        &[],
         &Conflicts::none(2),
     );
     let long_second = LongSecond {

@@ -49,6 +49,7 @@ mod id;
 mod macros;
 mod names;
 mod registry;
+mod shared_names;
 mod suggest;
 
 pub use budget::Budget;
@@ -60,4 +61,5 @@ pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};
 pub use id::{ComponentId, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
 pub use laige_depspec::MAX_DEPENDENCIES;
 pub use registry::{ComponentName, Registry, SystemRecord};
+pub use shared_names::Names;
 pub use suggest::closest as closest_name;

@@ -63,7 +63,7 @@ pub mod prelude {
     pub use laige_runner::TimingStats;
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
-        ComponentOptions, Entity, Prng, SchedulingError, StateHash, StateHasher, SystemContext,
-        SystemFn, TickError, With, Without, World, WorldError, WorldOptions,
+        ComponentOptions, Entity, Prng, StateHash, StateHasher, SystemContext, SystemFn, TickError,
+        With, Without, World, WorldError, WorldOptions,
     };
 }

@@ -90,7 +90,7 @@ pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Prepared, Query, With, Without};
-pub use run::{SchedulingError, TickError};
+pub use run::TickError;
 pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;
 pub use world::{SystemBuilder, SystemState, World};

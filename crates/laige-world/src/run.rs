@@ -5,13 +5,11 @@
 //! plan ordering every conflicting pair as the sequential order does, is why world state is
 //! bit-identical for any worker count.
 
-use std::fmt;
-
 use laige_diag::TickClock;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{ComponentSet, Conflicts, LiveTables, Registry, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
-use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
+use laige_scheduler::{Layout, Schedule, ScheduleError};
 
 use crate::world::SystemState;
 use crate::{Storage, SystemContext, SystemFn, SystemHost, SystemMeta, World, WorldError};
@@ -45,30 +43,6 @@ impl Runtime {
         }
     }
 }
-
-/// Why [`World::schedule`] produced no schedule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-// `ScheduleError` is large by design (scheduling never allocates, not even for its
-// errors); this is returned once, at setup.
-#[allow(clippy::large_enum_variant)]
-pub enum SchedulingError {
-    /// The flat laige rules failed (no layout set).
-    Flat(ScheduleError),
-    /// The declarative rules failed (a layout is set).
-    Declared(DeclError),
-}
-
-impl fmt::Display for SchedulingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SchedulingError::Flat(err) => err.fmt(f),
-            SchedulingError::Declared(err) => err.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SchedulingError {}
 
 /// Why a tick failed. Its event was emitted where it happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,12 +113,10 @@ impl World {
     /// # Errors
     ///
     /// The first failing check; its event is emitted too.
-    #[allow(clippy::result_large_err)] // see `SchedulingError`
-    pub fn schedule(&self) -> Result<Schedule, SchedulingError> {
+    pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         match &self.runtime.layout {
-            None => laige_scheduler::schedule(&self.registry).map_err(SchedulingError::Flat),
-            Some(layout) => laige_scheduler::schedule_declared(&self.registry, layout)
-                .map_err(SchedulingError::Declared),
+            None => laige_scheduler::schedule(&self.registry),
+            Some(layout) => laige_scheduler::schedule_declared(&self.registry, layout),
         }
     }
 
@@ -219,7 +191,11 @@ impl World {
         let cached = self.runtime.plan.as_ref();
         if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
             // Setup-time work: a new schedule, or new archetypes since the plan was built.
-            let plan = Plan::build(schedule, &self.live_conflicts());
+            let plan = Plan::build(
+                schedule,
+                &schedule.strong_edges(&self.registry),
+                &self.live_conflicts(),
+            );
             self.runtime.plan = Some(CachedPlan {
                 schedule: schedule.stamp(),
                 archetypes,
