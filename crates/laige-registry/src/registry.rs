@@ -245,9 +245,9 @@ impl<R> Registry<R> {
     ///
     /// When a system is not registered here.
     pub fn share_names(&self, systems: impl IntoIterator<Item = SystemId>) -> Names {
-        for id in systems {
-            self.shared.share_system(id, self.records[id.index()].name);
-        }
+        let records = &self.records;
+        self.shared
+            .share_systems(systems.into_iter().map(|id| (id, records[id.index()].name)));
         self.shared.clone()
     }
 

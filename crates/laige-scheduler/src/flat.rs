@@ -8,7 +8,7 @@ use laige_registry::{
     ComponentId, ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemId, SystemSet,
 };
 
-use crate::graph::{Cause, FlatEdges, Graph, id_at};
+use crate::graph::{Cause, DependsOn, Graph, id_at};
 use crate::schedule::StrongEdges;
 use crate::{ReadBeforeWrite, Schedule, ScheduleError, SystemRef};
 
@@ -22,7 +22,7 @@ pub(crate) fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleEr
         return Ok(schedule);
     }
     needs_no_layout(registry)?;
-    let mut graph = Graph::<FlatEdges>::new();
+    let mut graph = Graph::new(DependsOn(registry));
     resolve(registry, &mut graph)?;
     let all = SystemSet::first(n);
     let placed = graph.kahn(&all, |i| schedule.push(id_at(i)));
@@ -73,7 +73,10 @@ pub(crate) fn declarative_feature<R>(registry: &Registry<R>) -> Option<(usize, &
 
 /// Adds every `depends_on` edge, in (system id, spec position) order; the first unknown
 /// name fails.
-fn resolve<R>(registry: &Registry<R>, graph: &mut Graph<FlatEdges>) -> Result<(), ScheduleError> {
+fn resolve<R>(
+    registry: &Registry<R>,
+    graph: &mut Graph<DependsOn<'_, R>>,
+) -> Result<(), ScheduleError> {
     for (i, record) in registry.iter().enumerate() {
         for (position, &dep) in registry.depends_on(record.id()).iter().enumerate() {
             let Some(target) = registry.find(dep) else {

@@ -1,14 +1,13 @@
 //! The one scheduling graph both front ends build: edges with their causes, the stable
 //! Kahn sort (smallest id first) and the cycle walk.
 //!
-//! The flat rules add only `depends_on` edges and keep the graph on the stack (a fixed edge
-//! list); the declarative rules add theirs and keep it on the heap. Both then sort and, on a
-//! cycle, report it the same way.
-
-use std::ops::Deref;
+//! The flat rules add only `depends_on` edges, which the registry already lists in order,
+//! so their graph keeps just the predecessor sets, on the stack; the declarative rules add
+//! theirs with causes and keep the list on the heap. Both then sort and, on a cycle,
+//! report it the same way.
 
 use arrayvec::ArrayVec;
-use laige_registry::{ComponentId, MAX_DEPENDENCIES, MAX_SYSTEMS, Registry, SystemId, SystemSet};
+use laige_registry::{ComponentId, MAX_SYSTEMS, Registry, SystemId, SystemSet};
 
 use crate::Cycle;
 use crate::cycle::Step;
@@ -44,25 +43,41 @@ pub(crate) struct Edge {
     pub(crate) cause: Cause,
 }
 
-/// Where a graph keeps its edges, in insertion order.
-pub(crate) trait EdgeList: Deref<Target = [Edge]> {
+/// Where a graph's edges and their causes are, in insertion order.
+pub(crate) trait EdgeList {
+    /// Records a new edge (its pair was not in the graph yet).
     fn push_edge(&mut self, edge: Edge);
+
+    /// The systems `later` waits for, with the cause of each, in insertion order.
+    fn waits(&self, later: usize) -> impl Iterator<Item = (usize, Cause)> + '_;
 }
 
-/// The flat rules' edges: at most [`MAX_DEPENDENCIES`] per system, so a fixed list (16 KiB
-/// on the stack, never initialised before use) holds every registry's.
-pub(crate) type FlatEdges = ArrayVec<Edge, { MAX_SYSTEMS * MAX_DEPENDENCIES }>;
+/// The flat rules' edges are the registry's `depends_on`, whose spec order is their
+/// insertion order: nothing is stored, and a cycle walk resolves the names again.
+pub(crate) struct DependsOn<'r, R>(pub(crate) &'r Registry<R>);
 
-impl EdgeList for FlatEdges {
+impl<R> EdgeList for DependsOn<'_, R> {
     #[inline]
-    fn push_edge(&mut self, edge: Edge) {
-        self.push(edge);
+    fn push_edge(&mut self, _: Edge) {}
+
+    fn waits(&self, later: usize) -> impl Iterator<Item = (usize, Cause)> + '_ {
+        self.0
+            .depends_on(id_at(later))
+            .iter()
+            .filter_map(|&name| self.0.find(name))
+            .map(|earlier| (earlier.index(), Cause::After))
     }
 }
 
 impl EdgeList for Vec<Edge> {
     fn push_edge(&mut self, edge: Edge) {
         self.push(edge);
+    }
+
+    fn waits(&self, later: usize) -> impl Iterator<Item = (usize, Cause)> + '_ {
+        self.iter()
+            .filter(move |e| usize::from(e.later) == later)
+            .map(|e| (usize::from(e.earlier), e.cause))
     }
 }
 
@@ -74,17 +89,16 @@ pub(crate) struct Graph<E> {
     backward: bool,
 }
 
-impl<E: EdgeList + Default> Graph<E> {
-    pub(crate) fn new() -> Self {
+impl<E: EdgeList> Graph<E> {
+    #[inline]
+    pub(crate) fn new(edges: E) -> Self {
         Self {
             preds: [SystemSet::EMPTY; MAX_SYSTEMS],
-            edges: E::default(),
+            edges,
             backward: true,
         }
     }
-}
 
-impl<E: EdgeList> Graph<E> {
     /// Records that `later` runs after `earlier` (0-based positions).
     #[inline]
     pub(crate) fn add(&mut self, earlier: usize, later: usize, cause: Cause) {
@@ -96,11 +110,6 @@ impl<E: EdgeList> Graph<E> {
                 cause,
             });
         }
-    }
-
-    /// Every edge, in insertion order.
-    pub(crate) fn edges(&self) -> &[Edge] {
-        &self.edges
     }
 
     /// Kahn's algorithm over `members` (whose edges stay among them), smallest ready id
@@ -151,18 +160,16 @@ impl<E: EdgeList> Graph<E> {
             .index();
         while step_of[current] == UNVISITED {
             step_of[current] = path.len() as u16;
-            let edge = self
+            let (earlier, cause) = self
                 .edges
-                .iter()
-                .find(|e| {
-                    usize::from(e.later) == current && unplaced.contains(id_at(e.earlier.into()))
-                })
+                .waits(current)
+                .find(|&(earlier, _)| unplaced.contains(id_at(earlier)))
                 .expect("an unplaced system waits for an unplaced one");
             path.push(Step {
-                system: edge.later,
-                cause: edge.cause,
+                system: current as u8,
+                cause,
             });
-            current = usize::from(edge.earlier);
+            current = earlier;
         }
         let steps = &path[usize::from(step_of[current])..];
         let names = registry.share_names(steps.iter().map(|s| id_at(s.system.into())));
@@ -171,6 +178,11 @@ impl<E: EdgeList> Graph<E> {
 }
 
 impl Graph<Vec<Edge>> {
+    /// Every edge, in insertion order.
+    pub(crate) fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
     /// For each system, every system with a path to it, following `order`.
     pub(crate) fn reachability(&self, order: &[usize]) -> Vec<SystemSet> {
         let mut reach = vec![SystemSet::EMPTY; MAX_SYSTEMS];

@@ -29,7 +29,7 @@ pub(crate) struct Derived {
 pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Derived, ScheduleError> {
     validate_layout(layout)?;
     let placed = place(registry, layout)?;
-    let mut graph = Box::new(DeclaredGraph::new());
+    let mut graph = Box::new(DeclaredGraph::new(Vec::new()));
     explicit_edges(registry, layout, &placed, &mut graph)?;
     check_snapshots(registry)?;
     derived_edges(registry, &placed, &mut graph);
