@@ -5,6 +5,10 @@
 //! [`Access`]. [`Registry::register`] validates a [`SystemDef`] in the contract's order and
 //! stores it under a dense [`SystemId`] (1, 2, ... in registration order).
 //!
+//! It owns the access sets, and so the one conflict rule every scheduler, plan and world
+//! asks: [`SystemRecord::conflict_with`] (declared access, refined by table footprints when
+//! the caller describes the live tables, [`LiveTables`]) and [`Registry::conflicts`].
+//!
 //! What it does **not** do: it never resolves `depends_on` names (forward references are
 //! legal; the scheduler resolves them), never orders or runs systems, and knows nothing of
 //! the World. It sees components only as [`ComponentId`]s that a front end registered.

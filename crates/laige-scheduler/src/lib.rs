@@ -7,10 +7,17 @@
 //!
 //! Checks, first failure wins: `needs_layout` (a declarative feature without a layout),
 //! `dep_missing` (with a "did you mean" suggestion),
-//! `dependency_cycle` (one concrete cycle and the declaration that closes it),
-//! `double_writer`. Then each reader ordered before the writer of a component it reads
+//! `dependency_cycle` (one concrete cycle, each step's cause and the declaration that closes
+//! it), `double_writer`. Then each reader ordered before the writer of a component it reads
 //! raises a `read_before_write` warning, kept on the [`Schedule`] as data and emitted as an
 //! event; the schedule still succeeds.
+//!
+//! [`schedule_declared`] places the systems in a [`Layout`] of tracks, DAGs and phases and
+//! derives the edges from their access. Both front ends build one graph, sort it with one
+//! stable Kahn sort and report a cycle with one walk; the flat rules are a policy over that
+//! pipeline. Both fail with one [`ScheduleError`], so a failure reads the same whichever
+//! found it. Conflicts between systems are the registry's one rule
+//! ([`SystemRecord::conflict_with`](laige_registry::SystemRecord::conflict_with)).
 //!
 //! [`ScheduleGraph`] draws a schedule for people and tools: systems clustered by track, DAG
 //! and phase, every edge with its cause, as Graphviz DOT, Mermaid or versioned JSON. It

@@ -1,6 +1,7 @@
 //! Instruction-count probes for `valgrind --tool=callgrind`, which counts the same on a
 //! loaded machine as on an idle one: W4 `build-256` (256 registrations plus scheduling, as
-//! in `laige-scheduler`'s `build` bench) and a W2 tick (100 empty systems through
+//! in `laige-scheduler`'s `build` bench; `build-single-writer` is its variant that schedules,
+//! with 32 `read_before_write` warnings) and a W2 tick (100 empty systems through
 //! `World::run_systems`, sequential).
 //!
 //! Each measured call is an `#[inline(never)]` function, so callgrind counts only it:
@@ -46,10 +47,12 @@ fn leak(s: String) -> &'static str {
 }
 
 /// W4 as specified: 256 systems over 64 components, 1-4 accesses each (write with p = 1/3),
-/// 0-3 `depends_on` edges to earlier systems (the `build` bench's generator).
-fn w4_defs() -> Vec<SystemDef<Run>> {
+/// 0-3 `depends_on` edges to earlier systems (the `build` bench's generator). With
+/// `single_writer`, a write to a component that already has a writer becomes a read.
+fn w4_defs(single_writer: bool) -> Vec<SystemDef<Run>> {
     let names: Vec<&'static str> = (0..256).map(|i| leak(format!("sys{i:03}"))).collect();
     let mut rng = SplitMix64(W4_SEED);
+    let mut written = [false; 64];
     (0..256)
         .map(|i| {
             let mut def = SystemDef::new(names[i], noop as Run).budget_ms(1.0);
@@ -63,11 +66,9 @@ fn w4_defs() -> Vec<SystemDef<Run>> {
                 };
                 taken[c] = true;
                 let id = ComponentId::new(c as u16 + 1).unwrap();
-                def = if rng.below(3) == 0 {
-                    def.writes(id)
-                } else {
-                    def.reads(id)
-                };
+                let write = rng.below(3) == 0 && !(single_writer && written[c]);
+                written[c] |= write;
+                def = if write { def.writes(id) } else { def.reads(id) };
             }
             if i > 0 {
                 let mut deps: Vec<usize> = Vec::new();
@@ -109,9 +110,14 @@ fn main() {
     let what = args.next().unwrap_or_default();
     let count: usize = args.next().map_or(100, |it| it.parse().expect("a count"));
     match what.as_str() {
-        "build" => {
-            let defs = w4_defs();
-            assert!(!probe_build(&defs), "W4 as specified ends at double_writer");
+        "build" | "build-single-writer" => {
+            let single_writer = what == "build-single-writer";
+            let defs = w4_defs(single_writer);
+            assert_eq!(
+                probe_build(&defs),
+                single_writer,
+                "only the variant schedules"
+            );
             for _ in 0..count {
                 black_box(probe_build(black_box(&defs)));
             }
@@ -131,6 +137,6 @@ fn main() {
                 probe_tick(&mut world, black_box(&schedule));
             }
         }
-        _ => panic!("usage: callgrind build|tick [count]"),
+        _ => panic!("usage: callgrind build|build-single-writer|tick [count]"),
     }
 }

@@ -190,17 +190,7 @@ impl World {
         let archetypes = self.storage.archetypes().len();
         let cached = self.runtime.plan.as_ref();
         if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
-            // Setup-time work: a new schedule, or new archetypes since the plan was built.
-            let plan = Plan::build(
-                schedule,
-                &schedule.strong_edges(&self.registry),
-                &self.live_conflicts(),
-            );
-            self.runtime.plan = Some(CachedPlan {
-                schedule: schedule.stamp(),
-                archetypes,
-                plan,
-            });
+            self.rebuild_plan(schedule, archetypes);
         }
         let Runtime {
             runner,
@@ -233,6 +223,24 @@ impl World {
             }
         }
         res.map(|_| ())
+    }
+
+    /// Setup-time work, kept out of the tick's code: a new schedule, or new archetypes since
+    /// the plan was built. The World hands the plan what it must order as data: the
+    /// schedule's strong edges and the conflicts over the live tables.
+    #[cold]
+    #[inline(never)]
+    fn rebuild_plan(&mut self, schedule: &Schedule, archetypes: usize) {
+        let plan = Plan::build(
+            schedule,
+            &schedule.strong_edges(&self.registry),
+            &self.live_conflicts(),
+        );
+        self.runtime.plan = Some(CachedPlan {
+            schedule: schedule.stamp(),
+            archetypes,
+            plan,
+        });
     }
 
     /// Which systems may touch the same data now, by the registry's one rule
