@@ -7,17 +7,18 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use laige_registry::Registry;
-use laige_sim::executor::Plan;
 use laige_sim::prelude::*;
 
 #[path = "../tests/support/game_tick/mod.rs"]
 mod game_tick;
 #[path = "../../laige-scheduler/benches/support/w4.rs"]
 mod w4;
+#[path = "common/w4_world.rs"]
+mod w4_world;
 
 use game_tick::{ENTITIES, RunMode};
 use w4::{Variant, W4System, component, floor, w4_defs, w4_graph};
+use w4_world::{REGISTER, bare_build, layout, noop, world_build};
 
 /// One tick of the full-size game in each mode, each on its own world, after 60 ticks of
 /// warm-up (the executor's plan is built, buffers have grown).
@@ -35,60 +36,6 @@ fn game_tick_modes(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-/// One of the 64 W4 component types.
-struct K<const N: usize>;
-
-type RegisterFn = fn(&mut World) -> Result<ComponentId, WorldError>;
-
-macro_rules! component_types {
-    ($($n:literal)*) => {
-        /// Registers the 64 W4 component types, `K<0>` to `K<63>`, as ids 1 to 64.
-        const REGISTER: [RegisterFn; 64] = [$(World::register_component::<K<$n>>),*];
-    };
-}
-component_types!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-
-fn noop(_: &mut SystemContext<'_>) {}
-
-fn layout() -> Layout {
-    Layout::new().dag("Main", "W4", &["Update"], "Update")
-}
-
-/// W4 through the World: a new world, its 64 component types, the 256 systems, the
-/// declarative schedule, and with `plan` the executor's plan.
-fn world_build(defs: &[SystemDef<SystemFn>], plan: bool) -> (World, Schedule, Option<Plan>) {
-    let mut world = World::new(WorldOptions::default());
-    for register in REGISTER {
-        register(&mut world).unwrap();
-    }
-    for def in defs {
-        world.register_system(*def).unwrap();
-    }
-    world.set_layout(layout());
-    let schedule = world.schedule().unwrap();
-    let plan = plan.then(|| Plan::build_from_access(&schedule, world.registry()));
-    (world, schedule, plan)
-}
-
-/// W4 through the bare crates: a registry, the declarative schedule, and with `plan` the
-/// executor's plan.
-fn bare_build(
-    defs: &[SystemDef<SystemFn>],
-    layout: &Layout,
-    plan: bool,
-) -> (Registry<SystemFn>, Schedule, Option<Plan>) {
-    let mut registry = Registry::new();
-    for c in 0..w4::COMPONENTS {
-        registry.register_component(component(c));
-    }
-    for def in defs {
-        registry.register(def).unwrap();
-    }
-    let schedule = laige_sim::scheduler::schedule_declared(&registry, layout).unwrap();
-    let plan = plan.then(|| Plan::build_from_access(&schedule, &registry));
-    (registry, schedule, plan)
 }
 
 fn check_w4(graph: &[W4System], defs: &[SystemDef<SystemFn>]) {
