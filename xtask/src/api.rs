@@ -31,13 +31,19 @@ pub enum Mode {
     Check,
 }
 
-/// The published crates of the workspace at `root`: every `crates/laige-*` library.
+/// The crates whose API engines use: every `crates/laige-*` library but the test support
+/// crate, which only tests depend on.
+const NOT_API: &[&str] = &["laige-testkit"];
+
+/// The published crates of the workspace at `root`: every `crates/laige-*` library but
+/// [`NOT_API`].
 pub fn workspace_crates(root: &Path) -> Result<Vec<CrateSource>> {
     let ws = metadata::load(root)?;
     let mut res = Vec::new();
     for pkg in ws.packages {
         let rel = metadata::display_rel(&ws.root, &pkg.dir);
-        if !(rel.starts_with("crates/") && pkg.name.starts_with("laige-")) {
+        let api = rel.starts_with("crates/") && pkg.name.starts_with("laige-");
+        if !api || NOT_API.contains(&pkg.name.as_str()) {
             continue;
         }
         let root = pkg
@@ -219,6 +225,54 @@ mod tests {
                 changes.join("\n  ")
             );
         }
+    }
+
+    /// A facade re-exporting another crate's module and items lists each as one `pub use`
+    /// of its canonical path (`Exposed` is defined in a private module); its own items in full.
+    #[test]
+    fn reexports_of_another_crate_are_one_line_each() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let crates = ["api_fixture", "api_facade"].map(|name| CrateSource {
+            name: name.to_owned(),
+            root: fixtures.join(name).join("src/lib.rs"),
+        });
+        let facade: Vec<(String, String, String)> = public_api(&crates)
+            .unwrap()
+            .into_iter()
+            .filter(|it| it.path.starts_with("api_facade"))
+            .map(|it| (it.path, it.kind, it.signature))
+            .collect();
+        let row = |path: &str, kind: &str, signature: &str| {
+            (path.to_owned(), kind.to_owned(), signature.to_owned())
+        };
+        assert_eq!(
+            facade,
+            [
+                row("api_facade", "mod", "pub mod api_facade"),
+                row(
+                    "api_facade::fixture",
+                    "use",
+                    "pub use api_fixture as fixture"
+                ),
+                row("api_facade::prelude", "mod", "pub mod prelude"),
+                row(
+                    "api_facade::prelude::Exposed",
+                    "use",
+                    "pub use api_fixture::Exposed"
+                ),
+                row(
+                    "api_facade::prelude::Wrapped",
+                    "use",
+                    "pub use api_fixture::Wrapper as Wrapped"
+                ),
+                row(
+                    "api_facade::prelude::largest",
+                    "use",
+                    "pub use api_fixture::largest"
+                ),
+                row("api_facade::wiring", "fn", "pub fn wiring()"),
+            ]
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! `cargo xtask ci`: every gate CI runs, in order, with one summary at the end.
 //!
 //! Gates run even after an earlier one failed, so one run shows every problem.
+//! A gate whose tool is missing is skipped on a developer's machine and fails under
+//! `CI=true`: a gate CI skips is a gate that never runs (`.ci/run` installs the tools).
 //! Command output is streamed as it happens (nothing is captured), so a CI log shows cargo's own
 //! `test result:` lines.
 
@@ -33,6 +35,10 @@ const GATES: &[(&str, &str)] = &[
     ("api", "cargo xtask api --check"),
     ("lint", "cargo xtask lint"),
     ("deny", "cargo deny check bans licenses sources"),
+    (
+        "loom",
+        "RUSTFLAGS='--cfg loom' cargo test -p laige-executor --release --lib loom",
+    ),
     (
         "valgrind",
         "valgrind on the unsafe crates' tests: memcheck for storage, DRD for the executor",
@@ -139,6 +145,14 @@ fn run_gate(root: &Path, name: &str) -> Outcome {
         "api" => in_process(api::run(root, api::Mode::Check)),
         "lint" => in_process(lint::run(root)),
         "deny" => deny(root),
+        "loom" => command(
+            root,
+            cargo()
+                .args(["test", "-p", "laige-executor", "--release", "--lib", "loom"])
+                .env("RUSTFLAGS", "--cfg loom")
+                // Its own target directory: other RUSTFLAGS would rebuild the main one.
+                .env("CARGO_TARGET_DIR", root.join("target/loom")),
+        ),
         "valgrind" => valgrind(root),
         _ => Outcome::Failed(format!("no such gate `{name}`")),
     }
@@ -168,6 +182,17 @@ fn in_process(res: Result<()>) -> Outcome {
     }
 }
 
+/// A gate whose tool is missing: skipped locally, failed under `CI` (where `.ci/run`
+/// should have installed it).
+fn missing_tool(why: &str) -> Outcome {
+    if std::env::var_os("CI").is_some_and(|it| !it.is_empty() && it != "false") {
+        println!("error: {why}; CI must run every gate");
+        return Outcome::Failed(why.to_owned());
+    }
+    println!("skipped: {why}");
+    Outcome::Skipped(why.to_owned())
+}
+
 fn deny(root: &Path) -> Outcome {
     let installed = cargo()
         .args(["deny", "--version"])
@@ -175,9 +200,7 @@ fn deny(root: &Path) -> Outcome {
         .output()
         .is_ok_and(|it| it.status.success());
     if !installed {
-        let why = "cargo-deny is not installed (cargo install --locked cargo-deny)";
-        println!("skipped: {why}");
-        return Outcome::Skipped(why.to_owned());
+        return missing_tool("cargo-deny is not installed (cargo install --locked cargo-deny)");
     }
     command(
         root,
@@ -191,9 +214,7 @@ fn valgrind(root: &Path) -> Outcome {
         .output()
         .is_ok_and(|it| it.status.success());
     if !installed {
-        let why = "valgrind is not installed (apt-get install valgrind)";
-        println!("skipped: {why}");
-        return Outcome::Skipped(why.to_owned());
+        return missing_tool("valgrind is not installed (apt-get install valgrind)");
     }
     for (package, tool, suppressions) in VALGRIND {
         let binaries = match test_binaries(root, package) {

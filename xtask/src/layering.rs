@@ -45,7 +45,7 @@ pub const LAYERING: &[Layer] = &[
         unsafe_allowed: false,
         no_std: true,
     },
-    layer("laige-diag", &["tracing"], false),
+    layer("laige-diag", &["tracing", "quanta"], false),
     layer(
         "laige-registry",
         &["laige-depspec", "laige-diag", "tracing"],
@@ -58,25 +58,12 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-runner",
-        &[
-            "laige-diag",
-            "laige-registry",
-            "laige-scheduler",
-            "tracing",
-            "quanta",
-        ],
+        &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         false,
     ),
     layer(
         "laige-executor",
-        &[
-            "laige-diag",
-            "laige-registry",
-            "laige-scheduler",
-            "laige-runner",
-            "tracing",
-            "quanta",
-        ],
+        &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         true,
     ),
     layer(
@@ -326,8 +313,10 @@ mod tests {
 
     #[test]
     fn edited_row_is_reported() {
-        let rendered = render_markdown(LAYERING)
-            .replace("| `laige-diag` | `tracing` |", "| `laige-diag` | (none) |");
+        let rendered = render_markdown(LAYERING).replace(
+            "| `laige-diag` | `tracing`, `quanta` |",
+            "| `laige-diag` | (none) |",
+        );
         let doc = format!("{DOCS_BEGIN}\n{rendered}{DOCS_END}\n");
         let diffs = diff_docs(&doc, LAYERING);
         assert_eq!(diffs.len(), 1, "{diffs:?}");

@@ -86,6 +86,40 @@ pub fn check_all(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> {
     res.extend(check_unsafe(crates, table));
     res.extend(check_crate_docs(crates));
     res.extend(check_honest_tests(crates));
+    res.extend(check_unused_dependencies(crates));
+    res
+}
+
+/// Rule 7: every normal dependency is used by the crate's own code (`src/`): a dependency
+/// only tests or benches use belongs in `[dev-dependencies]`, and one nothing uses is an
+/// edge the layering table allows for no reason.
+pub fn check_unused_dependencies(crates: &[CrateModel]) -> Vec<Violation> {
+    let mut res = Vec::new();
+    for krate in crates {
+        let lexed: Vec<Lexed> = krate
+            .files
+            .iter()
+            .filter(|it| it.path.starts_with("src/"))
+            .map(|it| lex::lex(&it.text))
+            .collect();
+        for dep in krate.deps.iter().filter(|it| it.kind == DepKind::Normal) {
+            let lib = dep.name.replace('-', "_");
+            let used = lexed
+                .iter()
+                .any(|it| (0..it.tokens.len()).any(|idx| it.is_ident(idx, &lib)));
+            if !used {
+                res.push(violation(
+                    krate.display("Cargo.toml"),
+                    "unused-dependency",
+                    format!(
+                        "`{}` declares the dependency `{}` but its `src/` never names `{lib}`; remove \
+                         it, or move it to [dev-dependencies] if only tests or benches use it",
+                        krate.name, dep.name
+                    ),
+                ));
+            }
+        }
+    }
     res
 }
 
@@ -262,26 +296,18 @@ pub fn check_crate_docs(crates: &[CrateModel]) -> Vec<Violation> {
     res
 }
 
-/// Rule 5: no `#[ignore]` and no `#[should_panic]` in any crate under `crates/`.
+/// Rule 5: no `#[ignore]`, no `#[should_panic]`, and no assertion on real time (an
+/// `assert*!` whose arguments read `elapsed()` or `Instant::now()`) in any crate under
+/// `crates/`. Such an assertion fails under valgrind or on a busy host; figures belong in
+/// benches, and a test times systems on a manual clock.
 pub fn check_honest_tests(crates: &[CrateModel]) -> Vec<Violation> {
     let mut res = Vec::new();
     for krate in crates.iter().filter(|it| it.dir.starts_with("crates/")) {
         for file in &krate.files {
             let lexed = lex::lex(&file.text);
             for idx in 0..lexed.tokens.len() {
-                if !(lexed.is_punct(idx, '#') && lexed.is_punct(idx + 1, '[')) {
+                let Some(fix) = dishonest_test_at(&lexed, idx) else {
                     continue;
-                }
-                let Some(TokKind::Ident(word)) = lexed.tokens.get(idx + 2).map(|it| &it.kind)
-                else {
-                    continue;
-                };
-                let fix = match word.as_str() {
-                    "ignore" => "`#[ignore]` hides a test; fix the test or delete it",
-                    "should_panic" => {
-                        "`#[should_panic]` passes on any panic; return a `Result` or assert on the error value"
-                    }
-                    _ => continue,
                 };
                 let location = format!(
                     "{}:{}",
@@ -293,6 +319,50 @@ pub fn check_honest_tests(crates: &[CrateModel]) -> Vec<Violation> {
         }
     }
     res
+}
+
+/// What is dishonest about the test code starting at token `idx`, if anything.
+fn dishonest_test_at(lexed: &Lexed, idx: usize) -> Option<&'static str> {
+    let word = |at: usize| match lexed.tokens.get(at).map(|it| &it.kind) {
+        Some(TokKind::Ident(word)) => Some(word.as_str()),
+        _ => None,
+    };
+    if lexed.is_punct(idx, '#') && lexed.is_punct(idx + 1, '[') {
+        return match word(idx + 2)? {
+            "ignore" => Some("`#[ignore]` hides a test; fix the test or delete it"),
+            "should_panic" => Some(
+                "`#[should_panic]` passes on any panic; return a `Result` or assert on the error value",
+            ),
+            _ => None,
+        };
+    }
+    let is_assert = word(idx)
+        .is_some_and(|it| it.starts_with("assert") || it.starts_with("debug_assert"))
+        && lexed.is_punct(idx + 1, '!')
+        && lexed.is_punct(idx + 2, '(');
+    if !is_assert {
+        return None;
+    }
+    let mut depth = 0usize;
+    for at in idx + 2..lexed.tokens.len() {
+        if lexed.is_punct(at, '(') {
+            depth += 1;
+        } else if lexed.is_punct(at, ')') {
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        let reads_time = lexed.is_ident(at, "elapsed")
+            || (lexed.is_ident(at, "Instant") && lexed.is_ident(at + 3, "now"));
+        if reads_time {
+            return Some(
+                "an assertion on real time fails under valgrind or on a busy host; time systems on a \
+                 `TickClock::manual` clock, and put figures in a bench",
+            );
+        }
+    }
+    None
 }
 
 /// Rule 6: the rendered table in `docs/ARCHITECTURE.md` matches [`LAYERING`].
@@ -451,13 +521,17 @@ mod tests {
                 &[],
                 &[("src/lib.rs", "//! Specs.\n#![no_std]\n")],
             ),
-            krate("laige-diag", &["tracing"], &[("src/lib.rs", DOC)]),
+            krate(
+                "laige-diag",
+                &["tracing"],
+                &[("src/lib.rs", &format!("{DOC}use tracing::Level;\n"))],
+            ),
             krate(
                 "laige-world",
                 &["laige-registry"],
                 &[(
                     "src/lib.rs",
-                    "//! W.\n// SAFETY: the index is in bounds.\nlet x = unsafe { f() };\n",
+                    "//! W.\n// SAFETY: the index is in bounds.\nlet x = unsafe { laige_registry::f() };\n",
                 )],
             ),
         ];
@@ -618,14 +692,45 @@ mod tests {
                 "tests/t.rs",
                 "#[test]\n#[should_panic(expected = \"x\")]\nfn b() {}\n// #[ignore] in a comment\n",
             ),
+            (
+                "tests/time.rs",
+                "fn c() {\n    assert!(start.elapsed() < LIMIT);\n    assert_eq!(f(g(1)), 2);\n    \
+                 let t = Instant::now();\n    debug_assert!(Instant::now() > t, \"elapsed\");\n}\n",
+            ),
         ];
         let res = check_honest_tests(&[krate("laige-diag", &[], &files)]);
         assert_eq!(
             rules(&res),
             [
                 ("crates/laige-diag/src/lib.rs:3", "honest-tests"),
-                ("crates/laige-diag/tests/t.rs:2", "honest-tests")
+                ("crates/laige-diag/tests/t.rs:2", "honest-tests"),
+                ("crates/laige-diag/tests/time.rs:2", "honest-tests"),
+                ("crates/laige-diag/tests/time.rs:5", "honest-tests"),
             ]
+        );
+    }
+
+    #[test]
+    fn unused_normal_dependency_is_reported() {
+        let files = [
+            (
+                "src/lib.rs",
+                "//! Uses `laige_runner` only in a comment.\nuse laige_diag::X;\nfn f() { tracing::info!(\"laige_runner\") }\n",
+            ),
+            ("tests/t.rs", "use laige_runner::Runner;\n"),
+        ];
+        let mut it = krate(
+            "laige-world",
+            &["laige-diag", "laige-runner", "tracing"],
+            &files,
+        );
+        it.deps.push(Dependency {
+            name: "rstest".to_owned(),
+            kind: DepKind::Dev,
+        });
+        assert_eq!(
+            rules(&check_unused_dependencies(&[it])),
+            [("crates/laige-world/Cargo.toml", "unused-dependency")]
         );
     }
 

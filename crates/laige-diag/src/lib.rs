@@ -41,6 +41,6 @@ mod clock;
 mod limiter;
 mod table;
 
-pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use clock::{Clock, ManualClock, MonotonicClock, TickClock};
 pub use limiter::{Batch, DEFAULT_RATE_WINDOW, Diagnostics, EventKey, Severity, Subsystem};
 pub use table::TextTable;

@@ -2,6 +2,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use laige_diag::TickClock;
 use laige_registry::SystemId;
 use laige_scheduler::MAX_TRACKS;
 
@@ -120,11 +121,22 @@ impl Executor {
     ///
     /// When the operating system refuses to start a thread.
     pub fn new(options: ExecutorOptions) -> Executor {
+        Self::with_clock(options, TickClock::new())
+    }
+
+    /// [`Executor::new`], timing systems and tracks on `clock`: the durations it records and
+    /// the work auto mode measures. A test's [`TickClock::manual`] makes them its choice.
+    /// Idle threads still pace their spinning and naps by the machine's clock.
+    ///
+    /// # Panics
+    ///
+    /// When the operating system refuses to start a thread.
+    pub fn with_clock(options: ExecutorOptions, clock: TickClock) -> Executor {
         let threads = match options.threads {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        let pool = Pool::new(threads, quanta::Clock::new());
+        let pool = Pool::new(threads, clock);
         Executor {
             options: ExecutorOptions {
                 threads: pool.threads(),
@@ -180,7 +192,7 @@ impl Executor {
         let (base, len) = plan.track_span(t);
         let (mode, sample) = self.choose(plan, t);
         let timed = self.options.time_systems;
-        let clock = self.pool.clock();
+        let clock = self.pool.timer();
         let start = if timed || sample { clock.raw() } else { 0 };
         let (busy, panic) = match mode {
             ChosenMode::Sequential => (0, self.run_sequential(plan, t, runs, host)),
@@ -206,7 +218,7 @@ impl Executor {
                 unsafe { self.pool.run(&job) }
             }
         };
-        let clock = self.pool.clock();
+        let clock = self.pool.timer();
         let wall_nanos = if timed || sample {
             clock.delta_as_nanos(start, clock.raw())
         } else {
@@ -234,7 +246,8 @@ impl Executor {
     /// on; 0 before its first timed run.
     ///
     /// Written by whichever thread ran it, read after [`Executor::run_track`] returned, so
-    /// the caller can feed `laige_runner::Timing::observe` in schedule order on its own thread.
+    /// the caller can feed a timing table (`laige_runner::Timing::observe`) in schedule order
+    /// on its own thread.
     pub fn last_duration(&self, id: SystemId) -> u64 {
         self.pool.duration(id.index())
     }
@@ -327,7 +340,7 @@ impl Executor {
             }
             return first;
         }
-        let clock = self.pool.clock();
+        let clock = self.pool.timer();
         for &id in track {
             let run = &runs[id.index()];
             let start = clock.raw();

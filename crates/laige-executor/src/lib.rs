@@ -86,3 +86,4 @@ pub use executor::{
 };
 pub use host::SharedHost;
 pub use plan::{EdgeReason, Plan};
+pub use pool::drop_payload;

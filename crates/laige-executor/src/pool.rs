@@ -41,6 +41,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use laige_diag::TickClock;
 use laige_registry::{MAX_SYSTEMS, SystemId};
 
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
@@ -132,7 +133,10 @@ pub(crate) struct Shared {
     durations: Box<[AtomicU64]>,
     slots: Box<[CachePadded<Slot>]>,
     naps: Naps,
-    clock: quanta::Clock,
+    /// Paces the idle loops: always the machine's clock.
+    clock: TickClock,
+    /// Times systems and tracks: the executor's (possibly manual) clock.
+    timer: TickClock,
     threads: u32,
     started: AtomicU32,
 }
@@ -153,7 +157,7 @@ impl std::fmt::Debug for Pool {
 
 impl Pool {
     /// Starts `threads - 1` workers; the calling thread is the last one.
-    pub(crate) fn new(threads: usize, clock: quanta::Clock) -> Pool {
+    pub(crate) fn new(threads: usize, timer: TickClock) -> Pool {
         let threads = threads.clamp(1, ACTIVE_MASK as usize);
         let shared = Arc::new(Shared {
             state: CachePadded(AtomicU64::new(0)),
@@ -180,7 +184,8 @@ impl Pool {
                 })
                 .collect(),
             naps: Naps::new(threads),
-            clock,
+            clock: TickClock::new(),
+            timer,
             threads: threads as u32,
             started: AtomicU32::new(0),
         });
@@ -211,8 +216,8 @@ impl Pool {
     }
 
     /// The clock the threads time systems with.
-    pub(crate) fn clock(&self) -> &quanta::Clock {
-        &self.shared.clock
+    pub(crate) fn timer(&self) -> &TickClock {
+        &self.shared.timer
     }
 
     /// How many naps threads (the caller included) took inside tracks since the pool started.
@@ -638,17 +643,17 @@ fn lowest_bits(bits: u64, k: u32) -> u64 {
 #[inline]
 fn run_one(shared: &Shared, job: &Job, plan: &Plan, me: usize, local: usize, busy: &mut u64) {
     let id = plan.node(job.base + local);
-    let start = if job.timed { shared.clock.raw() } else { 0 };
+    let start = if job.timed { shared.timer.raw() } else { 0 };
     // SAFETY: `id` is a system of the job's track whose predecessors have all finished (its
     // count reached 0, or it is a root), it was claimed by exactly one thread (one CAS clears
     // its ready bit, or one decrement reaches 0), and `Pool::run`'s caller made `job.run`
     // sound under exactly that ordering.
     let res = catch_unwind(AssertUnwindSafe(|| unsafe { (job.run)(job.ctx, id) }));
     if job.timed {
-        let end = shared.clock.raw();
+        let end = shared.timer.raw();
         *busy += end.saturating_sub(start);
         if job.record {
-            let nanos = shared.clock.delta_as_nanos(start, end);
+            let nanos = shared.timer.delta_as_nanos(start, end);
             shared.durations[id.index()].store(nanos, Ordering::Relaxed);
         }
     }
@@ -658,8 +663,9 @@ fn run_one(shared: &Shared, job: &Job, plan: &Plan, me: usize, local: usize, bus
     }
 }
 
-/// Drops a panic payload; a payload whose destructor panics in turn is leaked instead.
-pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
+/// Drops a caught panic payload; a payload whose destructor panics in turn is leaked
+/// instead, so containing a panic never unwinds a second time.
+pub fn drop_payload(payload: Box<dyn Any + Send>) {
     if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
         std::mem::forget(again);
     }

@@ -103,7 +103,8 @@ impl Liveness {
 ///
 /// The pool's happens-before edges come from atomics, which those tools do not model; these
 /// annotations (client requests, see `valgrind/drd.h`) describe them. Compiled into debug
-/// builds only, where they cost a few instructions and do nothing outside valgrind.
+/// builds only, where they cost a few instructions and do nothing outside valgrind; not
+/// under loom or Miri, which cannot run inline assembly (and model atomics themselves).
 #[inline]
 pub(crate) fn happens_before<T>(addr: &T) {
     valgrind::client_request(valgrind::HAPPENS_BEFORE, std::ptr::from_ref(addr).addr());
@@ -121,7 +122,7 @@ mod valgrind {
     /// `VG_USERREQ__DRD_ANNOTATE_HAPPENS_AFTER` (Helgrind's `USERSO_RECV_POST`).
     pub(super) const HAPPENS_AFTER: u64 = 0x4847_0000 + 256 + 34;
 
-    #[cfg(all(debug_assertions, target_arch = "x86_64", not(loom)))]
+    #[cfg(all(debug_assertions, target_arch = "x86_64", not(loom), not(miri)))]
     #[inline]
     pub(super) fn client_request(request: u64, arg: usize) {
         let args: [u64; 6] = [request, arg as u64, 0, 0, 0, 0];
@@ -144,7 +145,7 @@ mod valgrind {
         }
     }
 
-    #[cfg(not(all(debug_assertions, target_arch = "x86_64", not(loom))))]
+    #[cfg(not(all(debug_assertions, target_arch = "x86_64", not(loom), not(miri))))]
     #[inline(always)]
     pub(super) fn client_request(_: u64, _: usize) {}
 }

@@ -1,5 +1,6 @@
 //! The sequential runner: one system at a time, in schedule order.
 
+use laige_diag::TickClock;
 use laige_registry::{Registry, SystemId};
 use laige_scheduler::Schedule;
 
@@ -23,7 +24,7 @@ impl Default for RunnerOptions {
 pub struct Runner {
     options: RunnerOptions,
     timing: Timing,
-    clock: quanta::Clock,
+    clock: TickClock,
 }
 
 impl Default for Runner {
@@ -38,13 +39,24 @@ impl Runner {
         Self::default()
     }
 
-    /// A runner with the given options.
+    /// A runner with the given options, timing on the machine's fast clock.
     pub fn with_options(options: RunnerOptions) -> Self {
+        Self::with_clock(options, TickClock::new())
+    }
+
+    /// A runner with the given options, timing systems on `clock` (a test's
+    /// [`TickClock::manual`] makes every measured duration its choice).
+    pub fn with_clock(options: RunnerOptions, clock: TickClock) -> Self {
         Self {
             options,
             timing: Timing::new(),
-            clock: quanta::Clock::new(),
+            clock,
         }
+    }
+
+    /// The clock systems are timed with.
+    pub fn clock(&self) -> &TickClock {
+        &self.clock
     }
 
     /// The runner's options.

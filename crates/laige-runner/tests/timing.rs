@@ -3,18 +3,18 @@
 //! rate limiting (§4, 60 s window on a manual clock), the rolling 64-sample window,
 //! exact thresholds, and timing switched off.
 //!
-//! Systems that overrun busy-wait for a fixed time. Wall-clock tests share the machine, so
-//! they run one at a time, and a trial whose measurement was pushed past the band the
-//! contract's case assumes (by preemption) is repeated, never loosened.
+//! Time is the test's: the runner times systems on the same [`ManualClock`] the limiter
+//! reads, and a system "takes" 6.5 ms by advancing it. So every measured duration is exact,
+//! whatever the machine, the load or valgrind does to real time, and no case needs a retry.
 //!
 //! Not here: `QueriesValidateIdsAndNoSystemsWorld` (the World validates ids against its
 //! registry; only the timing table's own bound is tested), and
 //! `HealthyTicksAllocateNothing`, which is in `no_alloc.rs`.
 
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use laige_diag::{Diagnostics, ManualClock};
+use laige_diag::{Diagnostics, ManualClock, TickClock};
 use laige_registry::{Budget, Registry, SystemDef, SystemId};
 use laige_runner::{CRITICAL_MULTIPLIER, Runner, RunnerOptions, TimingStats, WINDOW_SAMPLES};
 use laige_scheduler::Schedule;
@@ -23,49 +23,50 @@ use laige_testkit::{Event, capture, render_with_messages};
 /// The doc anchor every budget event's message ends with.
 const ANCHOR: &str = "docs/api/system_timing.md";
 
-/// How often a wall-clock trial is repeated when preemption spoils its measurement.
-const TRIALS: usize = 5;
-
-/// Wall-clock tests run one at a time.
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What the systems run on: how often each kind ran, and whether `Toggle` is slow.
-#[derive(Debug, Default)]
+/// What the systems run on: how often each kind ran, whether `Toggle` is slow, and the
+/// clock they spend time on.
+#[derive(Debug)]
 struct World {
     runs: u64,
     slow: bool,
+    clock: Arc<ManualClock>,
+}
+
+impl World {
+    fn new(clock: &Arc<ManualClock>) -> Self {
+        Self {
+            runs: 0,
+            slow: false,
+            clock: clock.clone(),
+        }
+    }
+
+    /// Takes `duration` on the test's clock.
+    fn spend(&mut self, duration: Duration) {
+        self.clock.advance(duration);
+    }
 }
 
 type Run = fn(&mut World);
-
-fn burn(duration: Duration) {
-    let start = Instant::now();
-    while start.elapsed() < duration {
-        std::hint::spin_loop();
-    }
-}
 
 fn cheap(world: &mut World) {
     world.runs += 1;
 }
 
 fn burn_6_5_ms(world: &mut World) {
-    burn(Duration::from_micros(6500));
+    world.spend(Duration::from_micros(6500));
     world.runs += 1;
 }
 
 fn burn_7_ms(world: &mut World) {
-    burn(Duration::from_millis(7));
+    world.spend(Duration::from_millis(7));
     world.runs += 1;
 }
 
-/// Cheap, or a 200 µs burn when the world says slow.
+/// Cheap, or 200 µs when the world says slow.
 fn toggle(world: &mut World) {
     if world.slow {
-        burn(SLOW);
+        world.spend(SLOW);
     }
     world.runs += 1;
 }
@@ -92,6 +93,16 @@ fn setup(
     (registry, schedule, clock)
 }
 
+/// A runner with `options` timing systems on `clock`.
+fn runner_on(clock: &Arc<ManualClock>, options: RunnerOptions) -> Runner {
+    Runner::with_clock(options, TickClock::manual(clock.clone()))
+}
+
+/// A runner with timing on, timing systems on `clock`.
+fn timed_runner(clock: &Arc<ManualClock>) -> Runner {
+    runner_on(clock, RunnerOptions::default())
+}
+
 fn tick(runner: &mut Runner, schedule: &Schedule, registry: &Registry<Run>, world: &mut World) {
     runner
         .run(schedule, registry, &mut |_: SystemId, run: &Run| run(world))
@@ -104,20 +115,6 @@ fn sid(value: u32) -> SystemId {
 
 fn stats(runner: &Runner, id: u32) -> TimingStats {
     runner.timing_stats(sid(id)).unwrap()
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1e3
-}
-
-/// Runs `attempt` until it returns `Some` (its measurement landed where the case needs it).
-fn trial<T>(what: &str, mut attempt: impl FnMut() -> Option<T>) -> T {
-    for _ in 0..TRIALS {
-        if let Some(out) = attempt() {
-            return out;
-        }
-    }
-    panic!("{what}: preemption spoiled all {TRIALS} trials");
 }
 
 fn field<'e>(event: &'e Event, key: &str) -> &'e str {
@@ -203,54 +200,38 @@ fn assert_summary(event: &Event, of: &str, suppressed: u64) {
 /// 8 samples in the window.
 #[test]
 fn healthy_ticks_log_nothing_and_track_stats() {
-    let _serial = serial();
-    let (runner, events, world) = trial("healthy", || {
-        let (registry, schedule, _clock) = setup([def("Healthy", cheap, Budget::from_millis(5))]);
-        let mut runner = Runner::new();
-        let mut world = World::default();
-        let ((), events) = capture(|| {
-            for _ in 0..8 {
-                tick(&mut runner, &schedule, &registry, &mut world);
-            }
-        });
-        let all_fast = runner
-            .timing()
-            .window(sid(1))
-            .all(|d| d < Duration::from_millis(1));
-        all_fast.then_some((runner, events, world))
+    let (registry, schedule, clock) = setup([def("Healthy", cheap, Budget::from_millis(5))]);
+    let mut runner = timed_runner(&clock);
+    let mut world = World::new(&clock);
+    let ((), events) = capture(|| {
+        for _ in 0..8 {
+            tick(&mut runner, &schedule, &registry, &mut world);
+        }
     });
     assert!(events.is_empty(), "{}", render_with_messages(&events));
     assert_eq!(world.runs, 8);
     let stats = stats(&runner, 1);
     assert_eq!(stats.runs, 8);
-    assert!(ms(stats.last) < 1.0);
+    assert_eq!(stats.last, Duration::ZERO, "a system that took no time");
     assert_eq!(stats.window_samples, 8);
     assert_eq!((stats.warns, stats.errors), (0, 0));
     assert_eq!(runner.timing().total_recorded(sid(1)), 8);
     assert_eq!(runner.timing().window(sid(1)).count(), 8);
-    assert!(stats.p99 < Duration::from_millis(1));
+    assert_eq!(stats.p99, Duration::ZERO);
 }
 
 /// `OverBudgetSystemWarnsAtTheDocumentedMultiplier`: 5 ms budget, 6.5 ms burn.
 #[test]
 fn over_budget_system_warns() {
-    let _serial = serial();
-    let (registry, runner, first, second) = trial("overrun", || {
-        let (registry, schedule, _clock) =
-            setup([def("Burn", burn_6_5_ms, Budget::from_millis(5))]);
-        let mut runner = Runner::new();
-        let mut world = World::default();
-        let ((), first) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
-        let first_ms = ms(stats(&runner, 1).last);
-        let ((), second) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
-        let second_ms = ms(stats(&runner, 1).last);
-        // Past 3 x 5 ms it is a critical run, which is another case.
-        (first_ms < 15.0 && second_ms < 15.0).then_some((registry, runner, first, second))
-    });
+    let (registry, schedule, clock) = setup([def("Burn", burn_6_5_ms, Budget::from_millis(5))]);
+    let mut runner = timed_runner(&clock);
+    let mut world = World::new(&clock);
+    let ((), first) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
+    let ((), second) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
 
     assert_eq!(first.len(), 1, "{}", render_with_messages(&first));
     let measured = assert_budget_event(&first[0], "budget_overrun", "warn", "Burn", 1, 5.0, 1);
-    assert!((6.5..15.0).contains(&measured), "measured {measured} ms");
+    assert_eq!(measured, 6.5);
     assert_eq!(
         field(&first[0], "p99_ms"),
         field(&first[0], "measured_ms"),
@@ -273,10 +254,9 @@ fn over_budget_system_warns() {
 /// `CriticallyOverBudgetSystemErrorsAfterTheWarn`: 1 ms budget, 7 ms burn.
 #[test]
 fn critically_over_budget_system_errors_after_the_warn() {
-    let _serial = serial();
-    let (registry, schedule, _clock) = setup([def("Critical", burn_7_ms, Budget::from_millis(1))]);
-    let mut runner = Runner::new();
-    let mut world = World::default();
+    let (registry, schedule, clock) = setup([def("Critical", burn_7_ms, Budget::from_millis(1))]);
+    let mut runner = timed_runner(&clock);
+    let mut world = World::new(&clock);
     let ((), events) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
 
     assert_eq!(events.len(), 2, "{}", render_with_messages(&events));
@@ -291,7 +271,7 @@ fn critically_over_budget_system_errors_after_the_warn() {
         1,
     );
     assert_eq!(warned, errored, "one measurement, two events");
-    assert!(warned >= 7.0);
+    assert_eq!(warned, 7.0);
     let once = stats(&runner, 1);
     assert_eq!((once.runs, once.warns, once.errors), (1, 1, 1));
     assert_eq!(world.runs, 1, "an over-budget system still runs");
@@ -315,17 +295,13 @@ fn critically_over_budget_system_errors_after_the_warn() {
 /// suppressed), then at shutdown one summary for `budget_overrun`.
 #[test]
 fn events_follow_the_error_grammar() {
-    let _serial = serial();
-    let (registry, runner, events) = trial("grammar", || {
-        let (registry, schedule, _clock) = setup([
-            def("BurnFive", burn_6_5_ms, Budget::from_millis(5)),
-            def("BurnTwo", burn_6_5_ms, Budget::from_millis(2)),
-        ]);
-        let mut runner = Runner::new();
-        let mut world = World::default();
-        let ((), events) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
-        (ms(stats(&runner, 1).last) < 15.0).then_some((registry, runner, events))
-    });
+    let (registry, schedule, clock) = setup([
+        def("BurnFive", burn_6_5_ms, Budget::from_millis(5)),
+        def("BurnTwo", burn_6_5_ms, Budget::from_millis(2)),
+    ]);
+    let mut runner = timed_runner(&clock);
+    let mut world = World::new(&clock);
+    let ((), events) = capture(|| tick(&mut runner, &schedule, &registry, &mut world));
 
     assert_eq!(events.len(), 2, "{}", render_with_messages(&events));
     assert_budget_event(&events[0], "budget_overrun", "warn", "BurnFive", 1, 5.0, 1);
@@ -342,10 +318,9 @@ fn events_follow_the_error_grammar() {
 /// The window stays at 64 while the total keeps counting.
 #[test]
 fn rolling_window_drops_oldest_samples() {
-    let _serial = serial();
-    let (registry, schedule, _clock) = setup([def("Toggle", toggle, Budget::from_millis(50))]);
-    let mut runner = Runner::new();
-    let mut world = World::default();
+    let (registry, schedule, clock) = setup([def("Toggle", toggle, Budget::from_millis(50))]);
+    let mut runner = timed_runner(&clock);
+    let mut world = World::new(&clock);
     let timing = |runner: &Runner| {
         let window: Vec<Duration> = runner.timing().window(sid(1)).collect();
         (
@@ -369,7 +344,7 @@ fn rolling_window_drops_oldest_samples() {
         let (window, total, samples) = timing(&runner);
         assert_eq!((window.len(), total, samples), (64, 256, 64));
         // Every fast sample is gone: the window holds the 64 slow runs only.
-        assert!(window.iter().all(|&d| d >= SLOW), "{window:?}");
+        assert!(window.iter().all(|&d| d == SLOW), "{window:?}");
 
         world.slow = false;
         for _ in 0..WINDOW_SAMPLES {
@@ -480,11 +455,10 @@ fn thresholds_are_exact() {
 /// Timing off: systems run, nothing is recorded, nothing is reported; back on, it counts.
 #[test]
 fn timing_off_records_nothing() {
-    let _serial = serial();
-    let (registry, schedule, _clock) = setup([def("Critical", burn_7_ms, Budget::from_millis(1))]);
-    let mut runner = Runner::with_options(RunnerOptions { timing: false });
+    let (registry, schedule, clock) = setup([def("Critical", burn_7_ms, Budget::from_millis(1))]);
+    let mut runner = runner_on(&clock, RunnerOptions { timing: false });
     assert!(!runner.options().timing);
-    let mut world = World::default();
+    let mut world = World::new(&clock);
     let ((), events) = capture(|| {
         for _ in 0..3 {
             tick(&mut runner, &schedule, &registry, &mut world);
@@ -504,7 +478,7 @@ fn timing_off_records_nothing() {
     let on = stats(&runner, 1);
     assert_eq!((on.runs, on.warns, on.errors), (1, 1, 1));
 
-    let mut off_again = Runner::new();
+    let mut off_again = timed_runner(&clock);
     off_again.set_timing(false);
     tick(&mut off_again, &schedule, &registry, &mut world);
     assert_eq!(stats(&off_again, 1).runs, 0);
@@ -515,9 +489,9 @@ fn timing_off_records_nothing() {
 /// The table's own bound: an id past the 256 systems has no stats.
 #[test]
 fn timing_state_travels_with_the_runner() {
-    let (registry, schedule, _clock) = setup([def("Cheap", cheap, Budget::from_millis(50))]);
-    let mut runner = Runner::new();
-    let mut world = World::default();
+    let (registry, schedule, clock) = setup([def("Cheap", cheap, Budget::from_millis(50))]);
+    let mut runner = timed_runner(&clock);
+    let mut world = World::new(&clock);
     for _ in 0..3 {
         tick(&mut runner, &schedule, &registry, &mut world);
     }

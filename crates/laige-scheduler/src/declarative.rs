@@ -11,9 +11,9 @@
 //!   not conflict; tracks run in order.
 //! - An exclusive system runs alone in its phase.
 
-mod build;
+pub(crate) mod build;
 mod error;
-mod graph;
+pub(crate) mod graph;
 mod layout;
 
 pub use error::{CycleStep, DeclError, EdgeCause};

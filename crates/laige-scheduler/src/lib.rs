@@ -12,8 +12,14 @@
 //! raises a `read_before_write` warning, kept on the [`Schedule`] as data and emitted as an
 //! event; the schedule still succeeds.
 //!
-//! What it does **not** do: it never runs a system, never looks at a World, and never
-//! allocates. Its whole state lives in fixed arrays on the stack. The order is a pure
+//! [`ScheduleGraph`] draws a schedule for people and tools: systems clustered by track, DAG
+//! and phase, every edge with its cause, as Graphviz DOT, Mermaid or versioned JSON. It
+//! takes the edges from where the rules already state them ([`explain_declared`], the flat
+//! `depends_on` and `read_before_write` rules) and allocates, at setup or debug time.
+//!
+//! What it does **not** do: it never runs a system and never looks at a World, and
+//! [`schedule`] never allocates: its whole state lives in fixed arrays on the stack. The
+//! declarative build and the graph export allocate, once, at setup. The order is a pure
 //! function of the registration order, the specs and the declared access: no hash order,
 //! address or clock can reach it.
 //!
@@ -34,6 +40,10 @@
 //! let order: Vec<u32> = schedule.order().iter().map(|id| id.get()).collect();
 //! assert_eq!(order, [2, 1, 3, 4, 5]);
 //! assert_eq!(schedule.order_hash(), 0xaef3282f393ab332);
+//!
+//! // The same schedule as a picture: `dot -Tsvg` renders this.
+//! let graph = laige_scheduler::ScheduleGraph::new(&schedule, &registry, None).unwrap();
+//! assert!(graph.to_dot().starts_with("// laige schedule graph"));
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -42,6 +52,7 @@
 
 mod declarative;
 mod error;
+mod export;
 mod schedule;
 mod sort;
 mod table;
@@ -52,6 +63,10 @@ pub use declarative::{
     schedule_declared,
 };
 pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
+pub use export::{
+    ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, JSON_VERSION,
+    ScheduleGraph,
+};
 pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
 pub use table::ScheduleTable;
 
@@ -78,7 +93,19 @@ pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
 
 /// The flat rules cannot honour declarative features; refusing them beats ignoring them.
 fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
-    for (i, record) in registry.iter().enumerate() {
+    match declarative_feature(registry) {
+        Some((i, feature)) => Err(ScheduleError::NeedsLayout {
+            system: sort::system_ref(registry, i),
+            feature,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The first system (by position) using a feature only a layout gives meaning to, and
+/// that feature's name.
+pub(crate) fn declarative_feature<R>(registry: &Registry<R>) -> Option<(usize, &'static str)> {
+    registry.iter().enumerate().find_map(|(i, record)| {
         let placement = record.placement();
         let feature = if !record.before().is_empty() {
             "before"
@@ -91,14 +118,10 @@ fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
         } else if record.is_exclusive() {
             "exclusive_phase"
         } else {
-            continue;
+            return None;
         };
-        return Err(ScheduleError::NeedsLayout {
-            system: sort::system_ref(registry, i),
-            feature,
-        });
-    }
-    Ok(())
+        Some((i, feature))
+    })
 }
 
 /// Fills `schedule` (fresh for `registry`) in place: a `Schedule` is 11 KiB, and moving

@@ -1,6 +1,8 @@
 //! Access checks over a computed order: `double_writer` and `read_before_write`.
 
-use laige_registry::{ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemSet};
+use laige_registry::{
+    ComponentId, ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemId, SystemSet,
+};
 
 use crate::sort::{id_at, system_ref};
 use crate::{ReadBeforeWrite, Schedule, ScheduleError};
@@ -43,11 +45,40 @@ pub(crate) fn reads_before_writes<R>(
     written: &ComponentSet,
     schedule: &mut Schedule,
 ) {
-    const NONE: u16 = u16::MAX;
+    let position = positions(schedule.order());
+    registry.diagnostics().batch(|batch| {
+        each_read_before_write(registry, written, &position, |reader, writer, c| {
+            let warning = ReadBeforeWrite {
+                reader: system_ref(registry, reader),
+                writer: system_ref(registry, writer),
+                component: registry.component_name(c),
+            };
+            batch.report(ReadBeforeWrite::KEY, || warning.emit());
+            schedule.warn(warning);
+        });
+    });
+}
+
+/// Each system's 0-based step in `order`.
+pub(crate) fn positions(order: &[SystemId]) -> [u16; MAX_SYSTEMS] {
     let mut position = [0u16; MAX_SYSTEMS];
-    for (step, id) in schedule.order().iter().enumerate() {
+    for (step, id) in order.iter().enumerate() {
         position[id.index()] = step as u16;
     }
+    position
+}
+
+/// Calls `found(reader, writer, component)` (0-based positions in the registry) for every
+/// reader placed before the writer of a component it reads, in (component id, reader id)
+/// order: the `read_before_write` rule, shared by scheduling and the graph export.
+/// `written` holds the components with a (single) writer; `position` is [`positions`].
+pub(crate) fn each_read_before_write<R>(
+    registry: &Registry<R>,
+    written: &ComponentSet,
+    position: &[u16; MAX_SYSTEMS],
+    mut found: impl FnMut(usize, usize, ComponentId),
+) {
+    const NONE: u16 = u16::MAX;
     // Only components both read and written can warn. The sets are walked with `for_each`,
     // not `for`: their internal iteration costs a fraction of stepping with `next`.
     let mut writer = [NONE; MAX_COMPONENTS];
@@ -64,21 +95,13 @@ pub(crate) fn reads_before_writes<R>(
             .for_each(|c| _ = readers_of[c.index()].insert(id_at(i)));
         contested = contested.union(&reads);
     }
-    registry.diagnostics().batch(|batch| {
-        contested.iter().for_each(|c| {
-            let writer = usize::from(writer[c.index()]);
-            readers_of[c.index()].iter().for_each(|reader| {
-                let reader = reader.index();
-                if position[reader] < position[writer] {
-                    let warning = ReadBeforeWrite {
-                        reader: system_ref(registry, reader),
-                        writer: system_ref(registry, writer),
-                        component: registry.component_name(c),
-                    };
-                    batch.report(ReadBeforeWrite::KEY, || warning.emit());
-                    schedule.warn(warning);
-                }
-            });
+    contested.iter().for_each(|c| {
+        let writer = usize::from(writer[c.index()]);
+        readers_of[c.index()].iter().for_each(|reader| {
+            let reader = reader.index();
+            if position[reader] < position[writer] {
+                found(reader, writer, c);
+            }
         });
     });
 }

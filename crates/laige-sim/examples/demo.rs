@@ -2,36 +2,54 @@
 //!
 //! ```text
 //! cargo run --release --example demo -- [--particles N] [--ticks N] [--seed N] [--threads N]
+//!                                       [--graph FILE] [--mermaid FILE]
 //! ```
 //!
 //! `--threads 0` (the default) runs one system at a time; `--threads N` runs the schedule's
 //! DAG on N threads. The final state hash is the same either way.
+//!
+//! `--graph FILE` writes the schedule graph as Graphviz DOT (render it with
+//! `dot -Tsvg FILE -o graph.svg`), `--mermaid FILE` as a Mermaid flowchart.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use laige_sim::demo::{self, DemoConfig};
 use laige_sim::prelude::*;
 use laige_sim::runner::TimingTable;
-use laige_sim::scheduler::ScheduleTable;
+use laige_sim::scheduler::{ScheduleGraph, ScheduleTable};
 
+const USAGE: &str = "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N] [--graph FILE] [--mermaid FILE]";
+
+#[derive(Debug, PartialEq)]
 struct Args {
     config: DemoConfig,
     ticks: u32,
     threads: usize,
+    /// Where to write the schedule graph as DOT.
+    graph: Option<PathBuf>,
+    /// Where to write it as Mermaid.
+    mermaid: Option<PathBuf>,
 }
 
-fn parse_args() -> Result<Args, String> {
+fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut args = Args {
         config: DemoConfig::default(),
         ticks: 1_000,
         threads: 0,
+        graph: None,
+        mermaid: None,
     };
-    let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        let mut text = |name: &str| -> Result<String, String> {
+            match it.next() {
+                Some(raw) if !raw.starts_with("--") => Ok(raw),
+                _ => Err(format!("{name} needs a value")),
+            }
+        };
         let mut value = |name: &str| -> Result<u64, String> {
-            let raw = it.next().ok_or_else(|| format!("{name} needs a value"))?;
-            let raw = raw.replace('_', "");
+            let raw = text(name)?.replace('_', "");
             let parsed = match raw.strip_prefix("0x") {
                 Some(hex) => u64::from_str_radix(hex, 16),
                 None => raw.parse(),
@@ -52,19 +70,40 @@ fn parse_args() -> Result<Args, String> {
                 args.threads = usize::try_from(value(&flag)?)
                     .map_err(|_| "--threads is too large".to_owned())?
             }
-            "--help" | "-h" => {
-                return Err(
-                    "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N]".to_owned(),
-                );
-            }
+            "--graph" => args.graph = Some(text(&flag)?.into()),
+            "--mermaid" => args.mermaid = Some(text(&flag)?.into()),
+            "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown flag `{other}`; try --help")),
         }
     }
     Ok(args)
 }
 
+/// Writes the schedule graph files `args` asks for.
+fn write_graphs(args: &Args, world: &World, schedule: &Schedule) -> Result<(), String> {
+    if args.graph.is_none() && args.mermaid.is_none() {
+        return Ok(());
+    }
+    let graph = ScheduleGraph::new(schedule, world.registry(), world.layout())
+        .map_err(|err| format!("cannot export the schedule graph: {err}"))?;
+    let files = [
+        (
+            &args.graph,
+            ScheduleGraph::to_dot as fn(&ScheduleGraph) -> String,
+        ),
+        (&args.mermaid, ScheduleGraph::to_mermaid),
+    ];
+    for (path, render) in files {
+        if let Some(path) = path {
+            std::fs::write(path, render(&graph))
+                .map_err(|err| format!("cannot write `{}`: {err}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let args = match parse_args() {
+    let args = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -85,6 +124,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Err(message) = write_graphs(&args, &world, &schedule) {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
     if args.threads > 0 {
         world.use_executor(ExecutorOptions {
             threads: args.threads,
@@ -143,4 +186,61 @@ fn main() -> ExitCode {
     );
     println!("state hash {hash:#018x}");
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, String> {
+        parse_args(args.iter().map(|it| (*it).to_owned()))
+    }
+
+    #[test]
+    fn graph_flags_take_a_file() {
+        let args = parse(&["--graph", "out.dot", "--mermaid", "out.mmd", "--ticks", "0"]).unwrap();
+        assert_eq!(args.graph, Some(PathBuf::from("out.dot")));
+        assert_eq!(args.mermaid, Some(PathBuf::from("out.mmd")));
+        assert_eq!(args.ticks, 0);
+    }
+
+    #[test]
+    fn bad_flags_are_errors_not_panics() {
+        assert_eq!(parse(&["--graph"]).unwrap_err(), "--graph needs a value");
+        assert_eq!(
+            parse(&["--graph", "--ticks", "3"]).unwrap_err(),
+            "--graph needs a value"
+        );
+        assert_eq!(
+            parse(&["--ticks", "many"]).unwrap_err(),
+            "--ticks takes a whole number, not `many`"
+        );
+        assert_eq!(
+            parse(&["--ticks", "99999999999"]).unwrap_err(),
+            "--ticks is too large"
+        );
+        assert_eq!(
+            parse(&["--graf", "x"]).unwrap_err(),
+            "unknown flag `--graf`; try --help"
+        );
+        assert_eq!(parse(&["--help"]).unwrap_err(), USAGE);
+    }
+
+    #[test]
+    fn an_unwritable_graph_file_is_an_error() {
+        let (world, schedule) = demo::build(
+            DemoConfig {
+                particles: 4,
+                ..DemoConfig::default()
+            },
+            WorldOptions::default(),
+        )
+        .unwrap();
+        let dir = std::env::temp_dir()
+            .join("laige-demo-no-such-dir")
+            .join("x");
+        let args = parse(&["--graph", dir.join("g.dot").to_str().unwrap()]).unwrap();
+        let err = write_graphs(&args, &world, &schedule).unwrap_err();
+        assert!(err.starts_with("cannot write `"), "{err}");
+    }
 }

@@ -1,6 +1,6 @@
 //! Test support for the laige crates; a dev-dependency only, never linked into a product.
 //!
-//! Two tools every laige test suite needs:
+//! The tools laige test suites share:
 //! - [`capture`]: records the structured events a closure emits, through one process-wide
 //!   subscriber that routes each event to the capturing thread. Per-test
 //!   `tracing::subscriber::with_default` is known to drop events when tests run in
@@ -8,9 +8,10 @@
 //! - [`CountingAlloc`]: a global allocator that counts allocations per thread, for the
 //!   zero-allocation tests. Each test binary that uses it declares it as its
 //!   `#[global_allocator]`.
+//! - [`graphviz`]: renders DOT with the real Graphviz and fails on any complaint.
 //!
-//! What it does **not** do: assert anything. Tests compare [`render`]ed text, usually
-//! with `insta`.
+//! What it does **not** do: judge laige's own output. Tests compare [`render`]ed text,
+//! usually with `insta`; [`graphviz`] fails only where Graphviz itself complains.
 //!
 //! # Example
 //!
@@ -24,6 +25,8 @@
 
 mod alloc;
 mod capture;
+mod graphviz;
 
 pub use alloc::{CountingAlloc, allocations, allocations_all_threads, count_allocations};
 pub use capture::{Event, capture, render, render_with_messages};
+pub use graphviz::graphviz;

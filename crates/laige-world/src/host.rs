@@ -65,6 +65,18 @@ impl<'w> SystemHost<'w> {
 
     /// A fresh context for system `id`, holding the host's borrows.
     fn into_context(self, id: SystemId) -> Result<SystemContext<'w>, WorldError> {
+        let storage = self.storage;
+        let (meta, state) = self.into_state(id)?;
+        let (commands, rng) = state.parts_mut();
+        // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
+        // world is borrowed mutably by the host); the host is consumed, so this is the only
+        // context made from its borrows, and no other context can access any component
+        // meanwhile.
+        Ok(unsafe { SystemContext::new(storage, meta, commands, rng) })
+    }
+
+    /// System `id`'s declared access and its state, holding the host's borrows.
+    fn into_state(self, id: SystemId) -> Result<(SystemMeta, &'w mut SystemState), WorldError> {
         let unknown = || WorldError::UnknownSystem {
             id: id.get(),
             systems: self.registry.len(),
@@ -75,12 +87,7 @@ impl<'w> SystemHost<'w> {
         let Some(state) = self.systems.get_mut(id.index()) else {
             return Err(self.storage.report(unknown()));
         };
-        let (commands, rng) = state.parts_mut();
-        // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
-        // world is borrowed mutably by the host); the host is consumed, so this is the only
-        // context made from its borrows, and no other context can access any component
-        // meanwhile.
-        Ok(unsafe { SystemContext::new(self.storage, SystemMeta::of(record), commands, rng) })
+        Ok((SystemMeta::of(record), state))
     }
 
     /// Runs system `id`: builds its fresh context and calls `run` with it.
@@ -103,9 +110,22 @@ impl<'w> SystemHost<'w> {
 
 impl Host<SystemFn> for SystemHost<'_> {
     /// Runs system `id`; an unknown id runs nothing (and is reported as `ecs/system_unknown`).
+    /// A panic is kept in the system's state, not unwound into the runner: the World settles
+    /// it after the track, as it does for a track run on the executor.
     fn run_system(&mut self, id: SystemId, run: &SystemFn) {
+        let storage = self.storage;
         // The error was reported; the runner checked the schedule against the registry first.
-        let _ = self.run(id, run);
+        let Ok((meta, state)) =
+            SystemHost::new(storage, self.registry, self.systems).into_state(id)
+        else {
+            return;
+        };
+        state.contain(|commands, rng| {
+            // SAFETY: as in `into_context`: the host holds the storage shared and the world
+            // mutably, and this context is the only one alive while the system runs.
+            let mut ctx = unsafe { SystemContext::new(storage, meta, commands, rng) };
+            run(&mut ctx);
+        });
     }
 }
 

@@ -1,6 +1,6 @@
 //! How a world is created.
 
-use laige_diag::Diagnostics;
+use laige_diag::{Diagnostics, TickClock};
 
 /// World creation options.
 ///
@@ -27,10 +27,14 @@ pub struct WorldOptions {
     /// Time every system run and check it against its budget (on by default; switch off
     /// per world when its cost matters more than the budget watch).
     pub timing: bool,
+    /// The clock systems are timed with, on the sequential runner and the executor alike;
+    /// a test's [`TickClock::manual`] makes every measured duration its choice.
+    pub clock: TickClock,
 }
 
 impl Default for WorldOptions {
-    /// No reservation, no limit, seed 0, deterministic, fresh diagnostics, timing on.
+    /// No reservation, no limit, seed 0, deterministic, fresh diagnostics, timing on the
+    /// machine's fast clock.
     fn default() -> Self {
         Self {
             capacity: 0,
@@ -39,6 +43,7 @@ impl Default for WorldOptions {
             deterministic: true,
             diagnostics: None,
             timing: true,
+            clock: TickClock::new(),
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
+use laige_diag::{EventKey, Severity, Subsystem, TickClock};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{Registry, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
@@ -35,9 +35,9 @@ struct CachedPlan {
 }
 
 impl Runtime {
-    pub(crate) fn new(timing: bool) -> Self {
+    pub(crate) fn new(timing: bool, clock: TickClock) -> Self {
         Self {
-            runner: Runner::with_options(RunnerOptions { timing }),
+            runner: Runner::with_clock(RunnerOptions { timing }, clock),
             layout: None,
             executor: None,
             plan: None,
@@ -76,8 +76,10 @@ impl std::error::Error for SchedulingError {}
 pub enum TickError {
     /// The schedule is stale or malformed; nothing ran.
     Run(RunError),
-    /// A system panicked on the executor; the rest of its track still ran and the next tick
-    /// runs normally. That system's commands of this tick were discarded.
+    /// A system panicked (on the sequential runner or the executor alike); the rest of its
+    /// track still ran and the next tick runs normally. The commands every panicked system
+    /// recorded this tick were dropped; this names the first in schedule order, and each
+    /// one was reported as a `system/system_panicked` event.
     Panicked {
         /// The system.
         system: SystemId,
@@ -171,7 +173,7 @@ impl World {
         for (t, track) in schedule.tracks().enumerate() {
             if self.runtime.executor.is_some() {
                 if let Err(err) = self.run_track_parallel(schedule, t) {
-                    first_error.get_or_insert(self.name_exec_error(err));
+                    first_error.get_or_insert(TickError::Exec(err));
                 }
             } else {
                 let mut host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
@@ -180,12 +182,50 @@ impl World {
                     .runner
                     .run_checked(track, &self.registry, &mut host);
             }
+            if let Some(err) = self.settle_panics(track) {
+                first_error.get_or_insert(err);
+            }
             if let Err(err) = self.apply_commands(track.iter().copied()) {
                 first_error.get_or_insert(TickError::Apply(err));
             }
         }
         self.end_tick();
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// Settles the panics of `track`'s systems, in schedule order, whichever way the track
+    /// ran: each panicked system's half-recorded commands are dropped and one
+    /// `system/system_panicked` event is reported for it. Returns the first as the error.
+    fn settle_panics(&mut self, track: &[SystemId]) -> Option<TickError> {
+        let mut first = None;
+        for &id in track {
+            let Some(message) = self
+                .systems
+                .get_mut(id.index())
+                .and_then(SystemState::take_panic)
+            else {
+                continue;
+            };
+            let name = self.registry.get(id).map_or("?", |it| it.name());
+            let err = TickError::Panicked {
+                system: id,
+                name,
+                message: message.to_string().into(),
+            };
+            let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
+            self.registry.diagnostics().report(key, || {
+                tracing::error!(
+                    name: "system/system_panicked",
+                    target: "laige",
+                    system = name,
+                    id = id.get(),
+                    message = message.as_str(),
+                    "{err}"
+                );
+            });
+            first.get_or_insert(err);
+        }
+        first
     }
 
     fn run_track_parallel(&mut self, schedule: &Schedule, t: usize) -> Result<(), ExecError> {
@@ -216,13 +256,9 @@ impl World {
             systems: self.systems.as_mut_ptr(),
             len: self.systems.len(),
         };
+        // The host contains every system's panic itself (`SystemState::contain`), so the
+        // executor never sees one; `settle_panics` reports them after the track.
         let res = executor.run_track(plan, t, self.registry.runs(), &host);
-        if let Err(ExecError::SystemPanicked { system, .. }) = &res {
-            // Half-recorded commands of a panicked system must not reach the world.
-            if let Some(state) = self.systems.get_mut(system.index()) {
-                state.parts_mut().0.clear();
-            }
-        }
         if runner.options().timing {
             // Budget events go out here, on the calling thread, in schedule order: the
             // warning sequence does not depend on which worker ran what.
@@ -235,31 +271,6 @@ impl World {
             }
         }
         res.map(|_| ())
-    }
-
-    /// Names a panicked system (the executor knows only ids) and reports it.
-    fn name_exec_error(&self, err: ExecError) -> TickError {
-        let ExecError::SystemPanicked { system, message } = err else {
-            return TickError::Exec(err);
-        };
-        let name = self.registry.get(system).map_or("?", |it| it.name());
-        let err = TickError::Panicked {
-            system,
-            name,
-            message: message.as_str().into(),
-        };
-        let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
-        self.registry.diagnostics().report(key, || {
-            tracing::error!(
-                name: "system/system_panicked",
-                target: "laige",
-                system = name,
-                id = system.get(),
-                message = message.as_str(),
-                "{err}"
-            );
-        });
-        err
     }
 
     /// Whether systems `a` and `b` may touch the same data now: one writes a component the
@@ -297,7 +308,10 @@ impl World {
             time_systems: self.runtime.runner.options().timing,
             ..options
         };
-        self.runtime.executor = Some(Executor::new(options));
+        self.runtime.executor = Some(Executor::with_clock(
+            options,
+            self.runtime.runner.clock().clone(),
+        ));
         self.runtime.plan = None;
     }
 
@@ -333,7 +347,10 @@ impl World {
                 time_systems: on,
                 ..executor.options()
             };
-            self.runtime.executor = Some(Executor::new(options));
+            self.runtime.executor = Some(Executor::with_clock(
+                options,
+                self.runtime.runner.clock().clone(),
+            ));
         }
     }
 
@@ -387,12 +404,13 @@ unsafe impl SharedHost<SystemFn> for ParallelHost<'_> {
         // SAFETY: in bounds (checked above); only this call touches system `id`'s state
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
-        let (commands, rng) = state.parts_mut();
         let meta = SystemMeta::of(record);
-        // SAFETY: the caller guarantees no concurrently running system conflicts with this
-        // one, which is `SystemContext::new`'s contract; the storage is not borrowed mutably
-        // during a tick.
-        let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
-        run(&mut ctx);
+        state.contain(|commands, rng| {
+            // SAFETY: the caller guarantees no concurrently running system conflicts with
+            // this one, which is `SystemContext::new`'s contract; the storage is not borrowed
+            // mutably during a tick.
+            let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
+            run(&mut ctx);
+        });
     }
 }

@@ -54,7 +54,7 @@ impl World {
             storage: Storage::new(options.capacity, max, diag.clone()),
             registry: Registry::with_diagnostics(diag),
             systems: Vec::new(),
-            runtime: Runtime::new(options.timing),
+            runtime: Runtime::new(options.timing, options.clock.clone()),
             options,
         }
     }

@@ -755,8 +755,65 @@ impl World {
         res
     }
 
-    /// The manifest entries of crate `doc`.
-    fn public_api(&self, doc: usize, impls: &BTreeMap<Def, Vec<ImplRef>>) -> Vec<Entry> {
+    /// Every public name of crate `doc`, as `(path, name, target)`, reached from its root
+    /// through its own modules. A re-exported module of another crate is a name here, not
+    /// walked: that crate lists its own items.
+    fn exported(&self, doc: usize) -> Vec<(String, String, Target)> {
+        let mut res = Vec::new();
+        let root_path = self.crates[doc].name.clone();
+        let mut visited = BTreeSet::from([(doc, 0)]);
+        let mut queue = VecDeque::from([(0, root_path)]);
+        while let Some((module, prefix)) = queue.pop_front() {
+            for (name, targets) in self.exports(doc, module, &mut Vec::new()) {
+                let path = format!("{prefix}::{name}");
+                for target in targets {
+                    if let Target::Def(Def::Module { krate, module }) = target {
+                        if krate == doc && visited.insert((krate, module)) {
+                            queue.push_back((module, path.clone()));
+                        }
+                    }
+                    res.push((path.clone(), name.clone(), target));
+                }
+            }
+        }
+        res
+    }
+
+    /// The shortest public path of every item and module of crate `doc` (the crate root is
+    /// the crate's name), for naming them where another crate re-exports them.
+    fn canonical_paths(&self, doc: usize) -> BTreeMap<Def, String> {
+        let mut res = BTreeMap::from([(
+            Def::Module {
+                krate: doc,
+                module: 0,
+            },
+            self.crates[doc].name.clone(),
+        )]);
+        for (path, _, target) in self.exported(doc) {
+            let Target::Def(def) = target else { continue };
+            let (Def::Item { krate, .. } | Def::Module { krate, .. }) = def;
+            if krate != doc {
+                continue;
+            }
+            let shorter = |old: &String| {
+                (path.matches("::").count(), &path) < (old.matches("::").count(), old)
+            };
+            if res.get(&def).is_none_or(shorter) {
+                res.insert(def, path);
+            }
+        }
+        res
+    }
+
+    /// The manifest entries of crate `doc`. Its own items are listed in full, under every
+    /// public path; an item or module of another workspace crate that it re-exports is one
+    /// `pub use` line naming the original, which that crate's own entries describe.
+    fn public_api(
+        &self,
+        doc: usize,
+        impls: &BTreeMap<Def, Vec<ImplRef>>,
+        canonical: &[BTreeMap<Def, String>],
+    ) -> Vec<Entry> {
         let mut entries = Vec::new();
         let entry = |path: &str, kind: &str, signature: String| Entry {
             path: path.to_owned(),
@@ -765,45 +822,41 @@ impl World {
         };
         let root_path = self.crates[doc].name.clone();
         entries.push(entry(&root_path, "mod", format!("pub mod {root_path}")));
+        let reexport = |original: &str, name: &str| {
+            let last = original.rsplit("::").next().unwrap_or_default();
+            if last == name || name == "*" {
+                format!("pub use {original}")
+            } else {
+                format!("pub use {original} as {name}")
+            }
+        };
         let mut item_paths: BTreeMap<Def, Vec<String>> = BTreeMap::new();
-        let mut visited = BTreeSet::from([(doc, 0)]);
-        let mut queue = VecDeque::from([(doc, 0, root_path)]);
-        while let Some((krate, module, prefix)) = queue.pop_front() {
-            for (name, targets) in self.exports(krate, module, &mut Vec::new()) {
-                let path = format!("{prefix}::{name}");
-                for target in targets {
-                    match target {
-                        Target::Def(Def::Module {
-                            krate: k,
-                            module: m,
-                        }) => {
-                            entries.push(entry(&path, "mod", format!("pub mod {name}")));
-                            if visited.insert((k, m)) {
-                                queue.push_back((k, m, path.clone()));
-                            }
-                        }
-                        Target::Def(
-                            def @ Def::Item {
-                                krate: k,
-                                module: m,
-                                item: i,
-                            },
-                        ) => {
-                            if !is_hidden(item_attrs(self.item(k, m, i))) {
-                                item_paths.entry(def).or_default().push(path.clone());
-                            }
-                        }
-                        Target::External(p) => {
-                            let last = p.rsplit("::").next().unwrap_or_default();
-                            let signature = if last == name || name == "*" {
-                                format!("pub use {p}")
-                            } else {
-                                format!("pub use {p} as {name}")
-                            };
-                            entries.push(entry(&path, "use", signature));
-                        }
+        for (path, name, target) in self.exported(doc) {
+            match target {
+                Target::Def(def @ (Def::Item { krate, .. } | Def::Module { krate, .. }))
+                    if krate != doc =>
+                {
+                    let hidden = matches!(def, Def::Item { krate, module, item }
+                        if is_hidden(item_attrs(self.item(krate, module, item))));
+                    if let (false, Some(original)) = (hidden, canonical[krate].get(&def)) {
+                        entries.push(entry(&path, "use", reexport(original, &name)));
                     }
                 }
+                Target::Def(Def::Module { .. }) => {
+                    entries.push(entry(&path, "mod", format!("pub mod {name}")));
+                }
+                Target::Def(
+                    def @ Def::Item {
+                        krate,
+                        module,
+                        item,
+                    },
+                ) => {
+                    if !is_hidden(item_attrs(self.item(krate, module, item))) {
+                        item_paths.entry(def).or_default().push(path);
+                    }
+                }
+                Target::External(p) => entries.push(entry(&path, "use", reexport(&p, &name))),
             }
         }
         for (def, paths) in &item_paths {
@@ -967,9 +1020,12 @@ pub fn public_api(crates: &[CrateSource]) -> Result<Vec<Entry>> {
         .collect::<Result<Vec<_>>>()?;
     let world = World { crates: loaded };
     let impls = world.impls();
+    let canonical: Vec<_> = (0..world.crates.len())
+        .map(|idx| world.canonical_paths(idx))
+        .collect();
     let mut res = Vec::new();
     for idx in 0..world.crates.len() {
-        res.extend(world.public_api(idx, &impls));
+        res.extend(world.public_api(idx, &impls, &canonical));
     }
     res.sort();
     res.dedup();

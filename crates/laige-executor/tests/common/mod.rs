@@ -2,9 +2,12 @@
 
 #![allow(dead_code)]
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
 
-use laige_executor::SharedHost;
+use laige_diag::{ManualClock, TickClock};
+use laige_executor::{Executor, ExecutorOptions, SharedHost};
 use laige_registry::{ComponentId, Registry, SystemDef, SystemId};
 
 /// What a test system does, given the host and its own id.
@@ -22,6 +25,12 @@ pub fn busy(host: &Recorder, id: SystemId) {
     std::hint::black_box(x);
 }
 
+/// Takes exactly 1 ms on the host's manual clock (see [`Recorder::executor`]), whatever the
+/// machine or valgrind does to real time.
+pub fn millisecond(host: &Recorder, _: SystemId) {
+    host.clock.advance(Duration::from_millis(1));
+}
+
 /// A host that stamps every run's start and end from one shared counter.
 ///
 /// The stamps come from `fetch_add` on one atomic, whose modification order agrees with
@@ -33,6 +42,8 @@ pub struct Recorder {
     pub runs: Vec<AtomicU32>,
     pub spin: Vec<u32>,
     pub tick: AtomicU32,
+    /// The time systems of this host take: only they advance it.
+    pub clock: Arc<ManualClock>,
 }
 
 impl Recorder {
@@ -49,7 +60,13 @@ impl Recorder {
             runs: (0..systems).map(|_| AtomicU32::new(0)).collect(),
             spin,
             tick: AtomicU32::new(0),
+            clock: Arc::new(ManualClock::default()),
         }
+    }
+
+    /// An executor that times systems on this host's manual clock.
+    pub fn executor(&self, options: ExecutorOptions) -> Executor {
+        Executor::with_clock(options, TickClock::manual(self.clock.clone()))
     }
 
     pub fn start(&self, id: SystemId) -> u64 {

@@ -7,16 +7,18 @@ use super::{DeclError, EdgeCause, Layout};
 use crate::sort::{id_at, system_ref};
 use crate::{MAX_TRACKS, Schedule};
 
-/// Where each system sits: DAG and phase indices.
-struct Placed {
-    dag: Vec<usize>,
-    phase: Vec<usize>,
+/// Where each system sits, by registry position: indices into the layout's DAGs and into
+/// that DAG's phases.
+pub(crate) struct Placed {
+    pub(crate) dag: Vec<usize>,
+    pub(crate) phase: Vec<usize>,
 }
 
-/// The derived graph (with exclusive edges) and the per-track orders.
+/// The derived graph (with exclusive edges), the per-track orders and the placement.
 pub(crate) struct Derived {
     pub(crate) graph: Graph,
     pub(crate) orders: Vec<Vec<usize>>,
+    pub(crate) placed: Placed,
 }
 
 pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Derived, DeclError> {
@@ -46,11 +48,15 @@ pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Deriv
     for order in &orders {
         exclusive_edges(registry, &placed, order, &reach, &mut graph);
     }
-    Ok(Derived { graph, orders })
+    Ok(Derived {
+        graph,
+        orders,
+        placed,
+    })
 }
 
 pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedule, DeclError> {
-    let Derived { graph, orders } = derive(registry, layout)?;
+    let Derived { graph, orders, .. } = derive(registry, layout)?;
     let mut schedule = Schedule::new(registry.len(), registry.identity());
     for order in &orders {
         for &s in order {

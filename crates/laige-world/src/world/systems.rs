@@ -2,6 +2,10 @@
 
 use laige_registry::{Access, Budget, Io, RegisterError, Registry, SystemDef, SystemId};
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use laige_executor::{PanicMessage, drop_payload};
+
 use crate::{CommandBuffer, Prng, SystemFn, World};
 
 /// What the world keeps per registered system besides its registry record: its command
@@ -10,6 +14,8 @@ use crate::{CommandBuffer, Prng, SystemFn, World};
 pub struct SystemState {
     commands: CommandBuffer,
     rng: Option<Prng>,
+    /// The panic this system's last run ended in, until the tick settles it.
+    panicked: Option<PanicMessage>,
 }
 
 impl SystemState {
@@ -26,6 +32,27 @@ impl SystemState {
     /// The command buffer and PRNG, mutably, to build a context from.
     pub fn parts_mut(&mut self) -> (&mut CommandBuffer, Option<&mut Prng>) {
         (&mut self.commands, self.rng.as_mut())
+    }
+
+    /// Runs `run` (one run of this system), keeping a panic here instead of letting it
+    /// unwind into the runner or a worker: both ways of running a track contain a panic
+    /// the same way, and [`SystemState::take_panic`] settles it after the track.
+    pub(crate) fn contain(&mut self, run: impl FnOnce(&mut CommandBuffer, Option<&mut Prng>)) {
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            run(&mut self.commands, self.rng.as_mut());
+        }));
+        if let Err(payload) = res {
+            self.panicked = Some(PanicMessage::from_payload(&*payload));
+            drop_payload(payload);
+        }
+    }
+
+    /// The panic of this system's last run, if it panicked; its half-recorded commands are
+    /// dropped, so they never reach the world.
+    pub(crate) fn take_panic(&mut self) -> Option<PanicMessage> {
+        let message = self.panicked.take()?;
+        self.commands.clear();
+        Some(message)
     }
 }
 
@@ -51,6 +78,7 @@ impl World {
         self.systems.push(SystemState {
             commands: CommandBuffer::new(),
             rng,
+            panicked: None,
         });
         debug_assert_eq!(self.systems.len(), id.get() as usize);
         Ok(id)

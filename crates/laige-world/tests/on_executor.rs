@@ -1,0 +1,169 @@
+//! A World ticking on the parallel executor with commands, resources and queries in
+//! disjoint and shared tables: the race check's workload (`valgrind/drd.sh` runs this
+//! binary under DRD), and a determinism check against the sequential runner.
+
+use laige_executor::{ExecutorOptions, Mode};
+use laige_scheduler::Layout;
+use laige_world::{SystemContext, With, Without, World, WorldOptions};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pos(f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Vel(f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Red;
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Blue;
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Age(u32);
+#[derive(Debug, Default)]
+struct Score(u64);
+
+/// Moves red entities; writes `Pos` in red tables only.
+fn move_red(ctx: &mut SystemContext<'_>) {
+    ctx.each::<(&mut Pos, &Vel, With<Red>)>(|_, (p, v, ())| p.0 += v.0)
+        .unwrap();
+}
+
+/// Moves blue entities; writes `Pos` in blue tables only, so it may overlap `move_red`.
+fn move_blue(ctx: &mut SystemContext<'_>) {
+    ctx.each::<(&mut Pos, &Vel, With<Blue>)>(|_, (p, v, ())| p.0 -= v.0)
+        .unwrap();
+}
+
+/// Ages everything, and despawns the old and spawns a replacement through commands.
+fn age(ctx: &mut SystemContext<'_>) {
+    let mut old = Vec::new();
+    ctx.each::<&mut Age>(|e, a| {
+        a.0 += 1;
+        if a.0 > 6 {
+            old.push(e);
+        }
+    })
+    .unwrap();
+    for e in old {
+        let colour_roll = ctx.rng().map_or(0, |rng| rng.next_u64() % 2);
+        let mut commands = ctx.commands();
+        commands.despawn(e).unwrap();
+        if colour_roll == 0 {
+            commands.spawn((Pos(0.0), Vel(1.0), Red, Age(0))).unwrap();
+        } else {
+            commands.spawn((Pos(0.0), Vel(2.0), Blue, Age(0))).unwrap();
+        }
+    }
+}
+
+/// Reads last tick's positions (a snapshot, so it may run beside the movers) into the
+/// score resource.
+fn score(ctx: &mut SystemContext<'_>) {
+    let mut sum = 0.0f32;
+    ctx.each_snapshot::<Pos>(|_, p| sum += p.0).unwrap();
+    ctx.resource_mut::<Score>().unwrap().0 += sum.to_bits() as u64 % 1_000;
+}
+
+/// Tags uncoloured entities red through commands (an archetype move).
+fn paint(ctx: &mut SystemContext<'_>) {
+    let mut bare = Vec::new();
+    ctx.each::<(&Pos, Without<Red>, Without<Blue>)>(|e, _| bare.push(e))
+        .unwrap();
+    for e in bare {
+        ctx.commands().insert(e, Red).unwrap();
+    }
+}
+
+fn build(executor: Option<usize>) -> World {
+    let mut world = World::new(WorldOptions {
+        seed: 0xD2D,
+        ..WorldOptions::default()
+    });
+    world.register_versioned_component::<Pos>().unwrap();
+    world.register_component::<Vel>().unwrap();
+    world.register_component::<Red>().unwrap();
+    world.register_component::<Blue>().unwrap();
+    world.register_component::<Age>().unwrap();
+    world.insert_resource(Score::default()).unwrap();
+    for i in 0..40u32 {
+        match i % 3 {
+            0 => world.spawn((Pos(0.0), Vel(1.0), Red, Age(i % 7))),
+            1 => world.spawn((Pos(0.0), Vel(2.0), Blue, Age(i % 5))),
+            _ => world.spawn((Pos(1.0), Vel(0.5), Age(i % 3))),
+        }
+        .unwrap();
+    }
+    world.set_layout(
+        Layout::new()
+            .dag("Main", "Sim", &["Move", "Life"], "Move")
+            .dag("Main", "Score", &["Sum"], "Sum")
+            .dag("Late", "Fix", &["Paint"], "Paint"),
+    );
+    let systems = world.system("MoveRed", move_red).budget_ms(5.0);
+    systems
+        .writes::<Pos>()
+        .reads::<Vel>()
+        .matching::<Red>()
+        .register()
+        .unwrap();
+    world
+        .system("MoveBlue", move_blue)
+        .budget_ms(5.0)
+        .writes::<Pos>()
+        .reads::<Vel>()
+        .matching::<Blue>()
+        .after_weak("MoveRed")
+        .register()
+        .unwrap();
+    world
+        .system("Age", age)
+        .budget_ms(5.0)
+        .in_phase("Life")
+        .writes::<Age>()
+        .register()
+        .unwrap();
+    world
+        .system("Score", score)
+        .budget_ms(5.0)
+        .in_dag("Score")
+        .reads_snapshot::<Pos>()
+        .writes::<Score>()
+        .register()
+        .unwrap();
+    world
+        .system("Paint", paint)
+        .budget_ms(5.0)
+        .in_dag("Fix")
+        .reads::<Pos>()
+        .reads::<Red>()
+        .reads::<Blue>()
+        .register()
+        .unwrap();
+    if let Some(threads) = executor {
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..Default::default()
+        });
+    }
+    world
+}
+
+fn run(executor: Option<usize>, ticks: u32) -> u64 {
+    let mut world = build(executor);
+    let schedule = world.schedule().unwrap();
+    for _ in 0..ticks {
+        world.run_systems(&schedule).unwrap();
+    }
+    world.state_hash()
+}
+
+#[test]
+fn a_world_on_the_executor_matches_the_sequential_runner() {
+    let sequential = run(None, 30);
+    assert_ne!(
+        sequential,
+        run(None, 0),
+        "the world must change, or this checks nothing"
+    );
+    for threads in [2, 3] {
+        assert_eq!(run(Some(threads), 30), sequential, "{threads} threads");
+    }
+}
