@@ -6,7 +6,9 @@
 //!
 //! Run with `cargo bench -p laige-sim --bench game_tick_profile`; prints one table.
 //! `-- sequential` (or `parallel-2`, `auto-2`, `parallel-8`) runs just that mode's
-//! 2,000 ticks, for `perf record`.
+//! 2,000 ticks, for `perf record`; `-- w4 <world|world-plan|bare|bare-plan|floor> <count>`
+//! runs `count` W4 builds, for instruction counts under callgrind, which the load of a
+//! shared host does not move (the difference of two counts, over the difference of builds).
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +16,10 @@ use laige_sim::prelude::*;
 
 #[path = "../tests/support/game_tick/mod.rs"]
 mod game_tick;
+#[path = "../../laige-scheduler/benches/support/w4.rs"]
+mod w4;
+#[path = "common/w4_world.rs"]
+mod w4_world;
 
 use game_tick::{ENTITIES, RunMode};
 
@@ -84,12 +90,41 @@ fn profile(mode: RunMode) -> Profile {
     p
 }
 
+/// `count` W4 builds of `variant`.
+fn w4_builds(variant: &str, count: u32) {
+    let graph = w4::w4_graph();
+    let defs = w4::w4_defs(&graph, w4_world::noop as SystemFn, w4::Variant::Declared);
+    let layout = w4_world::layout();
+    for _ in 0..count {
+        match variant {
+            "world" => drop(std::hint::black_box(w4_world::world_build(&defs, false))),
+            "world-plan" => drop(std::hint::black_box(w4_world::world_build(&defs, true))),
+            "bare" => drop(std::hint::black_box(w4_world::bare_build(
+                &defs, &layout, false,
+            ))),
+            "bare-plan" => drop(std::hint::black_box(w4_world::bare_build(
+                &defs, &layout, true,
+            ))),
+            "floor" => drop(w4::floor(&graph)),
+            other => panic!("unknown W4 variant {other}"),
+        }
+    }
+}
+
 fn main() {
-    let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    if let Some(label) = only {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if let [w4, variant, count] = &args[..]
+        && w4 == "w4"
+    {
+        return w4_builds(variant, count.parse().expect("a build count"));
+    }
+    if let Some(label) = args.first() {
         let mode = RunMode::ALL
             .into_iter()
-            .find(|m| m.label() == label)
+            .find(|m| &m.label() == label)
             .expect("a mode: sequential, parallel-2, auto-2 or parallel-8");
         let (mut world, schedule) = game_tick::build(ENTITIES, 0x6A4E_5EED).unwrap();
         mode.apply(&mut world);
