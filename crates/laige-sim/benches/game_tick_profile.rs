@@ -34,6 +34,7 @@ struct Profile {
     end_tick: f64,
     critical_path: f64,
     heaviest: (f64, &'static str),
+    path: Vec<(&'static str, f64)>,
 }
 
 fn micros(d: Duration) -> f64 {
@@ -78,14 +79,26 @@ fn profile(mode: RunMode) -> Profile {
     // The longest path through the plan's edges, in schedule order (a topological order).
     if let Some(plan) = world.plan() {
         let mut finish = vec![0.0f64; ids.len() + 1];
+        let mut via: Vec<Option<SystemId>> = vec![None; ids.len() + 1];
         for &id in &ids {
-            let ready = plan
+            let last = plan
                 .predecessors(id)
-                .map(|pred| finish[pred.index()])
-                .fold(0.0, f64::max);
+                .max_by(|a, b| finish[a.index()].total_cmp(&finish[b.index()]));
+            let ready = last.map_or(0.0, |pred| finish[pred.index()]);
+            via[id.index()] = last;
             finish[id.index()] = ready + durations[id.index()];
         }
-        p.critical_path = finish.iter().copied().fold(0.0, f64::max);
+        let end = ids
+            .iter()
+            .copied()
+            .max_by(|a, b| finish[a.index()].total_cmp(&finish[b.index()]));
+        p.critical_path = end.map_or(0.0, |id| finish[id.index()]);
+        let mut at = end;
+        while let Some(id) = at {
+            p.path.push((names(id), durations[id.index()]));
+            at = via[id.index()];
+        }
+        p.path.reverse();
     }
     p
 }
@@ -155,5 +168,13 @@ fn main() {
             p.heaviest.1,
             p.heaviest.0
         );
+        if mode == RunMode::Parallel(2) {
+            let path: Vec<String> = p
+                .path
+                .iter()
+                .map(|(name, us)| format!("{name} {us:.0}"))
+                .collect();
+            println!("critical path of parallel-2 (µs): {}", path.join(" -> "));
+        }
     }
 }
