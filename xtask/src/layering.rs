@@ -39,13 +39,14 @@ const fn layer(krate: &'static str, deps: &'static [&'static str], unsafe_allowe
 
 /// The layering table, in layer order: each crate may use only crates listed above it.
 pub const LAYERING: &[Layer] = &[
+    // `arrayvec` without default features is `no_std` and never allocates (rule 2).
     Layer {
         krate: "laige-depspec",
-        allowed: Allowed::Only(&[]),
+        allowed: Allowed::Only(&["arrayvec"]),
         unsafe_allowed: false,
         no_std: true,
     },
-    layer("laige-diag", &["tracing", "quanta"], false),
+    layer("laige-diag", &["arrayvec", "tracing", "quanta"], false),
     layer(
         "laige-registry",
         &["laige-depspec", "laige-diag", "tracing"],
@@ -53,7 +54,14 @@ pub const LAYERING: &[Layer] = &[
     ),
     layer(
         "laige-scheduler",
-        &["laige-depspec", "laige-diag", "laige-registry", "tracing"],
+        &[
+            "arrayvec",
+            "laige-depspec",
+            "laige-diag",
+            "laige-registry",
+            "smallvec",
+            "tracing",
+        ],
         false,
     ),
     layer(
@@ -69,6 +77,7 @@ pub const LAYERING: &[Layer] = &[
     layer(
         "laige-world",
         &[
+            "arrayvec",
             "laige-diag",
             "laige-registry",
             "laige-scheduler",
@@ -129,12 +138,12 @@ pub fn render_markdown(table: &[Layer]) -> String {
         let deps = match it.allowed {
             Allowed::Anything => "anything".to_owned(),
             Allowed::Only([]) if it.no_std => "(none; must also be `#![no_std]`)".to_owned(),
+            Allowed::Only(deps) if it.no_std => format!(
+                "{} (without default features; must also be `#![no_std]`)",
+                backticked(deps)
+            ),
             Allowed::Only([]) => "(none)".to_owned(),
-            Allowed::Only(deps) => deps
-                .iter()
-                .map(|dep| format!("`{dep}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
+            Allowed::Only(deps) => backticked(deps),
         };
         let unsafe_allowed = if it.unsafe_allowed { "yes" } else { "no" };
         // Writing into a String cannot fail.
@@ -146,6 +155,14 @@ pub fn render_markdown(table: &[Layer]) -> String {
          and `cargo xtask lint` enforces it.\n",
     );
     res
+}
+
+/// `` `a`, `b` ``.
+fn backticked(deps: &[&str]) -> String {
+    deps.iter()
+        .map(|dep| format!("`{dep}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One row as parsed back from markdown, in owned form.
@@ -220,8 +237,12 @@ pub fn parse_markdown(section: &str) -> Result<Vec<ParsedRow>, String> {
         if cells[0] == "crate" || cells[0].chars().all(|c| c == '-' || c == ':') {
             continue;
         }
-        let deps_cell = cells[1];
-        let no_std = deps_cell.contains("no_std");
+        let no_std = cells[1].contains("no_std");
+        // A `no_std` row's note follows its list in parentheses.
+        let deps_cell = match cells[1].split_once(" (") {
+            Some((list, _)) if no_std => list,
+            _ => cells[1],
+        };
         let allowed = if deps_cell == "anything" {
             None
         } else if deps_cell.starts_with("(none") {
@@ -314,7 +335,7 @@ mod tests {
     #[test]
     fn edited_row_is_reported() {
         let rendered = render_markdown(LAYERING).replace(
-            "| `laige-diag` | `tracing`, `quanta` |",
+            "| `laige-diag` | `arrayvec`, `tracing`, `quanta` |",
             "| `laige-diag` | (none) |",
         );
         let doc = format!("{DOCS_BEGIN}\n{rendered}{DOCS_END}\n");

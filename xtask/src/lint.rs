@@ -167,19 +167,26 @@ pub fn check_layering(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> 
     res
 }
 
-/// Rule 2: crates marked `no_std` (laige-depspec) have no normal dependencies and say `#![no_std]`.
+/// Rule 2: crates marked `no_std` (laige-depspec) say `#![no_std]`, and their normal
+/// dependencies (only those their row allows, which rule 1 checks) have their default
+/// features off, so that they build without `std` and `alloc` too.
 pub fn check_depspec(crates: &[CrateModel]) -> Vec<Violation> {
     let mut res = Vec::new();
     for krate in crates {
         if !layering::find(&krate.name).is_some_and(|it| it.no_std) {
             continue;
         }
-        for dep in krate.deps.iter().filter(|it| it.kind == DepKind::Normal) {
+        for dep in krate
+            .deps
+            .iter()
+            .filter(|it| it.kind == DepKind::Normal && it.default_features)
+        {
             res.push(violation(
                 krate.display("Cargo.toml"),
                 "no-std-leaf",
                 format!(
-                    "`{}` must have zero dependencies, found `{}`; remove it or make it a dev-dependency",
+                    "`{}` may use `{}` only with `default-features = false` (no std, no alloc); \
+                     turn its default features off, or make it a dev-dependency",
                     krate.name, dep.name
                 ),
             ));
@@ -485,6 +492,7 @@ mod tests {
         Dependency {
             name: name.to_owned(),
             kind: DepKind::Normal,
+            default_features: true,
         }
     }
 
@@ -559,6 +567,7 @@ mod tests {
         it.deps.push(Dependency {
             name: "insta".to_owned(),
             kind: DepKind::Dev,
+            default_features: true,
         });
         assert_eq!(check_layering(&[it], LAYERING), Vec::new());
     }
@@ -581,6 +590,25 @@ mod tests {
         assert_eq!(
             rules(&res),
             [("crates/laige-depspec/Cargo.toml", "no-std-leaf")]
+        );
+    }
+
+    #[test]
+    fn depspec_may_use_arrayvec_without_default_features_only() {
+        let text = "//! S.\n#![no_std]\nuse arrayvec::ArrayVec;\nuse smallvec::SmallVec;\n";
+        let mut crates = [krate(
+            "laige-depspec",
+            &["arrayvec"],
+            &[("src/lib.rs", text)],
+        )];
+        crates[0].deps[0].default_features = false;
+        assert_eq!(check_all(&crates, LAYERING), Vec::new());
+
+        crates[0].deps[0].name = "smallvec".to_owned();
+        let res = check_all(&crates, LAYERING);
+        assert_eq!(
+            rules(&res),
+            [("crates/laige-depspec/Cargo.toml", "layering")]
         );
     }
 
@@ -727,6 +755,7 @@ mod tests {
         it.deps.push(Dependency {
             name: "rstest".to_owned(),
             kind: DepKind::Dev,
+            default_features: true,
         });
         assert_eq!(
             rules(&check_unused_dependencies(&[it])),

@@ -28,6 +28,9 @@ pub struct Dependency {
     pub name: String,
     /// The table it was declared in.
     pub kind: DepKind,
+    /// Whether the dependency's default features are on (`default-features = false` turns
+    /// them off).
+    pub default_features: bool,
 }
 
 /// One workspace member.
@@ -123,6 +126,10 @@ fn parse(json: &Value) -> Result<Workspace> {
             deps.push(Dependency {
                 name: str_field(dep, "name")?.to_owned(),
                 kind,
+                default_features: dep
+                    .get("uses_default_features")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true),
             });
         }
         let mut lib_root = None;
@@ -185,7 +192,7 @@ mod tests {
                 {"id": "a 0.1.0 (path+file:///ws/crates/a)", "name": "a",
                  "manifest_path": "/ws/crates/a/Cargo.toml",
                  "dependencies": [
-                   {"name": "tracing", "kind": null},
+                   {"name": "tracing", "kind": null, "uses_default_features": false},
                    {"name": "insta", "kind": "dev"},
                    {"name": "cc", "kind": "build"}
                  ],
@@ -203,6 +210,8 @@ mod tests {
         assert_eq!(a.lib_root, Some(PathBuf::from("/ws/crates/a/src/lib.rs")));
         let kinds: Vec<DepKind> = a.deps.iter().map(|d| d.kind).collect();
         assert_eq!(kinds, [DepKind::Normal, DepKind::Dev, DepKind::Build]);
+        let defaults: Vec<bool> = a.deps.iter().map(|d| d.default_features).collect();
+        assert_eq!(defaults, [false, true, true]);
         assert_eq!(display_rel(&ws.root, &a.dir), "crates/a");
     }
 }

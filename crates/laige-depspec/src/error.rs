@@ -115,7 +115,18 @@ impl ParseError {
         }
     }
 
-    fn write(&self, f: &mut fmt::Formatter<'_>, token: Option<&str>) -> fmt::Result {
+    /// A [`Display`](fmt::Display) of this error that quotes `token` as it displays, for a
+    /// caller with its own rules for showing untrusted text (laige escapes and bounds it in
+    /// one place, `laige_diag::Text`). Pass [`ParseError::token`]'s answer, rendered.
+    #[inline]
+    pub fn display_quoting<T: fmt::Display>(&self, token: Option<T>) -> WithToken<T> {
+        WithToken {
+            error: *self,
+            token,
+        }
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, token: Option<&dyn fmt::Display>) -> fmt::Result {
         let Span { start, end } = self.span;
         let position = self.position;
         match self.kind {
@@ -151,26 +162,35 @@ impl ParseError {
 const QUOTE_MAX: usize = 64;
 
 /// Writes `` `token` `` followed by a space (nothing if there is no token).
-fn write_quoted(f: &mut fmt::Formatter<'_>, token: Option<&str>) -> fmt::Result {
-    let Some(token) = token else {
-        return Ok(());
-    };
-    let mut cut = token.len().min(QUOTE_MAX);
-    while !token.is_char_boundary(cut) {
-        cut -= 1;
+fn write_quoted(f: &mut fmt::Formatter<'_>, token: Option<&dyn fmt::Display>) -> fmt::Result {
+    match token {
+        Some(token) => write!(f, "`{token}` "),
+        None => Ok(()),
     }
-    f.write_str("`")?;
-    for c in token[..cut].chars() {
-        if c.is_control() {
-            write!(f, "{}", c.escape_debug())?;
-        } else {
-            write!(f, "{c}")?;
+}
+
+/// A token cut after [`QUOTE_MAX`] bytes (marked `...`), control characters escaped.
+struct Quoted<'s>(&'s str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let token = self.0;
+        let mut cut = token.len().min(QUOTE_MAX);
+        while !token.is_char_boundary(cut) {
+            cut -= 1;
         }
+        for c in token[..cut].chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        if cut < token.len() {
+            f.write_str("...")?;
+        }
+        Ok(())
     }
-    if cut < token.len() {
-        f.write_str("...")?;
-    }
-    f.write_str("` ")
 }
 
 impl fmt::Display for ParseError {
@@ -190,6 +210,22 @@ pub struct WithSpec<'s> {
 
 impl fmt::Display for WithSpec<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.error.write(f, self.token)
+        let quoted = self.token.map(Quoted);
+        self.error
+            .write(f, quoted.as_ref().map(|it| it as &dyn fmt::Display))
+    }
+}
+
+/// A [`ParseError`] displayed with a caller-rendered token; see [`ParseError::display_quoting`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct WithToken<T> {
+    error: ParseError,
+    token: Option<T>,
+}
+
+impl<T: fmt::Display> fmt::Display for WithToken<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error
+            .write(f, self.token.as_ref().map(|it| it as &dyn fmt::Display))
     }
 }

@@ -19,7 +19,8 @@
 //! - it knows nothing about systems, registries or worlds;
 //! - it never resolves a name to a system, nor checks that the named system exists;
 //! - it never allocates (the parsed spec is a fixed array of 16 borrowed slices);
-//! - it does not use `std` (nor `alloc`) and has no dependencies.
+//! - it does not use `std` (nor `alloc`); its one dependency, `arrayvec` without default
+//!   features, does not either.
 //!
 //! # Example
 //!
@@ -59,5 +60,5 @@
 mod error;
 mod spec;
 
-pub use error::{ErrorKind, ParseError, Span, WithSpec};
+pub use error::{ErrorKind, ParseError, Span, WithSpec, WithToken};
 pub use spec::{DepSpec, MAX_DEPENDENCIES, is_token};

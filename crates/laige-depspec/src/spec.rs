@@ -2,11 +2,13 @@
 
 use core::fmt;
 
+use arrayvec::ArrayVec;
+
 use crate::error::{ErrorKind, ParseError};
 
 /// The most dependencies one system may list in its `depends_on` spec.
 ///
-/// The bound keeps [`DepSpec`] a small, fixed-size `Copy` value, so parsing never allocates.
+/// The bound keeps [`DepSpec`] a small, fixed-size value, so parsing never allocates.
 /// A system that seems to need more can run after one system that already depends on the rest.
 pub const MAX_DEPENDENCIES: usize = 16;
 
@@ -14,7 +16,7 @@ pub const MAX_DEPENDENCIES: usize = 16;
 /// in spec order, each borrowed from the parsed input.
 ///
 /// Build one with [`DepSpec::parse`]; [`DepSpec::EMPTY`] (also the [`Default`]) lists nothing.
-/// The value is `Copy` and holds no heap memory.
+/// The value holds no heap memory: its tokens live in a fixed-capacity [`ArrayVec`].
 ///
 /// ```
 /// use laige_depspec::DepSpec;
@@ -27,18 +29,15 @@ pub const MAX_DEPENDENCIES: usize = 16;
 /// }
 /// # Ok::<(), laige_depspec::ParseError>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct DepSpec<'a> {
-    // Invariant: `tokens[len..]` are all `""`, so the derived equality compares only the used part.
-    tokens: [&'a str; MAX_DEPENDENCIES],
-    len: u8,
+    tokens: ArrayVec<&'a str, MAX_DEPENDENCIES>,
 }
 
 impl DepSpec<'static> {
     /// The spec that lists no dependencies (what `""` parses to).
     pub const EMPTY: DepSpec<'static> = DepSpec {
-        tokens: [""; MAX_DEPENDENCIES],
-        len: 0,
+        tokens: ArrayVec::new_const(),
     };
 }
 
@@ -94,13 +93,10 @@ impl<'a> DepSpec<'a> {
     /// ```
     pub fn parse(spec: &'a str) -> Result<Self, ParseError> {
         let bytes = spec.as_bytes();
-        // Empty tokens borrowed from `spec` rather than a copy of `EMPTY`: sixteen stores
-        // instead of a 264-byte `memcpy` call on a path that runs once per registration.
         let mut out = DepSpec {
-            tokens: [&spec[..0]; MAX_DEPENDENCIES],
-            len: 0,
+            tokens: ArrayVec::new(),
         };
-        let mut prints = [0u64; MAX_DEPENDENCIES];
+        let mut prints = ArrayVec::<u64, MAX_DEPENDENCIES>::new();
         let mut seg_start = 0;
         loop {
             let (seg_end, last) = match find_comma(&bytes[seg_start..]) {
@@ -133,8 +129,7 @@ impl<'a> DepSpec<'a> {
             // Compare cheap fingerprints first: a spec of 16 same-length names would
             // otherwise cost 120 byte comparisons.
             let print = fingerprint(token.as_bytes());
-            let seen = &prints[..position];
-            if seen
+            if prints
                 .iter()
                 .zip(out.as_slice())
                 .any(|(&p, &t)| p == print && t == token)
@@ -149,9 +144,8 @@ impl<'a> DepSpec<'a> {
             if position == MAX_DEPENDENCIES {
                 return Err(ParseError::new(ErrorKind::TooMany, start, end, position));
             }
-            out.tokens[position] = token;
-            prints[position] = print;
-            out.len += 1;
+            out.tokens.push(token);
+            prints.push(print);
             if last {
                 return Ok(out);
             }
@@ -162,19 +156,19 @@ impl<'a> DepSpec<'a> {
     /// The tokens, in spec order.
     #[inline]
     pub fn as_slice(&self) -> &[&'a str] {
-        &self.tokens[..self.len()]
+        &self.tokens
     }
 
     /// The number of tokens (at most [`MAX_DEPENDENCIES`]).
     #[inline]
     pub const fn len(&self) -> usize {
-        self.len as usize
+        self.tokens.len()
     }
 
     /// Whether the spec lists no dependencies.
     #[inline]
     pub const fn is_empty(&self) -> bool {
-        self.len == 0
+        self.tokens.is_empty()
     }
 
     /// Iterates over the tokens, in spec order.

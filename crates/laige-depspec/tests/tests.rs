@@ -219,8 +219,8 @@ fn dep_spec_accessors() {
         ["Movement", "Spawner"]
     );
 
-    // Copy, equality and Debug.
-    let copy = deps;
+    // Clone (an `ArrayVec` is not `Copy`), equality and Debug.
+    let copy = deps.clone();
     assert_eq!(copy, deps);
     assert_ne!(copy, DepSpec::parse("Spawner").unwrap());
     assert_eq!(format!("{deps:?}"), r#"DepSpec(["Spawner", "Movement"])"#);

@@ -11,6 +11,12 @@
 //! It installs no subscriber; the application chooses where events go.
 //! It also renders the plain-text tables of human-facing reports ([`TextTable`]).
 //!
+//! Each failure type states its events once, in a [`diagnostics!`] table, from which its
+//! `event`, `key`, `emit` and `Display` are derived. Every name or message the application
+//! wrote reaches a field or a message only through [`Text`], which escapes control
+//! characters and bounds the length (`missing_dep` to 63 bytes and `cycle` to 255, as the
+//! contract says, any other name to 255).
+//!
 //! # Example
 //!
 //! ```
@@ -38,9 +44,21 @@
 #![forbid(unsafe_code)]
 
 mod clock;
+mod diagnostic;
 mod limiter;
 mod table;
+mod text;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, TickClock};
+#[doc(hidden)]
+pub use diagnostic::hold_field;
+pub use diagnostic::{Diagnostic, FieldValue, HeldField, Rendered};
 pub use limiter::{Batch, DEFAULT_RATE_WINDOW, Diagnostics, EventKey, Severity, Subsystem};
 pub use table::TextTable;
+pub use text::{Escape, FieldText, NAME_LIMIT, TRUNCATION_MARKER, Text, field_limit};
+
+/// What the [`diagnostics!`] expansion names; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use tracing;
+}

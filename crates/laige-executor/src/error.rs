@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
+use laige_diag::{Escape, Text};
 use laige_registry::SystemId;
 
 /// How many bytes of a panic message an [`ExecError`] keeps.
@@ -11,6 +11,8 @@ pub const PANIC_MESSAGE_BYTES: usize = 112;
 
 /// A fixed-size copy of a panic message: the payload's text when it was a `&str` or a
 /// `String`, truncated at a character boundary to [`PANIC_MESSAGE_BYTES`] bytes.
+// Not an `ArrayString`: its `u32` length would make `ExecError` 128 bytes, past clippy's
+// `result_large_err` line, where this layout keeps it at 120.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PanicMessage {
     bytes: [u8; PANIC_MESSAGE_BYTES],
@@ -78,6 +80,14 @@ impl PanicMessage {
     }
 }
 
+/// A panic message is untrusted text: in a message it is escaped and bounded like a name.
+impl<'a> Escape for &'a PanicMessage {
+    type Escaped = Text<&'a PanicMessage>;
+    fn escaped(self) -> Self::Escaped {
+        Text::name(self)
+    }
+}
+
 impl fmt::Debug for PanicMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
@@ -123,68 +133,17 @@ pub enum ExecError {
     },
 }
 
-impl ExecError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            ExecError::SystemPanicked { .. } => "system_panicked",
-            ExecError::TrackOutOfRange { .. } => "track_out_of_range",
-            ExecError::RunsTooShort { .. } => "runs_too_short",
-        }
-    }
-
-    /// The rate-limit key of this failure's event (`laige_diag::Diagnostics::report`).
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Error)
-    }
-
-    /// Emits the failure's structured event.
-    pub fn emit(&self) {
-        match *self {
-            ExecError::SystemPanicked { system, message } => tracing::error!(
-                name: "system/system_panicked",
-                target: "laige",
-                id = system.get(),
-                message = message.as_str(),
-                "{self}"
-            ),
-            ExecError::TrackOutOfRange { track, tracks } => tracing::error!(
-                name: "system/track_out_of_range",
-                target: "laige",
-                track,
-                tracks,
-                "{self}"
-            ),
-            ExecError::RunsTooShort { needed, given } => tracing::error!(
-                name: "system/runs_too_short",
-                target: "laige",
-                needed,
-                given,
-                "{self}"
-            ),
-        }
-    }
-}
-
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExecError::SystemPanicked { system, message } => write!(
-                f,
-                "system {system} panicked: {message}: the rest of its track ran; fix the system \
-                 or catch the failure inside it"
-            ),
-            ExecError::TrackOutOfRange { track, tracks } => write!(
-                f,
-                "track {track} does not exist: the plan has {tracks} tracks"
-            ),
-            ExecError::RunsTooShort { needed, given } => write!(
-                f,
-                "the run table has {given} entries but the plan needs {needed}: pass the \
-                 registry's `runs()` for the registry the plan was built from"
-            ),
-        }
-    }
+laige_diag::diagnostics! {
+    const ExecError in System;
+    SystemPanicked { system, %message }
+        => error system_panicked { id = system.get(), message = message.as_str() }
+        "system {system} panicked: {message}: the rest of its track ran; fix the system or \
+         catch the failure inside it";
+    TrackOutOfRange { track, tracks } => error track_out_of_range { track, tracks }
+        "track {track} does not exist: the plan has {tracks} tracks";
+    RunsTooShort { needed, given } => error runs_too_short { needed, given }
+        "the run table has {given} entries but the plan needs {needed}: pass the registry's \
+         `runs()` for the registry the plan was built from";
 }
 
 impl std::error::Error for ExecError {}

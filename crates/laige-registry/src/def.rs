@@ -45,6 +45,9 @@ pub struct Io {
 }
 
 /// A fixed-capacity list of declared accesses, in declaration order. Never allocates.
+// Not an `ArrayVec`: a `SystemDef` is a plain `Copy` value (copied on registration, as the
+// contract's `DefStoredByValue` checks) built by `const fn`s, and an `ArrayVec` is neither
+// `Copy` nor pushable in a `const fn`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct IoList {
     items: [Io; MAX_IO],

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use laige_depspec::ParseError;
-use laige_diag::{EventKey, Severity, Subsystem};
+use laige_diag::Text;
 
 use crate::{ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
 
@@ -81,131 +81,57 @@ pub enum RegisterError {
     },
 }
 
-impl RegisterError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            RegisterError::NameInvalid { .. } => "name_invalid",
-            RegisterError::RunInvalid { .. } => "run_invalid",
-            RegisterError::BudgetInvalid { .. } => "budget_invalid",
-            RegisterError::DepSpecInvalid { .. } => "dep_spec_invalid",
-            RegisterError::Duplicate { .. } => "duplicate",
-            RegisterError::IoUnregistered { .. } => "io_unregistered",
-            RegisterError::IoDuplicate { .. } => "io_duplicate",
-            RegisterError::IoTooMany { .. } => "io_too_many",
-            RegisterError::BudgetExhausted { .. } => "budget_exhausted",
+laige_diag::diagnostics! {
+    const RegisterError in System;
+    NameInvalid { %name, budget_raw } => warn name_invalid { budget_raw } |f| {
+        if name.raw().is_empty() {
+            write!(f, "a system has an empty name: give it a unique, non-empty name")
+        } else {
+            write!(
+                f,
+                "system name `{name}` cannot be named in a depends_on spec: use a name \
+                 without commas and without leading or trailing whitespace"
+            )
         }
-    }
+    };
+    RunInvalid { %name } => warn run_invalid { name }
+        "system `{name}` has no run function: set one before registering it";
+    BudgetInvalid { %name, budget_raw } => warn budget_invalid { name, budget_raw } |f| write!(
+        f,
+        "system `{name}` has budget {} ms (raw {budget_raw}): give it a positive budget, \
+         e.g. `.budget_ms(1.0)`",
+        f64::from(*budget_raw) / 65536.0
+    );
+    DepSpecInvalid { %name, %spec, error }
+        => warn dep_spec_invalid { name, error = error.kind.name() }
+        |f| write!(
+            f,
+            "system `{name}` has a malformed depends_on spec \"{spec}\": {}",
+            error.display_quoting(error.token(spec.raw()).map(Text::name))
+        );
+    Duplicate { %name, existing } => warn duplicate { name, existing_system_id = existing.get() }
+        "system `{name}` is already registered (as {existing}): give each system a unique name";
+    IoUnregistered { %name, position } => warn io_unregistered { name }
+        "system `{name}` declares access {position} to a component that is not registered: \
+         register the component before the systems that use it";
+    IoDuplicate { %name, component } => warn io_duplicate { name, component_id = component.get() }
+        "system `{name}` declares component {component} twice: declare it once, as write if \
+         the system writes it at all";
+    IoTooMany { %name } => warn io_too_many { name }
+        "system `{name}` declares more than {MAX_IO} component accesses: split it into smaller \
+         systems";
+    BudgetExhausted { %name, systems } => warn budget_exhausted { name, systems }
+        "cannot register `{name}`: the registry already holds {systems} of at most \
+         {MAX_SYSTEMS} systems; merge small systems";
+}
 
+impl RegisterError {
     /// The contract's error code: `budget_exhausted` for a full registry,
     /// `invalid_argument` for everything else.
     pub const fn code(&self) -> &'static str {
         match self {
             RegisterError::BudgetExhausted { .. } => "budget_exhausted",
             _ => "invalid_argument",
-        }
-    }
-
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
-    }
-
-    /// Emits this failure's structured event with the contract's field keys.
-    pub fn emit(&self) {
-        macro_rules! warn {
-            ($name:literal, $($field:tt)*) => {
-                tracing::warn!(name: $name, target: "laige", $($field)*, "{}", self)
-            };
-        }
-        match *self {
-            RegisterError::NameInvalid { budget_raw, .. } => {
-                warn!("system/name_invalid", budget_raw)
-            }
-            RegisterError::RunInvalid { name } => warn!("system/run_invalid", name),
-            RegisterError::BudgetInvalid { name, budget_raw } => {
-                warn!("system/budget_invalid", name, budget_raw)
-            }
-            RegisterError::DepSpecInvalid { name, error, .. } => {
-                warn!("system/dep_spec_invalid", name, error = error.kind.name())
-            }
-            RegisterError::Duplicate { name, existing } => {
-                warn!(
-                    "system/duplicate",
-                    name,
-                    existing_system_id = existing.get()
-                )
-            }
-            RegisterError::IoUnregistered { name, .. } => warn!("system/io_unregistered", name),
-            RegisterError::IoDuplicate { name, component } => {
-                warn!("system/io_duplicate", name, component_id = component.get())
-            }
-            RegisterError::IoTooMany { name } => warn!("system/io_too_many", name),
-            RegisterError::BudgetExhausted { name, systems } => {
-                warn!("system/budget_exhausted", name, systems)
-            }
-        }
-    }
-}
-
-impl fmt::Display for RegisterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RegisterError::NameInvalid { name: "", .. } => {
-                write!(
-                    f,
-                    "a system has an empty name: give it a unique, non-empty name"
-                )
-            }
-            RegisterError::NameInvalid { name, .. } => write!(
-                f,
-                "system name `{name}` cannot be named in a depends_on spec: \
-                 use a name without commas and without leading or trailing whitespace"
-            ),
-            RegisterError::RunInvalid { name } => {
-                write!(
-                    f,
-                    "system `{name}` has no run function: set one before registering it"
-                )
-            }
-            RegisterError::BudgetInvalid { name, budget_raw } => write!(
-                f,
-                "system `{name}` has budget {} ms (raw {budget_raw}): \
-                 give it a positive budget, e.g. `.budget_ms(1.0)`",
-                f64::from(budget_raw) / 65536.0
-            ),
-            RegisterError::DepSpecInvalid { name, spec, error } => {
-                write!(
-                    f,
-                    "system `{name}` has a malformed depends_on spec {spec:?}: {}",
-                    error.display_with(spec)
-                )
-            }
-            RegisterError::Duplicate { name, existing } => write!(
-                f,
-                "system `{name}` is already registered (as {existing}): \
-                 give each system a unique name"
-            ),
-            RegisterError::IoUnregistered { name, position } => write!(
-                f,
-                "system `{name}` declares access {position} to a component that is not \
-                 registered: register the component before the systems that use it"
-            ),
-            RegisterError::IoDuplicate { name, component } => write!(
-                f,
-                "system `{name}` declares component {component} twice: declare it once, \
-                 as write if the system writes it at all"
-            ),
-            RegisterError::IoTooMany { name } => write!(
-                f,
-                "system `{name}` declares more than {MAX_IO} component accesses: \
-                 split it into smaller systems"
-            ),
-            RegisterError::BudgetExhausted { name, systems } => write!(
-                f,
-                "cannot register `{name}`: the registry already holds {systems} of at most \
-                 {MAX_SYSTEMS} systems; merge small systems"
-            ),
         }
     }
 }

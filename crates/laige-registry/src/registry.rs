@@ -27,7 +27,7 @@ impl std::fmt::Display for ComponentName {
         if self.name.is_empty() {
             write!(f, "component {}", self.id)
         } else {
-            write!(f, "`{}`", self.name)
+            write!(f, "`{}`", laige_diag::Text::name(self.name))
         }
     }
 }

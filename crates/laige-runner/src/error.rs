@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
-
 /// Why [`Runner::run`](crate::Runner::run) ran nothing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
@@ -17,92 +15,90 @@ pub enum RunError {
         /// Whether the schedule comes from a different registry altogether.
         foreign: bool,
     },
-    /// A hand-built schedule names an id that is 0, out of range, repeated, or leaves a
-    /// slot empty (reported as id 0).
+    /// A hand-built schedule names an id that is out of range or repeated, or leaves a slot
+    /// empty (reported as id 0).
     ScheduleInvalid {
         /// The 0-based slot of the first bad entry.
         slot: usize,
-        /// The id found there.
+        /// The id found there; 0 for an empty slot.
         id: u32,
+        /// Which of the three it is.
+        problem: SlotProblem,
     },
 }
 
-impl RunError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            RunError::ScheduleStale { .. } => "schedule_stale",
-            RunError::ScheduleInvalid { .. } => "schedule_invalid",
-        }
-    }
-
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
-    }
-
-    /// Emits the failure's structured event with the contract's field keys.
-    pub fn emit(&self) {
-        match *self {
-            RunError::ScheduleStale {
-                scheduled_systems,
-                current_systems,
-                ..
-            } => tracing::warn!(
-                name: "system/schedule_stale",
-                target: "laige",
-                scheduled_systems,
-                current_systems,
-                "{self}"
-            ),
-            RunError::ScheduleInvalid { slot, id } => tracing::warn!(
-                name: "system/schedule_invalid",
-                target: "laige",
-                slot,
-                id,
-                "{self}"
-            ),
-        }
-    }
+/// What is wrong with the first bad slot of a hand-built schedule.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SlotProblem {
+    /// The id is above the registry's highest id.
+    OutOfRange {
+        /// How many systems the registry has (its highest id).
+        systems: usize,
+    },
+    /// The id already stands in an earlier slot.
+    Repeated {
+        /// The earlier slot.
+        first_slot: usize,
+    },
+    /// The schedule lists fewer ids than the registry has systems, so this slot is empty.
+    Unfilled {
+        /// How many systems the registry has.
+        systems: usize,
+    },
 }
 
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RunError::ScheduleStale { foreign: true, .. } => write!(
+laige_diag::diagnostics! {
+    const RunError in System;
+    ScheduleStale { scheduled_systems, current_systems, foreign }
+        => warn schedule_stale { scheduled_systems, current_systems }
+        |f| if *foreign {
+            write!(
                 f,
                 "the schedule was computed from another registry: compute it from this one"
-            ),
-            RunError::ScheduleStale {
-                scheduled_systems,
-                current_systems,
-                ..
-            } => write!(
+            )
+        } else {
+            write!(
                 f,
                 "the schedule was computed for {}, but the registry has {} now: compute the \
                  schedule again after registering systems",
-                Systems(scheduled_systems),
-                Systems(current_systems)
-            ),
-            RunError::ScheduleInvalid { slot, id } => write!(
-                f,
-                "the schedule's slot {slot} holds system id {id}, which is 0, out of range or \
-                 repeated: use the scheduler's schedule, or list every id exactly once"
-            ),
-        }
-    }
+                Count(*scheduled_systems, "system"),
+                Count(*current_systems, "system")
+            )
+        };
+    ScheduleInvalid { slot, id, problem } => warn schedule_invalid { slot, id }
+        |f| {
+            match problem {
+                SlotProblem::OutOfRange { systems } => write!(
+                    f,
+                    "the schedule's slot {slot} holds system id {id}, which is out of range (the \
+                     registry has {})",
+                    Count(*systems, "system")
+                ),
+                SlotProblem::Repeated { first_slot } => write!(
+                    f,
+                    "the schedule's slot {slot} holds system id {id}, which is repeated (slot \
+                     {first_slot} holds it already)"
+                ),
+                SlotProblem::Unfilled { systems } => write!(
+                    f,
+                    "the schedule's slot {slot} is empty (it lists {} for {})",
+                    Count(*slot, "id"),
+                    Count(*systems, "system")
+                ),
+            }?;
+            write!(f, ": use the scheduler's schedule, or list every id exactly once")
+        };
 }
 
 impl std::error::Error for RunError {}
 
-/// "1 system", "2 systems".
-struct Systems(usize);
+/// "1 system", "2 systems": a count and its noun, plural unless the count is 1.
+struct Count(usize, &'static str);
 
-impl fmt::Display for Systems {
+impl fmt::Display for Count {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            1 => write!(f, "1 system"),
-            n => write!(f, "{n} systems"),
-        }
+        let Count(n, noun) = *self;
+        let plural = if n == 1 { "" } else { "s" };
+        write!(f, "{n} {noun}{plural}")
     }
 }

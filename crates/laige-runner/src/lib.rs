@@ -41,7 +41,7 @@ mod host;
 mod runner;
 mod timing;
 
-pub use error::RunError;
+pub use error::{RunError, SlotProblem};
 pub use host::Host;
 pub use runner::{Runner, RunnerOptions, check};
 pub use timing::{CRITICAL_MULTIPLIER, Timing, TimingStats, TimingTable, WINDOW_SAMPLES};

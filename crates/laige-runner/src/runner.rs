@@ -4,7 +4,7 @@ use laige_diag::TickClock;
 use laige_registry::{Registry, SystemId};
 use laige_scheduler::Schedule;
 
-use crate::{Host, RunError, Timing, TimingStats};
+use crate::{Host, RunError, SlotProblem, Timing, TimingStats};
 
 /// How a [`Runner`] behaves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -170,17 +170,28 @@ fn check_quiet<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<(), Run
     if schedule.is_verified() {
         return Ok(());
     }
-    let mut seen = [false; laige_registry::MAX_SYSTEMS];
+    let systems = registry.len();
+    let mut seen_at = [None; laige_registry::MAX_SYSTEMS];
     for (slot, id) in schedule.order().iter().enumerate() {
-        let fresh = id.index() < registry.len() && !std::mem::replace(&mut seen[id.index()], true);
-        if !fresh {
-            return Err(RunError::ScheduleInvalid { slot, id: id.get() });
-        }
+        let problem = if id.index() >= systems {
+            SlotProblem::OutOfRange { systems }
+        } else if let Some(first_slot) = seen_at[id.index()] {
+            SlotProblem::Repeated { first_slot }
+        } else {
+            seen_at[id.index()] = Some(slot);
+            continue;
+        };
+        return Err(RunError::ScheduleInvalid {
+            slot,
+            id: id.get(),
+            problem,
+        });
     }
-    if schedule.order().len() < registry.len() {
+    if schedule.order().len() < systems {
         return Err(RunError::ScheduleInvalid {
             slot: schedule.order().len(),
             id: 0,
+            problem: SlotProblem::Unfilled { systems },
         });
     }
     Ok(())

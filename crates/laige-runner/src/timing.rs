@@ -3,8 +3,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use laige_diag::{Diagnostics, EventKey, Severity, Subsystem};
+use laige_diag::Diagnostics;
 use laige_registry::{Budget, MAX_SYSTEMS, SystemId, SystemRecord};
+use laige_scheduler::SystemRef;
 
 /// Samples kept per system: about a second at 60 Hz.
 pub const WINDOW_SAMPLES: usize = 64;
@@ -102,8 +103,10 @@ impl Timing {
         record.warns += 1;
         record.errors += u64::from(critical);
         let breach = Breach {
-            system: system.name(),
-            id: system.id(),
+            system: SystemRef {
+                id: system.id(),
+                name: system.name(),
+            },
             measured_ms: nanos as f64 / 1e6,
             budget_ms: system.budget().as_millis_f64(),
             window: record.samples(),
@@ -111,9 +114,11 @@ impl Timing {
         // One clock reading and one lock for both events; the p99 is only computed for an
         // event the rate limiter lets out.
         diag.batch(|batch| {
-            batch.report(Breach::OVERRUN, || breach.emit_overrun());
+            let overrun = BudgetEvent::Overrun(breach);
+            batch.report(overrun.key(), || overrun.emit());
             if critical {
-                batch.report(Breach::CRITICAL, || breach.emit_critical());
+                let critical = BudgetEvent::Critical(breach);
+                batch.report(critical.key(), || critical.emit());
             }
         });
     }
@@ -165,10 +170,10 @@ fn percentile(samples: &[u64], p: usize) -> u64 {
     sorted[rank - 1]
 }
 
-/// The fields of a budget event; `p99_ms` and `window_samples` come from `window`.
+/// What a budget event reports; `p99_ms` and `window_samples` come from `window`.
+#[derive(Clone, Copy)]
 struct Breach<'a> {
-    system: &'static str,
-    id: SystemId,
+    system: SystemRef,
     measured_ms: f64,
     budget_ms: f64,
     /// The window, this run included.
@@ -176,64 +181,42 @@ struct Breach<'a> {
 }
 
 impl Breach<'_> {
-    const OVERRUN: EventKey = EventKey::new(Subsystem::System, "budget_overrun", Severity::Warn);
-    const CRITICAL: EventKey = EventKey::new(Subsystem::System, "budget_critical", Severity::Error);
-
-    fn emit_overrun(&self) {
-        let (system, measured, budget) = (self.system, self.measured_ms, self.budget_ms);
-        self.emit(
-            Severity::Warn,
-            format_args!(
-                "budget_overrun | system `{system}` ran {measured} ms | its budget is {budget} ms \
-                 | optimise it, split it, or raise its budget | docs/api/system_timing.md"
-            ),
-        );
+    /// The window's p99; computed only for an event the rate limiter lets out.
+    fn p99_ms(&self) -> f64 {
+        percentile(self.window, 99) as f64 / 1e6
     }
+}
 
-    fn emit_critical(&self) {
-        let (system, measured, budget) = (self.system, self.measured_ms, self.budget_ms);
-        self.emit(
-            Severity::Error,
-            format_args!(
-                "budget_critical | system `{system}` ran {measured} ms | that is at least \
-                 {CRITICAL_MULTIPLIER}x its budget of {budget} ms | profile it before it eats \
-                 the frame | docs/api/system_timing.md"
-            ),
-        );
-    }
+/// A budget event: a run over budget, or at least [`CRITICAL_MULTIPLIER`] times over. The
+/// messages follow the contract's five-field grammar, whose first field is the event name.
+#[derive(Clone, Copy)]
+enum BudgetEvent<'a> {
+    Overrun(Breach<'a>),
+    Critical(Breach<'a>),
+}
 
-    /// One event with the contract's fields: Warn is `budget_overrun`, Error `budget_critical`.
-    fn emit(&self, severity: Severity, message: fmt::Arguments<'_>) {
-        let Breach {
-            system,
-            id,
-            measured_ms,
-            budget_ms,
-            window,
-        } = *self;
-        let id = id.get();
-        let p99_ms = percentile(window, 99) as f64 / 1e6;
-        let window_samples = window.len();
-        macro_rules! event {
-            ($level:ident, $name:literal) => {
-                tracing::$level!(
-                    name: $name,
-                    target: "laige",
-                    system,
-                    id,
-                    measured_ms,
-                    budget_ms,
-                    p99_ms,
-                    window_samples,
-                    "{message}"
-                )
-            };
-        }
-        match severity {
-            Severity::Warn => event!(warn, "system/budget_overrun"),
-            Severity::Error => event!(error, "system/budget_critical"),
-        }
+laige_diag::diagnostics! {
+    BudgetEvent<'a> in System;
+    Overrun(it) => warn budget_overrun {
+        system = it.system.name, id = it.system.id.get(), measured_ms = it.measured_ms,
+        budget_ms = it.budget_ms, p99_ms = it.p99_ms(), window_samples = it.window.len(),
     }
+    |f| write!(
+        f,
+        "budget_overrun | system {} ran {} ms | its budget is {} ms | optimise it, split it, or \
+         raise its budget | docs/api/system_timing.md",
+        it.system, it.measured_ms, it.budget_ms
+    );
+    Critical(it) => error budget_critical {
+        system = it.system.name, id = it.system.id.get(), measured_ms = it.measured_ms,
+        budget_ms = it.budget_ms, p99_ms = it.p99_ms(), window_samples = it.window.len(),
+    }
+    |f| write!(
+        f,
+        "budget_critical | system {} ran {} ms | that is at least {CRITICAL_MULTIPLIER}x its \
+         budget of {} ms | profile it before it eats the frame | docs/api/system_timing.md",
+        it.system, it.measured_ms, it.budget_ms
+    );
 }
 
 #[cfg(test)]

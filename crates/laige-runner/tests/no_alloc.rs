@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use laige_diag::{Diagnostics, ManualClock};
 use laige_registry::{Budget, ComponentId, Registry, SystemDef, SystemId, system};
-use laige_runner::{RunError, Runner};
+use laige_runner::{RunError, Runner, SlotProblem};
 use laige_scheduler::{Schedule, ScheduleError};
 use laige_testkit::{CountingAlloc, count_allocations};
 
@@ -229,7 +229,14 @@ fn failures_allocate_nothing() {
             ),
             matches!(cyc, ScheduleError::DependencyCycle(c) if c.len() == 2),
             matches!(st, RunError::ScheduleStale { .. }),
-            matches!(inv, RunError::ScheduleInvalid { slot: 1, id: 1 }),
+            matches!(
+                inv,
+                RunError::ScheduleInvalid {
+                    slot: 1,
+                    id: 1,
+                    problem: SlotProblem::Repeated { first_slot: 0 }
+                }
+            ),
         ]
     };
     assert_eq!(attempt(&mut runner, &mut world), [true; 5], "warm-up");

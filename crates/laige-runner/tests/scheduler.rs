@@ -17,6 +17,7 @@ use laige_diag::{Diagnostics, ManualClock};
 use laige_registry::{
     Budget, ComponentId, ComponentName, RegisterError, Registry, SystemDef, SystemId, system,
 };
+use laige_runner::SlotProblem::{self, OutOfRange, Repeated, Unfilled};
 use laige_runner::{RunError, Runner, check};
 use laige_scheduler::{ReadBeforeWrite, Schedule, ScheduleError, SystemRef};
 use laige_testkit::{Event, capture, render_with_messages};
@@ -641,7 +642,7 @@ fn dependency_cycle_rejected(
     );
     let (result, events) = capture(|| plan(&registry));
     let err = result.unwrap_err();
-    let ScheduleError::DependencyCycle(cycle) = err else {
+    let ScheduleError::DependencyCycle(cycle) = &err else {
         panic!("expected a dependency cycle, got {err:?}");
     };
     assert_eq!(err.code(), "invalid_argument");
@@ -828,17 +829,19 @@ fn schedule_from_another_registry_is_stale() {
 
 /// 23 `InvalidScheduleRejected`: every slot is checked before anything runs. An entry of
 /// 0 cannot be built (`SystemId` has no 0); an unfilled slot is reported as id 0 instead.
+/// The error says which of the three is wrong (two systems are registered).
 #[rstest]
-#[case::repeated("schedule_invalid_repeated", &[1, 1], 1, 1)]
-#[case::out_of_range("schedule_invalid_out_of_range", &[1, 5], 1, 5)]
-#[case::out_of_range_first("schedule_invalid_first_slot", &[3, 1], 0, 3)]
-#[case::unfilled("schedule_invalid_unfilled", &[2], 1, 0)]
-#[case::too_long("schedule_invalid_too_long", &[2, 1, 2], 2, 2)]
+#[case::repeated("schedule_invalid_repeated", &[1, 1], 1, 1, Repeated { first_slot: 0 })]
+#[case::out_of_range("schedule_invalid_out_of_range", &[1, 5], 1, 5, OutOfRange { systems: 2 })]
+#[case::out_of_range_first("schedule_invalid_first_slot", &[3, 1], 0, 3, OutOfRange { systems: 2 })]
+#[case::unfilled("schedule_invalid_unfilled", &[2], 1, 0, Unfilled { systems: 2 })]
+#[case::too_long("schedule_invalid_too_long", &[2, 1, 2], 2, 2, Repeated { first_slot: 0 })]
 fn invalid_schedule_rejected(
     #[case] label: &str,
     #[case] entries: &[u32],
     #[case] slot: usize,
     #[case] id: u32,
+    #[case] problem: SlotProblem,
 ) {
     let mut registry = registry(0);
     register_all(&mut registry, [sch_noop_def(), sch_dep_on_noop_def()]);
@@ -848,7 +851,7 @@ fn invalid_schedule_rejected(
     let mut world = TestWorld::new(1);
     let ((result, ran), events) = capture(|| tick(&hand_built, &registry, &mut world));
     let err = result.unwrap_err();
-    assert_eq!(err, RunError::ScheduleInvalid { slot, id });
+    assert_eq!(err, RunError::ScheduleInvalid { slot, id, problem });
     assert!(ran.is_empty() && world.log.is_empty(), "nothing ran");
     let (slot, id) = (slot.to_string(), id.to_string());
     assert_one_event(&events, "schedule_invalid", &[("id", &id), ("slot", &slot)]);

@@ -20,7 +20,7 @@ pub use error::{CycleStep, DeclError, EdgeCause};
 
 use crate::SystemRef;
 use crate::sort::system_ref;
-pub use layout::{DagDecl, Layout};
+pub use layout::{DagDecl, Layout, Phases};
 
 use laige_registry::Registry;
 

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
+use arrayvec::ArrayVec;
+use laige_diag::{EventKey, Rendered, Text};
 use laige_registry::{ComponentName, MAX_SYSTEMS, SystemId};
 
 /// A system as reports name it: id and registration name.
@@ -14,48 +15,53 @@ pub struct SystemRef {
     pub name: &'static str,
 }
 
+impl SystemRef {
+    /// The name as messages show it: escaped and bounded ([`Text`]), without backticks.
+    pub fn escaped_name(&self) -> Text<&'static str> {
+        Text::name(self.name)
+    }
+}
+
 impl fmt::Display for SystemRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.name)
+        write!(f, "`{}`", self.escaped_name())
     }
 }
 
 /// One concrete dependency cycle: `systems[0]` depends on `systems[1]`, ..., and the last
 /// one depends on `systems[0]`. That last declaration closes the cycle.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// Held inline (a cycle has at most [`MAX_SYSTEMS`] systems), so reporting one allocates
+/// nothing.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Cycle {
-    systems: [Option<SystemRef>; MAX_SYSTEMS],
-    len: usize,
+    systems: ArrayVec<SystemRef, MAX_SYSTEMS>,
 }
 
 impl Cycle {
     pub(crate) const fn new() -> Self {
         Self {
-            systems: [None; MAX_SYSTEMS],
-            len: 0,
+            systems: ArrayVec::new_const(),
         }
     }
 
     pub(crate) fn push(&mut self, system: SystemRef) {
-        self.systems[self.len] = Some(system);
-        self.len += 1;
+        self.systems.push(system);
     }
 
     /// The systems on the cycle, in walk order.
     pub fn systems(&self) -> impl ExactSizeIterator<Item = SystemRef> + '_ {
-        self.systems[..self.len]
-            .iter()
-            .map(|it| it.expect("cycle entries are set"))
+        self.systems.iter().copied()
     }
 
     /// How many systems are on the cycle (1 for a self-dependency).
     pub fn len(&self) -> usize {
-        self.len
+        self.systems.len()
     }
 
     /// Always false: a cycle has at least one system.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.systems.is_empty()
     }
 
     /// The declaration that closes the cycle: `(dependent, dependency)`, meaning
@@ -98,7 +104,7 @@ impl fmt::Display for CycleNames<'_> {
 
 /// Why a registry cannot be scheduled. Checks run in order and the first failure wins:
 /// `needs_layout`, `dep_missing`, `dependency_cycle`, `double_writer`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 // The cycle is stored inline (about 6 KiB) so that scheduling never allocates, not even
 // to report a failure; it is returned once, at setup.
@@ -137,131 +143,63 @@ pub enum ScheduleError {
     },
 }
 
-impl ScheduleError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            ScheduleError::NeedsLayout { .. } => "needs_layout",
-            ScheduleError::DepMissing { .. } => "dep_missing",
-            ScheduleError::DependencyCycle(_) => "dependency_cycle",
-            ScheduleError::DoubleWriter { .. } => "double_writer",
+laige_diag::diagnostics! {
+    const ScheduleError in System;
+    NeedsLayout { system, %feature } => warn needs_layout { system = system.name, feature }
+        "{system} declares `{feature}`, which only the declarative scheduler honours: set a \
+         layout (`World::set_layout`, `schedule_declared`), or use depends_on";
+    DepMissing { system, %missing_dep, position, %suggestion }
+        => warn dep_missing { system = system.name, missing_dep, position }
+        |f| {
+            write!(
+                f,
+                "{system} depends on `{missing_dep}` (entry {position} of its depends_on), but \
+                 no system has that name"
+            )?;
+            match suggestion {
+                Some(name) => write!(f, ": did you mean `{name}`?"),
+                None => write!(f, ": register it, or remove it from {system}'s depends_on"),
+            }
+        };
+    DependencyCycle(cycle) => warn dependency_cycle { cycle = Rendered(cycle.names()) }
+        |f| {
+            let (dependent, dependency) = cycle.closing_edge();
+            if cycle.len() == 1 {
+                return write!(
+                    f,
+                    "{dependent} depends on itself: remove `{}` from its depends_on",
+                    dependent.escaped_name()
+                );
+            }
+            write!(f, "dependency cycle: ")?;
+            for (i, system) in cycle.systems().enumerate() {
+                if i > 0 {
+                    write!(f, " depends on ")?;
+                }
+                write!(f, "{system}")?;
+            }
+            write!(
+                f,
+                " depends on {dependency}; break it by removing `{}` from {dependent}'s \
+                 depends_on (or another edge of the cycle)",
+                dependency.escaped_name()
+            )
+        };
+    DoubleWriter { component, first_writer, second_writer }
+        => warn double_writer {
+            component_id = component.id.get(),
+            first_writer = first_writer.name,
+            second_writer = second_writer.name,
         }
-    }
+        "{first_writer} and {second_writer} both declare a write of {component}: one writer per \
+         component; merge the two writes into one system or have one of them write a different \
+         component";
+}
 
+impl ScheduleError {
     /// The contract's error code; every scheduling failure is `invalid_argument`.
     pub const fn code(&self) -> &'static str {
         "invalid_argument"
-    }
-
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
-    }
-
-    /// Emits this failure's structured event with the contract's field keys.
-    pub fn emit(&self) {
-        match self {
-            ScheduleError::NeedsLayout { system, feature } => tracing::warn!(
-                name: "system/needs_layout",
-                target: "laige",
-                system = system.name,
-                feature,
-                "{self}"
-            ),
-            ScheduleError::DepMissing {
-                system,
-                missing_dep,
-                position,
-                ..
-            } => tracing::warn!(
-                name: "system/dep_missing",
-                target: "laige",
-                system = system.name,
-                missing_dep,
-                position,
-                "{self}"
-            ),
-            ScheduleError::DependencyCycle(cycle) => tracing::warn!(
-                name: "system/dependency_cycle",
-                target: "laige",
-                cycle = %cycle.names(),
-                "{self}"
-            ),
-            ScheduleError::DoubleWriter {
-                component,
-                first_writer,
-                second_writer,
-            } => {
-                tracing::warn!(
-                    name: "system/double_writer",
-                    target: "laige",
-                    component_id = component.id.get(),
-                    first_writer = first_writer.name,
-                    second_writer = second_writer.name,
-                    "{self}"
-                )
-            }
-        }
-    }
-}
-
-impl fmt::Display for ScheduleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScheduleError::NeedsLayout { system, feature } => write!(
-                f,
-                "{system} declares `{feature}`, which only the declarative scheduler honours: \
-                 set a layout (`World::set_layout`, `schedule_declared`), or use depends_on"
-            ),
-            ScheduleError::DepMissing {
-                system,
-                missing_dep,
-                position,
-                suggestion,
-            } => {
-                write!(
-                    f,
-                    "{system} depends on `{missing_dep}` (entry {position} of its depends_on), \
-                     but no system has that name"
-                )?;
-                match suggestion {
-                    Some(name) => write!(f, ": did you mean `{name}`?"),
-                    None => write!(f, ": register it, or remove it from {system}'s depends_on"),
-                }
-            }
-            ScheduleError::DependencyCycle(cycle) => {
-                let (dependent, dependency) = cycle.closing_edge();
-                if cycle.len() == 1 {
-                    return write!(
-                        f,
-                        "{dependent} depends on itself: remove `{}` from its depends_on",
-                        dependent.name
-                    );
-                }
-                write!(f, "dependency cycle: ")?;
-                for (i, system) in cycle.systems().enumerate() {
-                    if i > 0 {
-                        write!(f, " depends on ")?;
-                    }
-                    write!(f, "{system}")?;
-                }
-                write!(
-                    f,
-                    " depends on {dependency}; break it by removing `{}` from {dependent}'s \
-                     depends_on (or another edge of the cycle)",
-                    dependency.name
-                )
-            }
-            ScheduleError::DoubleWriter {
-                component,
-                first_writer,
-                second_writer,
-            } => write!(
-                f,
-                "{first_writer} and {second_writer} both declare a write of {component}: one writer per component; merge the two writes into one system \
-                 or have one of them write a different component"
-            ),
-        }
     }
 }
 
@@ -279,36 +217,23 @@ pub struct ReadBeforeWrite {
     pub component: ComponentName,
 }
 
-impl ReadBeforeWrite {
-    /// The warning's rate-limit key.
-    pub const KEY: EventKey = EventKey::new(Subsystem::System, "read_before_write", Severity::Warn);
-
-    /// Emits the warning's structured event.
-    pub fn emit(&self) {
-        tracing::warn!(
-            name: "system/read_before_write",
-            target: "laige",
-            reader = self.reader.name,
-            writer = self.writer.name,
-            component_id = self.component.id.get(),
-            "{self}"
+laige_diag::diagnostics! {
+    const ReadBeforeWrite in System;
+    { reader, writer, component }
+        => warn read_before_write {
+            reader = reader.name,
+            writer = writer.name,
+            component_id = component.id.get(),
+        }
+        |f| write!(
+            f,
+            "{reader} reads {component} before {writer} writes it, so it sees the previous \
+             tick's value: if it should see this tick's, add `{}` to {reader}'s depends_on",
+            writer.escaped_name()
         );
-    }
 }
 
-impl fmt::Display for ReadBeforeWrite {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ReadBeforeWrite {
-            reader,
-            writer,
-            component,
-        } = self;
-        write!(
-            f,
-            "{reader} reads {component} before {writer} writes it, so it sees the \
-             previous tick's value: if it should see this tick's, add `{}` to {reader}'s \
-             depends_on",
-            writer.name
-        )
-    }
+impl ReadBeforeWrite {
+    /// The warning's rate-limit key.
+    pub const KEY: EventKey = Self::EVENTS[0];
 }

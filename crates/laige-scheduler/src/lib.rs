@@ -59,7 +59,7 @@ mod table;
 mod validate;
 
 pub use declarative::{
-    CycleStep, DagDecl, DeclError, DeclaredEdge, EdgeCause, Layout, explain_declared,
+    CycleStep, DagDecl, DeclError, DeclaredEdge, EdgeCause, Layout, Phases, explain_declared,
     schedule_declared,
 };
 pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};

@@ -1,5 +1,6 @@
 //! The computed execution order: what the runner executes every tick.
 
+use arrayvec::ArrayVec;
 use laige_registry::{Fnv1a64, MAX_SYSTEMS, SystemId, SystemSet};
 
 use crate::ReadBeforeWrite;
@@ -28,7 +29,7 @@ pub struct Schedule {
     system_count: usize,
     registry: Option<u64>,
     verified: bool,
-    warnings: [Option<ReadBeforeWrite>; MAX_KEPT_WARNINGS],
+    warnings: ArrayVec<ReadBeforeWrite, MAX_KEPT_WARNINGS>,
     warning_count: usize,
     stamp: u64,
 }
@@ -54,7 +55,7 @@ impl Schedule {
             system_count,
             registry: Some(registry),
             verified: true,
-            warnings: [None; MAX_KEPT_WARNINGS],
+            warnings: ArrayVec::new_const(),
             warning_count: 0,
             stamp: next_stamp(),
         }
@@ -113,9 +114,8 @@ impl Schedule {
     }
 
     pub(crate) fn warn(&mut self, warning: ReadBeforeWrite) {
-        if let Some(slot) = self.warnings.get_mut(self.warning_count) {
-            *slot = Some(warning);
-        }
+        // Past the kept ones a warning is only counted.
+        let _ = self.warnings.try_push(warning);
         self.warning_count += 1;
     }
 
@@ -152,10 +152,7 @@ impl Schedule {
 
     /// The `read_before_write` warnings, in emission order (at most [`MAX_KEPT_WARNINGS`]).
     pub fn warnings(&self) -> impl ExactSizeIterator<Item = &ReadBeforeWrite> + '_ {
-        let kept = self.warning_count.min(MAX_KEPT_WARNINGS);
-        self.warnings[..kept]
-            .iter()
-            .map(|it| it.as_ref().expect("kept warnings are set"))
+        self.warnings.iter()
     }
 
     /// How many warnings scheduling raised, including any past [`MAX_KEPT_WARNINGS`].

@@ -3,6 +3,7 @@
 use std::any::type_name;
 use std::mem::ManuallyDrop;
 
+use arrayvec::ArrayVec;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::WorldError;
@@ -13,21 +14,22 @@ pub const MAX_BUNDLE: usize = 8;
 
 /// The resolved ids of a bundle's components, in tuple order.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BundleIds {
-    pub(crate) ids: [Option<ComponentId>; MAX_BUNDLE],
+    pub(crate) ids: ArrayVec<ComponentId, MAX_BUNDLE>,
     pub(crate) set: ComponentSet,
 }
 
 impl BundleIds {
     fn new() -> Self {
         Self {
-            ids: [None; MAX_BUNDLE],
+            ids: ArrayVec::new(),
             set: ComponentSet::EMPTY,
         }
     }
 
-    fn push<T: 'static>(&mut self, at: usize, components: &Components) -> Result<(), WorldError> {
+    /// Appends `T`'s id; the tuple impls push their types in order, at most [`MAX_BUNDLE`].
+    fn push<T: 'static>(&mut self, components: &Components) -> Result<(), WorldError> {
         let component = type_name::<T>();
         let id = components
             .id_of::<T>()
@@ -35,7 +37,7 @@ impl BundleIds {
         if !self.set.insert(id) {
             return Err(WorldError::BundleDuplicate { component });
         }
-        self.ids[at] = Some(id);
+        self.ids.push(id);
         Ok(())
     }
 }
@@ -69,7 +71,7 @@ macro_rules! tuple_bundle {
             #[allow(unused_variables, unused_mut)]
             fn resolve(components: &Components) -> Result<BundleIds, WorldError> {
                 let mut ids = BundleIds::new();
-                $(ids.push::<$name>($idx, components)?;)*
+                $(ids.push::<$name>(components)?;)*
                 Ok(ids)
             }
 
@@ -78,7 +80,7 @@ macro_rules! tuple_bundle {
                 let ($($name,)*) = self;
                 $(
                     let mut $name = ManuallyDrop::new($name);
-                    if let Some(id) = ids.ids[$idx] {
+                    if let Some(&id) = ids.ids.get($idx) {
                         put(id, (&mut *$name as *mut $name).cast::<u8>());
                     }
                 )*

@@ -3,7 +3,6 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
 use laige_registry::{Access, ComponentId, MAX_COMPONENTS, SystemId};
 
 use crate::Entity;
@@ -103,171 +102,73 @@ pub enum WorldError {
     },
 }
 
-impl WorldError {
-    /// The event name, without the `ecs/` prefix.
-    pub fn event(&self) -> &'static str {
-        match self {
-            WorldError::StaleEntity { op: "despawn", .. } => "stale_entity_destroy",
-            WorldError::StaleEntity { .. } => "stale_entity_access",
-            WorldError::UnregisteredComponent { .. } => "component_unregistered",
-            WorldError::MissingComponent { .. } => "component_missing",
-            WorldError::ComponentDuplicate { .. } => "component_duplicate",
-            WorldError::ComponentLimit { .. } => "component_budget",
-            WorldError::BundleDuplicate { .. } => "bundle_duplicate",
-            WorldError::EntityLimit { .. } => "entity_limit",
-            WorldError::UnknownSystem { .. } => "system_unknown",
-            WorldError::InvalidPending { .. } => "pending_entity_invalid",
-            WorldError::ForeignCommandBuffer => "command_buffer_foreign",
-            WorldError::ResourceAsComponent { .. } => "resource_as_component",
-            WorldError::ComponentAsResource { .. } => "component_as_resource",
-            WorldError::NoResource { .. } => "resource_missing",
-            WorldError::NotVersioned { .. } => "snapshot_unversioned",
+laige_diag::diagnostics! {
+    WorldError in Ecs;
+    StaleEntity { entity, op: "despawn" }
+        => warn stale_entity_destroy {
+            entity_id = entity.index(),
+            generation = entity.generation(),
         }
-    }
-
-    /// The rate-limit key of this failure's event.
-    pub fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::Ecs, self.event(), Severity::Warn)
-    }
-
-    /// Emits this failure's structured event with the contract's field keys.
-    pub fn emit(&self) {
-        macro_rules! warn {
-            ($name:literal $(, $($field:tt)*)?) => {
-                tracing::warn!(name: $name, target: "laige", $($($field)*,)? "{}", self)
-            };
+        |f| write_stale(f, "despawn", entity);
+    StaleEntity { entity, %op }
+        => warn stale_entity_access {
+            entity_id = entity.index(),
+            generation = entity.generation(),
+            op,
         }
-        match *self {
-            WorldError::StaleEntity {
-                entity,
-                op: "despawn",
-            } => warn!(
-                "ecs/stale_entity_destroy",
-                entity_id = entity.index(),
-                generation = entity.generation()
-            ),
-            WorldError::StaleEntity { entity, op } => warn!(
-                "ecs/stale_entity_access",
-                entity_id = entity.index(),
-                generation = entity.generation(),
-                op
-            ),
-            WorldError::UnregisteredComponent { component } => {
-                warn!("ecs/component_unregistered", component)
-            }
-            WorldError::MissingComponent { entity, component } => warn!(
-                "ecs/component_missing",
-                entity_id = entity.index(),
-                generation = entity.generation(),
-                component
-            ),
-            WorldError::ComponentDuplicate {
-                id,
-                size,
-                alignment,
-                ..
-            } => {
-                warn!(
-                    "ecs/component_duplicate",
-                    component_id = id.get(),
-                    size,
-                    alignment
-                )
-            }
-            WorldError::ComponentLimit { component } => warn!("ecs/component_budget", component),
-            WorldError::BundleDuplicate { component } => warn!("ecs/bundle_duplicate", component),
-            WorldError::EntityLimit { max_entities } => warn!("ecs/entity_limit", max_entities),
-            WorldError::UnknownSystem { id, systems } => warn!("ecs/system_unknown", id, systems),
-            WorldError::InvalidPending { index } => warn!("ecs/pending_entity_invalid", index),
-            WorldError::ForeignCommandBuffer => warn!("ecs/command_buffer_foreign"),
-            WorldError::ResourceAsComponent { component } => {
-                warn!("ecs/resource_as_component", component)
-            }
-            WorldError::ComponentAsResource { component } => {
-                warn!("ecs/component_as_resource", component)
-            }
-            WorldError::NoResource { component } => warn!("ecs/resource_missing", component),
-            WorldError::NotVersioned { component } => {
-                warn!("ecs/snapshot_unversioned", component)
-            }
+        |f| write_stale(f, op, entity);
+    UnregisteredComponent { %component } => warn component_unregistered { component }
+        "component type `{component}` is not registered: call \
+         `world.register_component::<{component}>()` during setup";
+    MissingComponent { entity, %component }
+        => warn component_missing {
+            entity_id = entity.index(),
+            generation = entity.generation(),
+            component,
         }
-    }
+        "entity {entity} has no `{component}`: insert it first, or use `has` to check";
+    ComponentDuplicate { %component, id, size, alignment }
+        => warn component_duplicate { component_id = id.get(), size, alignment }
+        "component type `{component}` is already registered (id {id}): register each type once";
+    ComponentLimit { %component } => warn component_budget { component }
+        "cannot register `{component}`: the world already has {MAX_COMPONENTS} component \
+         types; merge small components";
+    BundleDuplicate { %component } => warn bundle_duplicate { component }
+        "a bundle lists `{component}` twice: list each component type once";
+    EntityLimit { max_entities } => warn entity_limit { max_entities }
+        "cannot spawn: the world holds its maximum of {max_entities} entities; despawn some or \
+         raise `WorldOptions::max_entities`";
+    UnknownSystem { id, systems } => warn system_unknown { id, systems }
+        "no system has id {id} (registered ids are 1..={systems}): use an id returned by \
+         `register_system`";
+    InvalidPending { index } => warn pending_entity_invalid { index }
+        "pending entity #{index} belongs to another command buffer or an earlier tick: use a \
+         placeholder only in the buffer, and the tick, whose `spawn` returned it";
+    ForeignCommandBuffer => warn command_buffer_foreign {}
+        "the command buffer was filled for another world: apply a buffer only to the world \
+         that filled it";
+    ResourceAsComponent { %component } => warn resource_as_component { component }
+        "`{component}` is a resource (a singleton in the world), not a component: it cannot be \
+         on entities or in queries; use `world.resource::<{component}>()` or \
+         `ctx.resource::<{component}>()`";
+    ComponentAsResource { %component } => warn component_as_resource { component }
+        "`{component}` is registered as a component, so it cannot also be a resource: use a \
+         distinct type (a newtype) for the resource";
+    NoResource { %component } => warn resource_missing { component }
+        "the world holds no resource `{component}`: insert it with `world.insert_resource(..)` \
+         first";
+    NotVersioned { %component } => warn snapshot_unversioned { component }
+        "`{component}` keeps no snapshot (no previous-tick value): register it with \
+         `world.register_versioned_component::<{component}>()`";
 }
 
-impl fmt::Display for WorldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            WorldError::StaleEntity { entity, op } => write!(
-                f,
-                "{op}: entity {entity} is stale (despawned, or not from this world): \
-                 drop handles of despawned entities, or check `is_alive` first"
-            ),
-            WorldError::UnregisteredComponent { component } => write!(
-                f,
-                "component type `{component}` is not registered: call \
-                 `world.register_component::<{component}>()` during setup"
-            ),
-            WorldError::MissingComponent { entity, component } => write!(
-                f,
-                "entity {entity} has no `{component}`: insert it first, or use `has` to check"
-            ),
-            WorldError::ComponentDuplicate { component, id, .. } => write!(
-                f,
-                "component type `{component}` is already registered (id {id}): register each \
-                 type once"
-            ),
-            WorldError::ComponentLimit { component } => write!(
-                f,
-                "cannot register `{component}`: the world already has {MAX_COMPONENTS} component \
-                 types; merge small components"
-            ),
-            WorldError::BundleDuplicate { component } => write!(
-                f,
-                "a bundle lists `{component}` twice: list each component type once"
-            ),
-            WorldError::EntityLimit { max_entities } => write!(
-                f,
-                "cannot spawn: the world holds its maximum of {max_entities} entities; despawn \
-                 some or raise `WorldOptions::max_entities`"
-            ),
-            WorldError::UnknownSystem { id, systems } => write!(
-                f,
-                "no system has id {id} (registered ids are 1..={systems}): use an id returned \
-                 by `register_system`"
-            ),
-            WorldError::InvalidPending { index } => write!(
-                f,
-                "pending entity #{index} belongs to another command buffer or an earlier tick: \
-                 use a placeholder only in the buffer, and the tick, whose `spawn` returned it"
-            ),
-            WorldError::ForeignCommandBuffer => write!(
-                f,
-                "the command buffer was filled for another world: apply a buffer only to the \
-                 world that filled it"
-            ),
-            WorldError::ResourceAsComponent { component } => write!(
-                f,
-                "`{component}` is a resource (a singleton in the world), not a component: it \
-                 cannot be on entities or in queries; use `world.resource::<{component}>()` or \
-                 `ctx.resource::<{component}>()`"
-            ),
-            WorldError::ComponentAsResource { component } => write!(
-                f,
-                "`{component}` is registered as a component, so it cannot also be a resource: \
-                 use a distinct type (a newtype) for the resource"
-            ),
-            WorldError::NoResource { component } => write!(
-                f,
-                "the world holds no resource `{component}`: insert it with \
-                 `world.insert_resource(..)` first"
-            ),
-            WorldError::NotVersioned { component } => write!(
-                f,
-                "`{component}` keeps no snapshot (no previous-tick value): register it with \
-                 `world.register_versioned_component::<{component}>()`"
-            ),
-        }
-    }
+/// The message of a stale handle, for both of its events.
+fn write_stale(f: &mut fmt::Formatter<'_>, op: impl fmt::Display, entity: &Entity) -> fmt::Result {
+    write!(
+        f,
+        "{op}: entity {entity} is stale (despawned, or not from this world): drop handles of \
+         despawned entities, or check `is_alive` first"
+    )
 }
 
 impl std::error::Error for WorldError {}
@@ -341,95 +242,118 @@ pub enum QueryError {
     },
 }
 
-impl QueryError {
-    /// The event name, without the `ecs/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            QueryError::Undeclared { .. } => "access_violation",
-            QueryError::Aliased { .. } => "query_aliased",
-            QueryError::NoResource { .. } => "resource_missing",
-            QueryError::NotVersioned { .. } => "snapshot_unversioned",
-            QueryError::ResourceInQuery { .. } => "query_resource",
-            QueryError::Unmatched { .. } => "query_unmatched",
+laige_diag::diagnostics! {
+    const QueryError in Ecs;
+    Undeclared { %system, system_id, %component, access, declared }
+        => warn access_violation {
+            system,
+            system_id = system_id.get(),
+            component,
+            access = access_name(*access),
         }
-    }
+        |f| {
+            let verb = if *access == Access::Write {
+                "writes"
+            } else {
+                "reads"
+            };
+            match *declared {
+                _ if *access == Access::ReadSnapshot => match *declared {
+                    Some(other) => write!(
+                        f,
+                        "system `{system}` reads the snapshot of `{component}` (its value at the \
+                         end of the previous tick) but declared `.{}::<{component}>()`: snapshot \
+                         reads need `.reads_snapshot::<{component}>()` instead (a component is \
+                         declared once per system)",
+                        declaration(other)
+                    ),
+                    None => write!(
+                        f,
+                        "system `{system}` reads the snapshot of `{component}` without declaring \
+                         it: add `.reads_snapshot::<{component}>()` to its registration"
+                    ),
+                },
+                Some(Access::Read | Access::ReadFresh) if *access == Access::Write => write!(
+                    f,
+                    "system `{system}` writes `{component}` but declared it read-only: declare \
+                     `.writes::<{component}>()` instead of `.reads::<{component}>()`"
+                ),
+                Some(Access::ReadSnapshot) => write!(
+                    f,
+                    "system `{system}` {verb} the live `{component}` but declared a snapshot read \
+                     (the previous tick's value), which live access cannot serve: use the \
+                     snapshot API (`ctx.snapshot::<{component}>(entity)`, \
+                     `ctx.each_snapshot::<{component}>(..)` or a `Snapshot<&{component}>` query \
+                     element), or declare `.{verb}::<{component}>()` instead"
+                ),
+                _ => write!(
+                    f,
+                    "system `{system}` {verb} `{component}` without declaring it: add \
+                     `.{verb}::<{component}>()` to its registration"
+                ),
+            }
+        };
+    Aliased { %system, %component }
+        => warn query_aliased { system = system.unwrap_or(""), component }
+        |f| {
+            write_system_prefix(f, system)?;
+            write!(
+                f,
+                "the query names `{component}` twice with a write among them, which would alias \
+                 a mutable reference: name it once (`&mut {component}` also reads it)"
+            )
+        };
+    NoResource { %system, system_id, %component, is_component }
+        => warn resource_missing { system, system_id = system_id.get(), component }
+        |f| if *is_component {
+            write!(
+                f,
+                "system `{system}` asked for resource `{component}`, but `{component}` is a \
+                 component type: read it with a query (`ctx.each::<&{component}>(..)`)"
+            )
+        } else {
+            write!(
+                f,
+                "system `{system}` asked for resource `{component}`, which the world does not \
+                 hold: insert it during setup with `world.insert_resource(..)`"
+            )
+        };
+    NotVersioned { %system, %component }
+        => warn snapshot_unversioned { system = system.unwrap_or(""), component }
+        |f| {
+            write_system_prefix(f, system)?;
+            write!(
+                f,
+                "`{component}` keeps no snapshot (no previous-tick value): register it with \
+                 `world.register_versioned_component::<{component}>()`"
+            )
+        };
+    ResourceInQuery { %system, %component }
+        => warn query_resource { system = system.unwrap_or(""), component }
+        |f| {
+            write_system_prefix(f, system)?;
+            write!(
+                f,
+                "`{component}` is a resource, which no entity has, so it cannot be in a query: \
+                 read it with `ctx.resource::<{component}>()`"
+            )
+        };
+    Unmatched { %system, system_id, %component }
+        => warn query_unmatched { system, system_id = system_id.get(), component }
+        "system `{system}` declared `.matching::<{component}>()`, so every table it touches \
+         must hold `{component}`, but this access could visit tables without it: add \
+         `With<{component}>` (or `&{component}`) to the query (the state hash visits every \
+         table, so a hashing system cannot declare `matching`)";
+}
 
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::Ecs, self.event(), Severity::Warn)
-    }
-
-    /// Emits this failure's structured event.
-    pub fn emit(&self) {
-        match *self {
-            QueryError::Undeclared {
-                system,
-                system_id,
-                component,
-                access,
-                ..
-            } => tracing::warn!(
-                name: "ecs/access_violation",
-                target: "laige",
-                system,
-                system_id = system_id.get(),
-                component,
-                access = access_name(access),
-                "{}",
-                self
-            ),
-            QueryError::Aliased { system, component } => tracing::warn!(
-                name: "ecs/query_aliased",
-                target: "laige",
-                system = system.unwrap_or(""),
-                component,
-                "{}",
-                self
-            ),
-            QueryError::NoResource {
-                system,
-                system_id,
-                component,
-                ..
-            } => tracing::warn!(
-                name: "ecs/resource_missing",
-                target: "laige",
-                system,
-                system_id = system_id.get(),
-                component,
-                "{}",
-                self
-            ),
-            QueryError::Unmatched {
-                system,
-                system_id,
-                component,
-            } => tracing::warn!(
-                name: "ecs/query_unmatched",
-                target: "laige",
-                system,
-                system_id = system_id.get(),
-                component,
-                "{}",
-                self
-            ),
-            QueryError::NotVersioned { system, component } => tracing::warn!(
-                name: "ecs/snapshot_unversioned",
-                target: "laige",
-                system = system.unwrap_or(""),
-                component,
-                "{}",
-                self
-            ),
-            QueryError::ResourceInQuery { system, component } => tracing::warn!(
-                name: "ecs/query_resource",
-                target: "laige",
-                system = system.unwrap_or(""),
-                component,
-                "{}",
-                self
-            ),
-        }
+/// `system `name`: ` for a query run by a system; nothing for a setup query on the world.
+fn write_system_prefix(
+    f: &mut fmt::Formatter<'_>,
+    system: Option<impl fmt::Display>,
+) -> fmt::Result {
+    match system {
+        Some(system) => write!(f, "system `{system}`: "),
+        None => Ok(()),
     }
 }
 
@@ -449,120 +373,6 @@ fn declaration(access: Access) -> &'static str {
         Access::ReadFresh => "reads_fresh",
         Access::Write => "writes",
         Access::ReadSnapshot => "reads_snapshot",
-    }
-}
-
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            QueryError::Undeclared {
-                system,
-                component,
-                access,
-                declared,
-                ..
-            } => match declared {
-                _ if access == Access::ReadSnapshot => match declared {
-                    Some(other) => write!(
-                        f,
-                        "system `{system}` reads the snapshot of `{component}` (its value at the \
-                         end of the previous tick) but declared `.{}::<{component}>()`: snapshot \
-                         reads need `.reads_snapshot::<{component}>()` instead (a component is \
-                         declared once per system)",
-                        declaration(other)
-                    ),
-                    None => write!(
-                        f,
-                        "system `{system}` reads the snapshot of `{component}` without declaring \
-                         it: add `.reads_snapshot::<{component}>()` to its registration"
-                    ),
-                },
-                Some(Access::Read | Access::ReadFresh) if access == Access::Write => write!(
-                    f,
-                    "system `{system}` writes `{component}` but declared it read-only: declare \
-                     `.writes::<{component}>()` instead of `.reads::<{component}>()`"
-                ),
-                Some(Access::ReadSnapshot) => write!(
-                    f,
-                    "system `{system}` {verb} the live `{component}` but declared a snapshot read \
-                     (the previous tick's value), which live access cannot serve: use the \
-                     snapshot API (`ctx.snapshot::<{component}>(entity)`, \
-                     `ctx.each_snapshot::<{component}>(..)` or a `Snapshot<&{component}>` query \
-                     element), or declare `.{verb}::<{component}>()` instead",
-                    verb = if access == Access::Write {
-                        "writes"
-                    } else {
-                        "reads"
-                    },
-                ),
-                _ => write!(
-                    f,
-                    "system `{system}` {verb} `{component}` without declaring it: add \
-                     `.{verb}::<{component}>()` to its registration",
-                    verb = if access == Access::Write {
-                        "writes"
-                    } else {
-                        "reads"
-                    },
-                ),
-            },
-            QueryError::Aliased { system, component } => {
-                if let Some(system) = system {
-                    write!(f, "system `{system}`: ")?;
-                }
-                write!(
-                    f,
-                    "the query names `{component}` twice with a write among them, which would \
-                     alias a mutable reference: name it once (`&mut {component}` also reads it)"
-                )
-            }
-            QueryError::NoResource {
-                system,
-                component,
-                is_component: true,
-                ..
-            } => write!(
-                f,
-                "system `{system}` asked for resource `{component}`, but `{component}` is a \
-                 component type: read it with a query (`ctx.each::<&{component}>(..)`)"
-            ),
-            QueryError::NoResource {
-                system, component, ..
-            } => write!(
-                f,
-                "system `{system}` asked for resource `{component}`, which the world does not \
-                 hold: insert it during setup with `world.insert_resource(..)`"
-            ),
-            QueryError::Unmatched {
-                system, component, ..
-            } => write!(
-                f,
-                "system `{system}` declared `.matching::<{component}>()`, so every table it \
-                 touches must hold `{component}`, but this access could visit tables without \
-                 it: add `With<{component}>` (or `&{component}`) to the query (the state hash \
-                 visits every table, so a hashing system cannot declare `matching`)"
-            ),
-            QueryError::NotVersioned { system, component } => {
-                if let Some(system) = system {
-                    write!(f, "system `{system}`: ")?;
-                }
-                write!(
-                    f,
-                    "`{component}` keeps no snapshot (no previous-tick value): register it with \
-                     `world.register_versioned_component::<{component}>()`"
-                )
-            }
-            QueryError::ResourceInQuery { system, component } => {
-                if let Some(system) = system {
-                    write!(f, "system `{system}`: ")?;
-                }
-                write!(
-                    f,
-                    "`{component}` is a resource, which no entity has, so it cannot be in a \
-                     query: read it with `ctx.resource::<{component}>()`"
-                )
-            }
-        }
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem, TickClock};
+use laige_diag::TickClock;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{Registry, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
@@ -95,20 +95,16 @@ pub enum TickError {
     Apply(WorldError),
 }
 
-impl fmt::Display for TickError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TickError::Run(err) => err.fmt(f),
-            TickError::Panicked { name, message, .. } => write!(
-                f,
-                "system `{name}` panicked: {message}: the rest of its track ran and its commands \
-                 of this tick were dropped; the next tick runs normally. Fix the system, or \
-                 handle the failure inside it"
-            ),
-            TickError::Exec(err) => err.fmt(f),
-            TickError::Apply(err) => err.fmt(f),
-        }
-    }
+laige_diag::diagnostics! {
+    TickError in System;
+    Run(err) => err;
+    Panicked { system, %name, %message }
+        => error system_panicked { system = name, id = system.get(), message = message.as_ref() }
+        "system `{name}` panicked: {message}: the rest of its track ran and its commands of this \
+         tick were dropped; the next tick runs normally. Fix the system, or handle the failure \
+         inside it";
+    Exec(err) => err;
+    Apply(err) => err;
 }
 
 impl std::error::Error for TickError {}
@@ -212,17 +208,7 @@ impl World {
                 name,
                 message: message.to_string().into(),
             };
-            let key = EventKey::new(Subsystem::System, "system_panicked", Severity::Error);
-            self.registry.diagnostics().report(key, || {
-                tracing::error!(
-                    name: "system/system_panicked",
-                    target: "laige",
-                    system = name,
-                    id = id.get(),
-                    message = message.as_str(),
-                    "{err}"
-                );
-            });
+            self.registry.diagnostics().report(err.key(), || err.emit());
             first.get_or_insert(err);
         }
         first

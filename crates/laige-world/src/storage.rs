@@ -92,7 +92,7 @@ impl Storage {
     }
 
     /// Reports `err` through the rate limiter and returns it.
-    pub(crate) fn report<E: Reportable>(&self, err: E) -> E {
+    pub(crate) fn report<E: laige_diag::Diagnostic>(&self, err: E) -> E {
         self.diag.report(err.key(), || err.emit());
         err
     }
@@ -253,28 +253,4 @@ impl Storage {
 /// first, then lexicographically by ids.
 pub(crate) fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
-}
-
-/// A failure that has a rate-limited event.
-pub(crate) trait Reportable: Copy {
-    fn key(&self) -> laige_diag::EventKey;
-    fn emit(&self);
-}
-
-impl Reportable for WorldError {
-    fn key(&self) -> laige_diag::EventKey {
-        WorldError::key(self)
-    }
-    fn emit(&self) {
-        WorldError::emit(self)
-    }
-}
-
-impl Reportable for crate::QueryError {
-    fn key(&self) -> laige_diag::EventKey {
-        crate::QueryError::key(self)
-    }
-    fn emit(&self) {
-        crate::QueryError::emit(self)
-    }
 }

@@ -767,10 +767,11 @@ impl World {
             for (name, targets) in self.exports(doc, module, &mut Vec::new()) {
                 let path = format!("{prefix}::{name}");
                 for target in targets {
-                    if let Target::Def(Def::Module { krate, module }) = target {
-                        if krate == doc && visited.insert((krate, module)) {
-                            queue.push_back((module, path.clone()));
-                        }
+                    if let Target::Def(Def::Module { krate, module }) = target
+                        && krate == doc
+                        && visited.insert((krate, module))
+                    {
+                        queue.push_back((module, path.clone()));
                     }
                     res.push((path.clone(), name.clone(), target));
                 }

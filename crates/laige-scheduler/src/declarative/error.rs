@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Severity, Subsystem};
+use laige_diag::Rendered;
 use laige_registry::ComponentName;
 
 use crate::SystemRef;
@@ -166,114 +166,109 @@ pub enum DeclError {
     },
 }
 
-impl DeclError {
-    /// The event name, without the `system/` prefix.
-    pub const fn event(&self) -> &'static str {
-        match self {
-            DeclError::LayoutInvalid { .. } => "layout_invalid",
-            DeclError::UnknownDag { .. } => "unknown_dag",
-            DeclError::UnknownPhase { .. } => "unknown_phase",
-            DeclError::UnknownSystem { .. } => "dep_missing",
-            DeclError::CrossDagEdge { .. } => "cross_dag_edge",
-            DeclError::PhaseInversion { .. } => "phase_inversion",
-            DeclError::SnapshotUnversioned { .. } => "snapshot_unversioned",
-            DeclError::Cycle(_) => "dependency_cycle",
-            DeclError::UnorderedWriters { .. } => "unordered_writers",
-            DeclError::AmbiguousRead { .. } => "ambiguous_read",
-            DeclError::DagConflict { .. } => "dag_conflict",
+laige_diag::diagnostics! {
+    const DeclError in System;
+    LayoutInvalid { problem, %name } => warn layout_invalid { name } "layout: `{name}` {problem}";
+    UnknownDag { system, %dag, %suggestion } => warn unknown_dag { system = system.name, dag }
+        |f| {
+            write!(f, "{system} is placed in DAG `{dag}`, which the layout does not declare")?;
+            did_you_mean(f, suggestion)
+        };
+    UnknownPhase { system, %dag, %phase, %suggestion }
+        => warn unknown_phase { system = system.name, phase }
+        |f| {
+            write!(
+                f,
+                "{system} is placed in phase `{phase}`, which DAG `{dag}` does not declare"
+            )?;
+            did_you_mean(f, suggestion)
+        };
+    UnknownSystem { system, %declaration, %missing, position, %suggestion }
+        => warn dep_missing { system = system.name, missing_dep = missing, position }
+        |f| {
+            write!(
+                f,
+                "{system}'s {declaration}(\"{missing}\") (entry {position}) names no registered \
+                 system"
+            )?;
+            did_you_mean(f, suggestion)
+        };
+    CrossDagEdge { system, %declaration, other, %system_dag, %other_dag }
+        => warn cross_dag_edge { system = system.name, other = other.name }
+        |f| write!(
+            f,
+            "{system} (DAG `{system_dag}`) declares {declaration}(\"{}\"), but {other} is in DAG \
+             `{other_dag}`: edges stay inside one DAG; to order across DAGs, put them in \
+             different tracks (tracks run in order)",
+            other.escaped_name()
+        );
+    PhaseInversion { system, %declaration, other, %early_phase, %late_phase }
+        => warn phase_inversion { system = system.name, other = other.name }
+        |f| write!(
+            f,
+            "{system}'s {declaration}(\"{}\") would run phase `{late_phase}` work before phase \
+             `{early_phase}` work, against the phase order: remove the edge, or move one of \
+             the two systems to the other's phase",
+            other.escaped_name()
+        );
+    SnapshotUnversioned { system, component }
+        => warn snapshot_unversioned { system = system.name, component_id = component.id.get() }
+        "{system} reads_snapshot {component}, which keeps no previous-tick value: register \
+         {component} as versioned, or use reads / reads_fresh";
+    Cycle(steps) => warn dependency_cycle { cycle = Rendered(CycleNames(steps)) }
+        |f| {
+            write!(f, "dependency cycle: ")?;
+            for step in steps {
+                write!(
+                    f,
+                    "{} waits for {} ({}), ",
+                    step.system,
+                    step.waits_for,
+                    CauseText(step)
+                )?;
+            }
+            let last = steps.last().expect("a cycle has a step");
+            write!(f, "which closes the cycle: ")?;
+            write!(f, "{}", FixText(last))
+        };
+    UnorderedWriters { component, first, second, %phase }
+        => warn unordered_writers {
+            component_id = component.id.get(),
+            first_writer = first.name,
+            second_writer = second.name,
         }
-    }
-
-    /// The rate-limit key of this failure's event.
-    pub const fn key(&self) -> EventKey {
-        EventKey::new(Subsystem::System, self.event(), Severity::Warn)
-    }
-
-    /// Emits this failure's structured event.
-    pub fn emit(&self) {
-        macro_rules! warn {
-            ($name:literal $(, $($field:tt)*)?) => {
-                tracing::warn!(name: $name, target: "laige", $($($field)*,)? "{}", self)
-            };
+        |f| write!(
+            f,
+            "{first} and {second} both write {component} in phase `{phase}` with no order \
+             between them: add `.after(\"{}\")` to {second} (or `.before(\"{}\")` to {first})",
+            first.escaped_name(),
+            second.escaped_name()
+        );
+    AmbiguousRead { component, reader, writer, %phase }
+        => warn ambiguous_read {
+            component_id = component.id.get(),
+            reader = reader.name,
+            writer = writer.name,
         }
-        match self {
-            DeclError::LayoutInvalid { name, .. } => warn!("system/layout_invalid", name),
-            DeclError::UnknownDag { system, dag, .. } => {
-                warn!("system/unknown_dag", system = system.name, dag)
-            }
-            DeclError::UnknownPhase { system, phase, .. } => {
-                warn!("system/unknown_phase", system = system.name, phase)
-            }
-            DeclError::UnknownSystem {
-                system,
-                missing,
-                position,
-                ..
-            } => {
-                warn!(
-                    "system/dep_missing",
-                    system = system.name,
-                    missing_dep = missing,
-                    position
-                )
-            }
-            DeclError::CrossDagEdge { system, other, .. } => {
-                warn!(
-                    "system/cross_dag_edge",
-                    system = system.name,
-                    other = other.name
-                )
-            }
-            DeclError::PhaseInversion { system, other, .. } => {
-                warn!(
-                    "system/phase_inversion",
-                    system = system.name,
-                    other = other.name
-                )
-            }
-            DeclError::SnapshotUnversioned { system, component } => warn!(
-                "system/snapshot_unversioned",
-                system = system.name,
-                component_id = component.id.get()
-            ),
-            DeclError::Cycle(steps) => warn!("system/dependency_cycle", cycle = %CycleNames(steps)),
-            DeclError::UnorderedWriters {
-                component,
-                first,
-                second,
-                ..
-            } => warn!(
-                "system/unordered_writers",
-                component_id = component.id.get(),
-                first_writer = first.name,
-                second_writer = second.name
-            ),
-            DeclError::AmbiguousRead {
-                component,
-                reader,
-                writer,
-                ..
-            } => warn!(
-                "system/ambiguous_read",
-                component_id = component.id.get(),
-                reader = reader.name,
-                writer = writer.name
-            ),
-            DeclError::DagConflict {
-                component,
-                first,
-                second,
-                ..
-            } => warn!(
-                "system/dag_conflict",
-                component_id = component.id.get(),
-                first = first.name,
-                second = second.name
-            ),
+        |f| write!(
+            f,
+            "{reader} reads {component} in phase `{phase}`, which {writer} writes with no order \
+             between them: add `.after(\"{}\")` to {reader}, or declare `reads_fresh` (see this \
+             tick's value) or `reads_snapshot` (see last tick's) for {component}",
+            writer.escaped_name()
+        );
+    DagConflict { component, first, %first_dag, second, %second_dag }
+        => warn dag_conflict {
+            component_id = component.id.get(),
+            first = first.name,
+            second = second.name,
         }
-    }
+        "{first} (DAG `{first_dag}`) and {second} (DAG `{second_dag}`) conflict on {component}, \
+         but DAGs of one track run concurrently: move one DAG to another track, or have one \
+         system use `reads_snapshot`";
 }
 
+/// The contract's `cycle` field: the waiting systems' names joined by `,`.
 struct CycleNames<'a>(&'a [CycleStep]);
 
 impl fmt::Display for CycleNames<'_> {
@@ -288,135 +283,10 @@ impl fmt::Display for CycleNames<'_> {
     }
 }
 
-fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestion: Option<&'static str>) -> fmt::Result {
+fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestion: Option<impl fmt::Display>) -> fmt::Result {
     match suggestion {
         Some(it) => write!(f, ": did you mean `{it}`?"),
         None => Ok(()),
-    }
-}
-
-impl fmt::Display for DeclError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DeclError::LayoutInvalid { problem, name } => write!(f, "layout: `{name}` {problem}"),
-            DeclError::UnknownDag {
-                system,
-                dag,
-                suggestion,
-            } => {
-                write!(
-                    f,
-                    "{system} is placed in DAG `{dag}`, which the layout does not declare"
-                )?;
-                did_you_mean(f, *suggestion)
-            }
-            DeclError::UnknownPhase {
-                system,
-                dag,
-                phase,
-                suggestion,
-            } => {
-                write!(
-                    f,
-                    "{system} is placed in phase `{phase}`, which DAG `{dag}` does not declare"
-                )?;
-                did_you_mean(f, *suggestion)
-            }
-            DeclError::UnknownSystem {
-                system,
-                declaration,
-                missing,
-                position,
-                suggestion,
-            } => {
-                write!(
-                    f,
-                    "{system}'s {declaration}(\"{missing}\") (entry {position}) names no registered system"
-                )?;
-                did_you_mean(f, *suggestion)
-            }
-            DeclError::CrossDagEdge {
-                system,
-                declaration,
-                other,
-                system_dag,
-                other_dag,
-            } => write!(
-                f,
-                "{system} (DAG `{system_dag}`) declares {declaration}(\"{}\"), but {other} is in DAG \
-                 `{other_dag}`: edges stay inside one DAG; to order across DAGs, put them in \
-                 different tracks (tracks run in order)",
-                other.name
-            ),
-            DeclError::PhaseInversion {
-                system,
-                declaration,
-                other,
-                early_phase,
-                late_phase,
-            } => write!(
-                f,
-                "{system}'s {declaration}(\"{}\") would run phase `{late_phase}` work before phase \
-                 `{early_phase}` work, against the phase order: remove the edge, or move one of \
-                 the two systems to the other's phase",
-                other.name
-            ),
-            DeclError::SnapshotUnversioned { system, component } => write!(
-                f,
-                "{system} reads_snapshot {component}, which keeps no previous-tick value: register \
-                 {component} as versioned, or use reads / reads_fresh"
-            ),
-            DeclError::Cycle(steps) => {
-                write!(f, "dependency cycle: ")?;
-                for step in steps {
-                    write!(
-                        f,
-                        "{} waits for {} ({}), ",
-                        step.system,
-                        step.waits_for,
-                        CauseText(step)
-                    )?;
-                }
-                let last = steps.last().expect("a cycle has a step");
-                write!(f, "which closes the cycle: ")?;
-                write!(f, "{}", FixText(last))
-            }
-            DeclError::UnorderedWriters {
-                component,
-                first,
-                second,
-                phase,
-            } => write!(
-                f,
-                "{first} and {second} both write {component} in phase `{phase}` with no order \
-                 between them: add `.after(\"{}\")` to {second} (or `.before(\"{}\")` to {first})",
-                first.name, second.name
-            ),
-            DeclError::AmbiguousRead {
-                component,
-                reader,
-                writer,
-                phase,
-            } => write!(
-                f,
-                "{reader} reads {component} in phase `{phase}`, which {writer} writes with no order \
-                 between them: add `.after(\"{}\")` to {reader}, or declare `reads_fresh` (see this \
-                 tick's value) or `reads_snapshot` (see last tick's) for {component}",
-                writer.name
-            ),
-            DeclError::DagConflict {
-                component,
-                first,
-                first_dag,
-                second,
-                second_dag,
-            } => write!(
-                f,
-                "{first} (DAG `{first_dag}`) and {second} (DAG `{second_dag}`) conflict on \
-                 {component}, but DAGs of one track run concurrently: move one DAG to another \
-                 track, or have one system use `reads_snapshot`"
-            ),
-        }
     }
 }
 
@@ -430,9 +300,14 @@ impl fmt::Display for CauseText<'_> {
             cause,
         } = self.0;
         match cause {
-            EdgeCause::After => write!(f, "{}'s after(\"{}\")", system, waits_for.name),
-            EdgeCause::Before => write!(f, "{}'s before(\"{}\")", waits_for, system.name),
-            EdgeCause::AfterWeak => write!(f, "{}'s after_weak(\"{}\")", system, waits_for.name),
+            EdgeCause::After => write!(f, "{}'s after(\"{}\")", system, waits_for.escaped_name()),
+            EdgeCause::Before => write!(f, "{}'s before(\"{}\")", waits_for, system.escaped_name()),
+            EdgeCause::AfterWeak => write!(
+                f,
+                "{}'s after_weak(\"{}\")",
+                system,
+                waits_for.escaped_name()
+            ),
             EdgeCause::Exclusive => write!(f, "an exclusive phase"),
             EdgeCause::Fresh(c) => write!(f, "{system} reads_fresh {c}, which {waits_for} writes"),
             EdgeCause::PhaseOrder(c) => {
@@ -456,14 +331,14 @@ impl fmt::Display for FixText<'_> {
                 write!(
                     f,
                     "remove `{}` from {system}'s after (or break another edge)",
-                    waits_for.name
+                    waits_for.escaped_name()
                 )
             }
             EdgeCause::Before => {
                 write!(
                     f,
                     "remove `{}` from {waits_for}'s before (or break another edge)",
-                    system.name
+                    system.escaped_name()
                 )
             }
             EdgeCause::Fresh(c) => write!(
@@ -479,7 +354,7 @@ impl fmt::Display for FixText<'_> {
             EdgeCause::AfterWeak => write!(
                 f,
                 "remove `{}` from {system}'s after_weak (or break another edge)",
-                waits_for.name
+                waits_for.escaped_name()
             ),
             EdgeCause::Exclusive => write!(f, "break one of the explicit edges"),
         }

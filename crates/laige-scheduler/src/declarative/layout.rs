@@ -1,4 +1,12 @@
 //! Tracks, DAGs and phases: the structure systems are placed into.
+//!
+//! A layout has a track or two, a few DAGs and a handful of phases each, so its lists are
+//! `SmallVec`s: built at setup, they stay inline unless a layout is unusually large.
+
+use smallvec::SmallVec;
+
+/// The phases of one DAG, inline up to four.
+pub type Phases = SmallVec<[&'static str; 4]>;
 
 /// One DAG: an independent dependency graph with its own ordered phases.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -8,7 +16,7 @@ pub struct DagDecl {
     /// The DAG's name, unique in the layout.
     pub name: &'static str,
     /// The phases, in execution order.
-    pub phases: Vec<&'static str>,
+    pub phases: Phases,
     /// The phase of systems that name none.
     pub default_phase: &'static str,
 }
@@ -29,8 +37,8 @@ pub struct DagDecl {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Layout {
-    tracks: Vec<&'static str>,
-    dags: Vec<DagDecl>,
+    tracks: SmallVec<[&'static str; 2]>,
+    dags: SmallVec<[DagDecl; 2]>,
 }
 
 impl Layout {
@@ -54,7 +62,7 @@ impl Layout {
         self.dags.push(DagDecl {
             track,
             name,
-            phases: phases.to_vec(),
+            phases: Phases::from_slice(phases),
             default_phase,
         });
         self
