@@ -20,15 +20,17 @@ export PROPTEST_CASES="${PROPTEST_CASES:-4}"
 # What runs: the World's unit and integration tests (storage, queries, snapshots, commands,
 # a World ticking on the executor), and the executor's plans and runs. The executor's nap
 # and overlap tests wait on real time and thread timing, which Miri's scheduler makes
-# meaningless (as under valgrind), so they are skipped.
+# meaningless (as under valgrind), so they are skipped; so is the World test that spawns
+# 70,000 entities (hours under Miri; the same growth path runs at smaller sizes).
 targets=(
-  "-p laige-world --lib --test world --test on_executor"
+  "-p laige-world --lib --test world --test on_executor -- --skip capacity_grows_past_65536_entities"
   "-p laige-executor --lib --test plan --test run -- --skip an_idle_ --skip conflicting_systems_never_overlap --skip loom"
 )
 
 for borrows in stacked tree; do
-  flags=""
-  [ "$borrows" = tree ] && flags="-Zmiri-tree-borrows"
+  # Isolation off: proptest looks up its regression files and insta its snapshots.
+  flags="-Zmiri-disable-isolation"
+  [ "$borrows" = tree ] && flags="$flags -Zmiri-tree-borrows"
   for target in "${targets[@]}"; do
     echo "==> miri ($borrows borrows): cargo miri test $target"
     start=$(date +%s)

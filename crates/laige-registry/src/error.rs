@@ -5,13 +5,18 @@ use std::fmt;
 use laige_depspec::ParseError;
 use laige_diag::Text;
 
-use crate::{ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
+use crate::{Access, ComponentId, MAX_IO, MAX_SYSTEMS, SystemId};
 
 /// Why [`Registry::register`](crate::Registry::register) refused a definition.
 ///
 /// Checks run in the contract's normative order and the first failure wins: `name_invalid`,
 /// `run_invalid`, `budget_invalid`, `dep_spec_invalid`, `duplicate`, `io_unregistered`,
 /// `io_duplicate`, then `budget_exhausted`. A refused registration changes nothing.
+///
+/// The registry never returns the last three variants, `param_kind`, `param_conflict` and
+/// `access_contradicts`: a typed front end (the World's system builder) checks a system's
+/// parameters against each other and against its declarations before it hands the
+/// definition over, and reports them through the same events.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 pub enum RegisterError {
@@ -36,10 +41,14 @@ pub enum RegisterError {
         /// The raw Q16.16 budget.
         budget_raw: i32,
     },
-    /// The `depends_on` spec does not parse.
+    /// A name list does not parse: the `depends_on` spec, or a declarative `before` or
+    /// `after_weak` list.
     DepSpecInvalid {
         /// The system's name.
         name: &'static str,
+        /// The builder method that sets the list: `after` (the `depends_on` spec), `before`
+        /// or `after_weak`, so messages name what the user called.
+        method: &'static str,
         /// The spec as written.
         spec: &'static str,
         /// What is wrong with it, and where.
@@ -79,6 +88,52 @@ pub enum RegisterError {
         /// How many systems are registered.
         systems: usize,
     },
+    /// A parameter of a typed system names a type of the wrong kind: a resource in a query,
+    /// a component as a resource, or a component that is not versioned as a snapshot.
+    ParamKind {
+        /// The system's name.
+        name: &'static str,
+        /// The parameter's type name.
+        param: &'static str,
+        /// The type it names.
+        component: &'static str,
+        /// What that type would have to be (`a component`, `a resource`, ...).
+        expected: &'static str,
+    },
+    /// Two parameters of a typed system (or one query, naming a type twice) reach one
+    /// component, resource, command buffer or PRNG stream in ways that cannot coexist: one
+    /// writes what the other reads or writes, so they would alias, or one reads the live
+    /// value and the other the snapshot, which one declaration cannot say.
+    ParamConflict {
+        /// The system's name.
+        name: &'static str,
+        /// The type (or part of the system) both reach.
+        component: &'static str,
+        /// The earlier parameter's type name.
+        first: &'static str,
+        /// How it reaches the component.
+        first_access: Access,
+        /// The later parameter's type name.
+        second: &'static str,
+        /// How it reaches the component.
+        second_access: Access,
+        /// Whether both are elements of one parameter (a query naming a type twice).
+        within_one: bool,
+    },
+    /// A declaration on the builder (`.reads::<T>()`, ...) contradicts what a parameter of
+    /// the typed system needs: it would allow less, or another kind of read.
+    AccessContradicts {
+        /// The system's name.
+        name: &'static str,
+        /// The component or resource type.
+        component: &'static str,
+        /// What the builder declares.
+        declared: Access,
+        /// The parameter's type name.
+        param: &'static str,
+        /// What the parameter needs.
+        needs: Access,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -89,8 +144,8 @@ laige_diag::diagnostics! {
         } else {
             write!(
                 f,
-                "system name `{name}` cannot be named in a depends_on spec: use a name \
-                 without commas and without leading or trailing whitespace"
+                "system name `{name}` cannot be named in `.after(..)` (a depends_on spec): use \
+                 a name without commas and without leading or trailing whitespace"
             )
         }
     };
@@ -102,11 +157,12 @@ laige_diag::diagnostics! {
          e.g. `.budget_ms(1.0)`",
         f64::from(*budget_raw) / 65536.0
     );
-    DepSpecInvalid { %name, %spec, error }
+    DepSpecInvalid { %name, method, %spec, error }
         => warn dep_spec_invalid { name, error = error.kind.name() }
         |f| write!(
             f,
-            "system `{name}` has a malformed depends_on spec \"{spec}\": {}",
+            "system `{name}` has a malformed `.{method}(..)` list{} \"{spec}\": {}",
+            if *method == "after" { " (its depends_on spec)" } else { "" },
             error.display_quoting(error.token(spec.raw()).map(Text::name))
         );
     Duplicate { %name, existing } => warn duplicate { name, existing_system_id = existing.get() }
@@ -123,6 +179,58 @@ laige_diag::diagnostics! {
     BudgetExhausted { %name, systems } => warn budget_exhausted { name, systems }
         "cannot register `{name}`: the registry already holds {systems} of at most \
          {MAX_SYSTEMS} systems; merge small systems";
+    ParamKind { %name, param, component, expected } => warn param_kind { name, param, component }
+        |f| write!(
+            f,
+            "parameter `{}` of system `{name}` names `{}`, which is not {expected}: query \
+             components, take resources as `Res`/`ResMut`, and read snapshots only of \
+             components registered versioned",
+            short(param),
+            short(component)
+        );
+    ParamConflict { %name, component, first, first_access, second, second_access, within_one }
+        => warn param_conflict { name, component, first, second }
+        |f| {
+            let (first, second) = (short(first), short(second));
+            let component = short(component);
+            let aliased = *first_access == Access::Write || *second_access == Access::Write;
+            match (*within_one, aliased) {
+                (true, _) => write!(
+                    f,
+                    "parameter `{first}` of system `{name}` names `{component}` twice with a \
+                     write, so its items would alias: name it once"
+                ),
+                (false, true) => write!(
+                    f,
+                    "parameters `{first}` and `{second}` of system `{name}` both reach \
+                     `{component}` and one of them writes it, so they would alias: merge them \
+                     into one parameter, or split the system"
+                ),
+                (false, false) => write!(
+                    f,
+                    "parameters `{first}` and `{second}` of system `{name}` read `{component}` \
+                     both live and as a snapshot, and a system declares a component once: \
+                     read it one way, or split the system"
+                ),
+            }
+        };
+    AccessContradicts { %name, component, declared, param, needs }
+        => warn access_contradicts {
+            name, component, param, declared = declared.name(), needs = needs.name()
+        }
+        |f| {
+            let component = short(component);
+            write!(
+                f,
+                "system `{name}` declares `.{}::<{component}>()`, but its parameter `{}` needs \
+                 `.{}::<{component}>()`: drop the declaration (parameters declare their own \
+                 access), or make it `.{}::<{component}>()`",
+                declared.name(),
+                short(param),
+                needs.name(),
+                needs.name()
+            )
+        };
 }
 
 impl RegisterError {
@@ -137,6 +245,44 @@ impl RegisterError {
 }
 
 impl std::error::Error for RegisterError {}
+
+/// A type name as messages show it: every path cut to its last segment, so
+/// `laige_world::system::Query<(&mut game::Pos, &game::Vel), ()>` reads
+/// `Query<(&mut Pos, &Vel), ()>`, escaped and bounded like any name ([`Text`]).
+fn short(type_name: &str) -> Text<ShortType<'_>> {
+    Text::name(ShortType(type_name))
+}
+
+/// [`short`]'s path cutting. Writes straight to the formatter and allocates nothing; a
+/// run of identifier characters is looked at only up to a little more than a name's
+/// limit, so a huge name costs no more than a bounded one.
+struct ShortType<'a>(&'a str);
+
+impl fmt::Display for ShortType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while !rest.is_empty() {
+            let window = &rest[..rest.floor_char_boundary(laige_diag::NAME_LIMIT + 2)];
+            let word = window
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(window.len());
+            let (ident, tail) = rest.split_at(word);
+            match tail.strip_prefix("::") {
+                // A path segment before another one: dropped with its separator.
+                Some(after) if !ident.is_empty() => rest = after,
+                _ => {
+                    f.write_str(ident)?;
+                    let mut chars = tail.chars();
+                    if let Some(c) = chars.next() {
+                        write!(f, "{c}")?;
+                    }
+                    rest = chars.as_str();
+                }
+            }
+        }
+        Ok(())
+    }
+}
 
 /// A [`SystemId`] that names no system of this registry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

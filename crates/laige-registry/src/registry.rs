@@ -303,7 +303,12 @@ impl<R> Registry<R> {
                 budget_raw: def.budget.raw(),
             });
         }
-        let spec_error = |spec, error| RegisterError::DepSpecInvalid { name, spec, error };
+        let spec_error = |method, spec, error| RegisterError::DepSpecInvalid {
+            name,
+            method,
+            spec,
+            error,
+        };
         // An empty spec, which lists nothing, is ruled out as a string first: a parse builds
         // and returns a 264-byte value. Otherwise matched by reference, not `map_err(..)?`:
         // moving the parse out of its `Result` costs a copy and, worse, stalls on reading
@@ -315,17 +320,17 @@ impl<R> Registry<R> {
             parsed = DepSpec::parse(def.depends_on);
             match &parsed {
                 Ok(deps) => deps.as_slice(),
-                Err(error) => return Err(spec_error(def.depends_on, *error)),
+                Err(error) => return Err(spec_error("after", def.depends_on, *error)),
             }
         };
         // The declarative specs are kept as written (parsed again when a layout is
         // scheduled), so records stay small for the flat front end's hot paths.
-        for spec in [def.after_weak, def.before] {
+        for (method, spec) in [("after_weak", def.after_weak), ("before", def.before)] {
             if spec.is_empty() {
                 continue;
             }
             if let Err(error) = DepSpec::parse(spec) {
-                return Err(spec_error(spec, error));
+                return Err(spec_error(method, spec, error));
             }
         }
         let records = &self.records;

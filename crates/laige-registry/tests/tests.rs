@@ -486,21 +486,21 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 #[case::dep_spec_empty_token(
     "dep_spec_empty_token", Setup::Base, def("BadSpec").depends_on("TrimA, , TrimB"),
     RegisterError::DepSpecInvalid {
-        name: "BadSpec", spec: "TrimA, , TrimB", error: spec_error(ErrorKind::EmptyToken, 6, 6, 1),
+        name: "BadSpec", method: "after", spec: "TrimA, , TrimB", error: spec_error(ErrorKind::EmptyToken, 6, 6, 1),
     },
     "dep_spec_invalid", &[("error", "empty_token"), ("name", "BadSpec")],
 )]
 #[case::dep_spec_duplicate_token(
     "dep_spec_duplicate_token", Setup::Base, def("BadSpec").depends_on("TrimA, TrimA"),
     RegisterError::DepSpecInvalid {
-        name: "BadSpec", spec: "TrimA, TrimA", error: spec_error(ErrorKind::DuplicateToken, 7, 12, 1),
+        name: "BadSpec", method: "after", spec: "TrimA, TrimA", error: spec_error(ErrorKind::DuplicateToken, 7, 12, 1),
     },
     "dep_spec_invalid", &[("error", "duplicate_token"), ("name", "BadSpec")],
 )]
 #[case::dep_spec_too_many(
     "dep_spec_too_many", Setup::Base, def("BadSpec").depends_on(seventeen_deps()),
     RegisterError::DepSpecInvalid {
-        name: "BadSpec", spec: seventeen_deps(), error: spec_error(ErrorKind::TooMany, 128, 134, 16),
+        name: "BadSpec", method: "after", spec: seventeen_deps(), error: spec_error(ErrorKind::TooMany, 128, 134, 16),
     },
     "dep_spec_invalid", &[("error", "too_many"), ("name", "BadSpec")],
 )]
@@ -574,7 +574,7 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 #[case::dep_spec_before_duplicate(
     "dep_spec_before_duplicate", Setup::Base, def("Existing").depends_on("A,"),
     RegisterError::DepSpecInvalid {
-        name: "Existing", spec: "A,", error: spec_error(ErrorKind::EmptyToken, 2, 2, 1),
+        name: "Existing", method: "after", spec: "A,", error: spec_error(ErrorKind::EmptyToken, 2, 2, 1),
     },
     "dep_spec_invalid", &[("error", "empty_token"), ("name", "Existing")],
 )]

@@ -187,18 +187,19 @@ laige_diag::diagnostics! {
     const ScheduleError in System;
     NeedsLayout { system, %feature } => warn needs_layout { system = system.name, feature }
         "{system} declares `{feature}`, which only the declarative scheduler honours: set a \
-         layout (`World::set_layout`, `schedule_declared`), or use depends_on";
+         layout (`World::set_layout`, `schedule_declared`), or order it with `.after(..)` (its \
+         depends_on spec)";
     DepMissing { system, %missing_dep, position, %suggestion }
         => warn dep_missing { system = system.name, missing_dep, position }
         |f| {
             write!(
                 f,
-                "{system} depends on `{missing_dep}` (entry {position} of its depends_on), but \
-                 no system has that name"
+                "{system} runs after `{missing_dep}` (entry {position} of its `.after(..)` \
+                 list, its depends_on spec), but no system has that name"
             )?;
             match suggestion {
                 Some(name) => write!(f, ": did you mean `{name}`?"),
-                None => write!(f, ": register it, or remove it from {system}'s depends_on"),
+                None => write!(f, ": register it, or remove it from {system}'s `.after(..)`"),
             }
         };
     DependencyCycle(cycle) => warn dependency_cycle { cycle = Rendered(cycle.names()) }
@@ -328,7 +329,8 @@ laige_diag::diagnostics! {
         |f| write!(
             f,
             "{reader} reads {component} before {writer} writes it, so it sees the previous \
-             tick's value: if it should see this tick's, add `{}` to {reader}'s depends_on",
+             tick's value: if it should see this tick's, add `.after(\"{}\")` to {reader} (its \
+             depends_on spec)",
             writer.escaped_name()
         );
 }

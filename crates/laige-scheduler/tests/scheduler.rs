@@ -683,6 +683,7 @@ fn dep_spec_rejected_at_registration(#[case] spec: &'static str, #[case] error: 
     let err = result.unwrap_err();
     let RegisterError::DepSpecInvalid {
         name,
+        method: "after",
         spec: reported,
         error: parse,
     } = err

@@ -1,5 +1,7 @@
-//! The interleaved floor probe: W1 `schedule` and `frag_iter` against their plain-`Vec`
-//! floors, timed in alternating batches so that both sides see the same host phases.
+//! The interleaved floor probe: W1 `schedule` (typed systems, and the same systems as `fn`
+//! pointers) and `frag_iter` against their plain-`Vec` floors, and the dispatch of typed
+//! systems against `fn` pointers on W2 `empty-100` and W3 `chain-100`, timed in alternating
+//! batches so that every side sees the same host phases.
 //! Criterion times each bench in its own window, and on a shared host the slow phases last
 //! seconds (docs/benchmarks.md), which moves a ratio of two criterion medians by 20% or more.
 //!
@@ -7,6 +9,8 @@
 
 use std::hint::black_box;
 use std::time::Instant;
+
+use laige_sim::prelude::*;
 
 mod common;
 use common::*;
@@ -34,21 +38,27 @@ fn interleaved<const N: usize>(batch: u32, mut runs: [&mut dyn FnMut(); N]) -> [
 }
 
 fn main() {
-    let (mut world, schedule) = w1_world();
-    check_w1(&mut world, &schedule);
+    let (mut typed, typed_schedule) = w1_world(Form::Typed);
+    check_w1(&mut typed, &typed_schedule);
+    let (mut fn_pointers, fn_schedule) = w1_world(Form::FnPointer);
+    check_w1(&mut fn_pointers, &fn_schedule);
     let mut tables = w1_plain_tables();
-    let [ticks, plain] = interleaved(
+    let [typed_ticks, fn_ticks, plain] = interleaved(
         50,
         [
-            &mut || world.run_systems(black_box(&schedule)).unwrap(),
+            &mut || typed.run_systems(black_box(&typed_schedule)).unwrap(),
+            &mut || fn_pointers.run_systems(black_box(&fn_schedule)).unwrap(),
             &mut || w1_plain_tick(&mut tables),
         ],
     );
     println!(
-        "W1 schedule: run_systems (sequential) {:.2} µs, plain Vecs {:.2} µs: {:.2}x",
-        ticks / 1e3,
+        "W1 schedule: run_systems (sequential) typed {:.2} µs, fn pointers {:.2} µs, plain Vecs \
+         {:.2} µs: {:.3}x and {:.3}x",
+        typed_ticks / 1e3,
+        fn_ticks / 1e3,
         plain / 1e3,
-        ticks / plain
+        typed_ticks / plain,
+        fn_ticks / plain
     );
 
     // One world per closure: both borrow theirs mutably for the whole probe.
@@ -67,4 +77,88 @@ fn main() {
         each / plain,
         chunk / plain
     );
+
+    dispatch();
+}
+
+fn empty_fn(_: &mut SystemContext<'_>) {}
+
+/// A marker no entity has: the typed-with-parameters systems query it and find nothing.
+struct Marker;
+
+/// How the 100 systems of a dispatch world are written.
+#[derive(Clone, Copy, Debug)]
+enum Dispatch {
+    /// `fn(&mut SystemContext)` through its pointer (`system_fn`).
+    FnPointer,
+    /// A typed closure without parameters.
+    Typed,
+    /// A typed closure with a query and a `Local`, both fetched every run.
+    TypedParams,
+}
+
+/// W2 (`chain` false) or W3 (`chain` true) as a World of 100 empty systems written as
+/// `form`, on `threads` threads (0: the sequential runner); timing off, so a tick is
+/// dispatch alone.
+fn dispatch_world(form: Dispatch, chain: bool, threads: usize) -> (World, Schedule) {
+    let mut world = World::default();
+    world.register_component::<Marker>().unwrap();
+    world.set_timing(false);
+    let mut previous: Option<SystemHandle> = None;
+    for i in 0..100 {
+        let name = format!("s{i}");
+        let builder = match form {
+            Dispatch::FnPointer => world.system_fn(name, empty_fn),
+            Dispatch::Typed => world.system(name, || {}),
+            Dispatch::TypedParams => world.system(
+                name,
+                |mut q: Query<'_, &Marker>, mut runs: Local<'_, u32>| {
+                    *runs += 1;
+                    q.each(|_, _| {})
+                },
+            ),
+        };
+        let builder = match (chain, previous) {
+            (true, Some(handle)) => builder.after(handle),
+            _ => builder,
+        };
+        previous = Some(builder.register().unwrap());
+    }
+    if threads > 0 {
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..Default::default()
+        });
+    }
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+/// W2 and W3, sequential and on 2 threads: each form's tick interleaved with the others.
+fn dispatch() {
+    for (workload, chain) in [("W2 empty-100", false), ("W3 chain-100", true)] {
+        for (mode, threads) in [("sequential", 0), ("parallel-2", 2)] {
+            let [mut fns, mut typed, mut params] =
+                [Dispatch::FnPointer, Dispatch::Typed, Dispatch::TypedParams]
+                    .map(|form| dispatch_world(form, chain, threads));
+            let [fn_tick, typed_tick, params_tick] = interleaved(
+                50,
+                [
+                    &mut || fns.0.run_systems(black_box(&fns.1)).unwrap(),
+                    &mut || typed.0.run_systems(black_box(&typed.1)).unwrap(),
+                    &mut || params.0.run_systems(black_box(&params.1)).unwrap(),
+                ],
+            );
+            println!(
+                "{workload} {mode}: fn pointers {:.2} µs, typed {:.2} µs ({:.3}x), typed with a \
+                 query and a Local {:.2} µs ({:.3}x)",
+                fn_tick / 1e3,
+                typed_tick / 1e3,
+                typed_tick / fn_tick,
+                params_tick / 1e3,
+                params_tick / fn_tick
+            );
+        }
+    }
 }

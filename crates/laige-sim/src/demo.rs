@@ -3,9 +3,10 @@
 //!
 //! Particles drift in a 200 × 200 box under a pull to the centre, drag and random kicks,
 //! bounce off the walls, heat up with speed, glow by heat, age, and are replaced when they
-//! expire. Eight systems, each the single writer of what it changes:
+//! expire. Eight typed systems, each the single writer of what it changes; their parameters
+//! declare the access below, and handles give the order:
 //!
-//! | system | writes | reads | depends_on |
+//! | system | writes | reads | after |
 //! |---|---|---|---|
 //! | `Forces` | `Velocity` | `Position`, `Mass` | |
 //! | `Integrate` | `Position` | `Velocity` | `Forces` |
@@ -151,59 +152,22 @@ pub fn build(
     }
     world.insert_hashed_resource(Census::default())?;
 
-    world
-        .system("Forces", forces)
-        .budget_ms(2.0)
-        .writes::<Velocity>()
-        .reads::<Position>()
-        .reads::<Mass>()
-        .register()?;
-    world
+    // Each system's parameters declare what it reads and writes; budgets are the world's
+    // default (1 ms) unless set. Handles order the systems.
+    let forces = world.system("Forces", forces).budget_ms(2.0).register()?;
+    let integrate = world
         .system("Integrate", integrate)
-        .budget_ms(1.0)
-        .after("Forces")
-        .writes::<Position>()
-        .reads::<Velocity>()
+        .after(forces)
         .register()?;
-    world
-        .system("Heat", heat)
-        .budget_ms(1.0)
-        .after("Forces")
-        .writes::<Heat>()
-        .reads::<Velocity>()
-        .register()?;
-    world
-        .system("Glow", glow)
-        .budget_ms(1.0)
-        .after("Heat")
-        .writes::<Color>()
-        .reads::<Heat>()
-        .register()?;
-    world
-        .system("Age", age)
-        .budget_ms(0.5)
-        .writes::<Lifetime>()
-        .register()?;
-    world
-        .system("Cull", cull)
-        .budget_ms(1.0)
-        .after("Age")
-        .reads::<Lifetime>()
-        .register()?;
-    world
-        .system("Grid", grid)
-        .budget_ms(1.0)
-        .after("Integrate")
-        .writes::<Cell>()
-        .reads::<Position>()
-        .register()?;
+    let heat = world.system("Heat", heat).after(forces).register()?;
+    let glow = world.system("Glow", glow).after(heat).register()?;
+    let age = world.system("Age", age).budget_ms(0.5).register()?;
+    world.system("Cull", cull).after(age).register()?;
+    let grid = world.system("Grid", grid).after(integrate).register()?;
     world
         .system("Census", census)
-        .budget_ms(1.0)
-        .after("Grid, Glow")
-        .writes::<Census>()
-        .reads::<Cell>()
-        .reads::<Color>()
+        .after(grid)
+        .after(glow)
         .register()?;
     let schedule = world.schedule()?;
     Ok((world, schedule))
@@ -243,16 +207,17 @@ fn particle(rng: &mut Prng) -> (Position, Velocity, Mass, Heat, Color, Lifetime,
     )
 }
 
-fn forces(ctx: &mut SystemContext<'_>) {
-    let (mut queries, _, rng) = ctx.split();
-    let Some(rng) = rng else { return };
-    let res = queries.each::<(&mut Velocity, &Position, &Mass)>(|_, (vel, pos, mass)| {
+fn forces(
+    mut bodies: Query<'_, (&mut Velocity, &Position, &Mass)>,
+    mut rng: Rng<'_>,
+) -> Result<(), QueryError> {
+    bodies.each(|_, (vel, pos, mass)| {
         let inv = 1.0 / mass.0;
         vel.x = (vel.x - pos.x * 0.5 * inv * DT) * 0.999;
         vel.y = (vel.y - pos.y * 0.5 * inv * DT) * 0.999;
         if rng.next_range(0, 64) == 0 {
-            vel.x += signed(rng) * 5.0 * inv;
-            vel.y += signed(rng) * 5.0 * inv;
+            vel.x += signed(&mut rng) * 5.0 * inv;
+            vel.y += signed(&mut rng) * 5.0 * inv;
         }
         if pos.x.abs() >= HALF_SIZE && pos.x * vel.x > 0.0 {
             vel.x = -vel.x;
@@ -260,80 +225,76 @@ fn forces(ctx: &mut SystemContext<'_>) {
         if pos.y.abs() >= HALF_SIZE && pos.y * vel.y > 0.0 {
             vel.y = -vel.y;
         }
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })
 }
 
-fn integrate(ctx: &mut SystemContext<'_>) {
-    let res = ctx.each_chunk::<(&mut Position, &Velocity)>(|_, (pos, vel)| {
+fn integrate(mut bodies: Query<'_, (&mut Position, &Velocity)>) -> Result<(), QueryError> {
+    bodies.each_chunk(|_, (pos, vel)| {
         for (p, v) in pos.iter_mut().zip(vel) {
             p.x = (p.x + v.x * DT).clamp(-HALF_SIZE, HALF_SIZE);
             p.y = (p.y + v.y * DT).clamp(-HALF_SIZE, HALF_SIZE);
         }
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })
 }
 
-fn heat(ctx: &mut SystemContext<'_>) {
-    let res = ctx.each_chunk::<(&mut Heat, &Velocity)>(|_, (heat, vel)| {
+fn heat(mut bodies: Query<'_, (&mut Heat, &Velocity)>) -> Result<(), QueryError> {
+    bodies.each_chunk(|_, (heat, vel)| {
         for (h, v) in heat.iter_mut().zip(vel) {
             h.0 = h.0 * 0.95 + (v.x * v.x + v.y * v.y) * 0.0005;
         }
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })
 }
 
-fn glow(ctx: &mut SystemContext<'_>) {
-    let res = ctx.each::<(&mut Color, &Heat)>(|_, (color, heat)| {
+fn glow(mut bodies: Query<'_, (&mut Color, &Heat)>) -> Result<(), QueryError> {
+    bodies.each(|_, (color, heat)| {
         let level = (heat.0.min(1.0) * 255.0) as u32;
         color.0 = (level << 16) | ((255 - level) << 8) | 64;
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })
 }
 
-fn age(ctx: &mut SystemContext<'_>) {
-    let res = ctx.each::<&mut Lifetime>(|_, life| life.0 = life.0.saturating_sub(1));
-    debug_assert!(res.is_ok(), "{res:?}");
+fn age(mut lives: Query<'_, &mut Lifetime>) -> Result<(), QueryError> {
+    lives.each(|_, life| life.0 = life.0.saturating_sub(1))
 }
 
-fn cull(ctx: &mut SystemContext<'_>) {
-    let (mut queries, mut commands, rng) = ctx.split();
-    let Some(rng) = rng else { return };
-    let res = queries.each::<&Lifetime>(|entity, life| {
-        if life.0 == 0 {
+fn cull(
+    mut lives: Query<'_, &Lifetime>,
+    mut commands: Commands<'_>,
+    mut rng: Rng<'_>,
+) -> Result<(), BoxError> {
+    let mut recorded = Ok(());
+    lives.each(|entity, life| {
+        if life.0 == 0 && recorded.is_ok() {
             // Replacements get their ids when the commands are applied, in schedule order.
-            let despawned = commands.despawn(entity);
-            let spawned = commands.spawn(particle(rng));
-            debug_assert!(despawned.is_ok() && spawned.is_ok());
+            recorded = commands.despawn(entity);
+            recorded = recorded.and(commands.spawn(particle(&mut rng)).map(drop));
         }
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })?;
+    Ok(recorded?)
 }
 
-fn grid(ctx: &mut SystemContext<'_>) {
+fn grid(mut bodies: Query<'_, (&mut Cell, &Position)>) -> Result<(), QueryError> {
     let cell_size = 2.0 * HALF_SIZE / GRID as f32;
-    let res = ctx.each::<(&mut Cell, &Position)>(|_, (cell, pos)| {
+    bodies.each(|_, (cell, pos)| {
         let col = (((pos.x + HALF_SIZE) / cell_size) as u32).min(GRID - 1);
         let row = (((pos.y + HALF_SIZE) / cell_size) as u32).min(GRID - 1);
         cell.0 = row * GRID + col;
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })
 }
 
-fn census(ctx: &mut SystemContext<'_>) {
+fn census(
+    mut bodies: Query<'_, (&Cell, &Color)>,
+    mut summary: ResMut<'_, Census>,
+) -> Result<(), QueryError> {
     let mut occupied = [0u64; (GRID * GRID).div_ceil(64) as usize];
     let mut hot = 0;
-    let res = ctx.each::<(&Cell, &Color)>(|_, (cell, color)| {
+    bodies.each(|_, (cell, color)| {
         occupied[cell.0 as usize / 64] |= 1 << (cell.0 % 64);
         hot += u32::from(color.0 >> 16 >= 192);
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    })?;
     let occupied_cells = occupied.iter().map(|w| w.count_ones()).sum();
-    let res = ctx.resource_mut::<Census>().map(|summary| {
-        *summary = Census {
-            occupied_cells,
-            hot,
-        }
-    });
-    debug_assert!(res.is_ok(), "{res:?}");
+    *summary = Census {
+        occupied_cells,
+        hot,
+    };
+    Ok(())
 }

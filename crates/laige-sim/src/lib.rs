@@ -1,10 +1,12 @@
 //! laige-sim: a deterministic ECS system framework for game and simulation engines.
 //!
-//! Systems are plain functions registered with a name, a time budget, the systems they run
-//! after, and the components they read and write. laige-sim turns that registry into an
-//! execution order, proves it safe once (unknown names, cycles and conflicting writers are
-//! errors that name the systems and the fix), and then runs it every tick, one system at a
-//! time or on a worker pool, with bit-identical results either way.
+//! Systems are functions or closures whose parameters ([`Query`](prelude::Query),
+//! [`Res`](prelude::Res), [`Commands`](prelude::Commands), ...) say what they read and
+//! write; each is registered with a name, and optionally a time budget and the systems it
+//! runs after. laige-sim turns that registry into an execution order, proves it safe once
+//! (unknown names, cycles and conflicting writers are errors that name the systems and the
+//! fix), and then runs it every tick, one system at a time or on a worker pool, with
+//! bit-identical results either way.
 //!
 //! This crate is the facade an engine depends on: the other `laige-*` crates re-exported
 //! under short paths, a [`prelude`], and [`demo`], the particle simulation behind the
@@ -18,11 +20,9 @@
 //! struct Pos(f32);
 //! struct Vel(f32);
 //!
-//! fn movement(ctx: &mut SystemContext<'_>) {
-//!     ctx.each::<(&mut Pos, &Vel)>(|_, (pos, vel)| pos.0 += vel.0).unwrap();
-//! }
-//! fn clamp(ctx: &mut SystemContext<'_>) {
-//!     ctx.each::<&mut Pos>(|_, pos| pos.0 = pos.0.min(10.0)).unwrap();
+//! // The parameters declare the access: a write of `Pos`, a read of `Vel`.
+//! fn movement(mut bodies: Query<'_, (&mut Pos, &Vel)>) -> Result<(), QueryError> {
+//!     bodies.each(|_, (pos, vel)| pos.0 += vel.0)
 //! }
 //!
 //! // Register components, then systems.
@@ -30,16 +30,23 @@
 //! world.register_component::<Pos>().unwrap();
 //! world.register_component::<Vel>().unwrap();
 //! world.spawn((Pos(0.0), Vel(4.0))).unwrap();
-//! world.system("Movement", movement).budget_ms(1.0).writes::<Pos>().reads::<Vel>().register().unwrap();
+//! let movement = world.system("Movement", movement).register().unwrap();
 //!
-//! // Two writers of one component are refused when scheduling, with the fix.
-//! world.system("Clamp", clamp).budget_ms(0.5).writes::<Pos>().register().unwrap();
+//! // A closure is a system too. Two writers of one component are refused when
+//! // scheduling, with the fix.
+//! world
+//!     .system("Clamp", |mut q: Query<'_, &mut Pos>| q.each(|_, pos| pos.0 = pos.0.min(10.0)))
+//!     .after(movement)
+//!     .register()
+//!     .unwrap();
 //! let err = world.schedule().unwrap_err();
 //! assert!(err.to_string().contains("both declare a write"));
 //! ```
 //!
 //! The loop itself is: schedule once, then `world.run_systems(&schedule)` every tick; see
-//! the README and `examples/demo.rs`.
+//! the README and `examples/demo.rs`. The low-level form of a system, a plain
+//! `fn(&mut SystemContext)` called through its pointer with access declared on the builder
+//! (`world.system_fn(..).writes::<Pos>()`), is in [`world`]'s docs.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -63,7 +70,8 @@ pub mod prelude {
     pub use laige_runner::TimingStats;
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
-        ComponentOptions, Entity, Prng, StateHash, StateHasher, SystemContext, SystemFn, TickError,
-        With, Without, World, WorldError, WorldOptions,
+        BoxError, Bundle, Commands, ComponentOptions, Entity, Fresh, Local, Prng, Query,
+        QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext, SystemFn,
+        SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
     };
 }

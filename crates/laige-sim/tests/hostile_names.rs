@@ -132,6 +132,7 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(RegisterError::DepSpecInvalid {
             name,
+            method: "after",
             spec,
             error: parse_error,
         }),
@@ -143,6 +144,28 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(RegisterError::IoTooMany { name }),
         echo(RegisterError::BudgetExhausted { name, systems: 256 }),
+        echo(RegisterError::ParamKind {
+            name,
+            param: name,
+            component: name,
+            expected: "a resource",
+        }),
+        echo(RegisterError::ParamConflict {
+            name,
+            component: name,
+            first: name,
+            first_access: Access::Write,
+            second: name,
+            second_access: Access::Read,
+            within_one: false,
+        }),
+        echo(RegisterError::AccessContradicts {
+            name,
+            component: name,
+            declared: Access::Read,
+            param: name,
+            needs: Access::Write,
+        }),
         echo(ScheduleError::NeedsLayout {
             system,
             feature: name,
@@ -248,6 +271,11 @@ fn cases(name: &'static str) -> Vec<Case> {
             name,
             message: name.into(),
         }),
+        echo(TickError::SystemFailed {
+            system: id,
+            name,
+            message: name.into(),
+        }),
         silent(WorldError::StaleEntity {
             entity,
             op: "despawn",
@@ -266,6 +294,7 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(WorldError::ComponentLimit { component: name }),
         echo(WorldError::BundleDuplicate { component: name }),
+        echo(WorldError::BundleTooLarge { component: name }),
         silent(WorldError::EntityLimit { max_entities: 1 }),
         silent(WorldError::UnknownSystem { id: 9, systems: 1 }),
         silent(WorldError::InvalidPending { index: 0 }),

@@ -55,7 +55,8 @@ fn simple_world() -> (World, laige_world::SystemId) {
         .writes::<Position>()
         .reads::<Velocity>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     (world, id)
 }
 

@@ -4,11 +4,56 @@ use laige_diag::Diagnostics;
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::command::{CommandBuffer, Commands};
-use crate::query::{Prepared, Query, each_chunk_in, each_in, prepared_in};
+use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::{Entity, Prng, QueryError, Storage};
 
-/// A system function: a plain `fn` that sees the world only through its context.
+/// A system function in its low-level form: a plain `fn` that sees the world only through
+/// its context, declares its access on the builder, and is called through this pointer
+/// ([`World::system_fn`](crate::World::system_fn)). Typed systems
+/// ([`World::system`](crate::World::system)) are the everyday form.
 pub type SystemFn = fn(&mut SystemContext<'_>);
+
+/// What the world's registry holds for each system: the `fn` pointer of a low-level system,
+/// or the mark of a typed one, whose function and parameter state the world keeps (so one
+/// registry serves both, and a typed system's box stays with the per-system state the
+/// running thread owns).
+#[derive(Clone, Copy, Debug)]
+pub struct SystemRun(Run);
+
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    Fn(SystemFn),
+    Typed,
+}
+
+impl SystemRun {
+    /// A low-level system's run function.
+    pub const fn from_fn(run: SystemFn) -> Self {
+        Self(Run::Fn(run))
+    }
+
+    /// A typed system's mark: only the World makes it, with the system's box.
+    pub(crate) const TYPED: Self = Self(Run::Typed);
+
+    /// The `fn` pointer, for a low-level system.
+    pub fn as_fn(&self) -> Option<SystemFn> {
+        match self.0 {
+            Run::Fn(run) => Some(run),
+            Run::Typed => None,
+        }
+    }
+
+    /// Whether this is a typed system's mark.
+    pub fn is_typed(&self) -> bool {
+        matches!(self.0, Run::Typed)
+    }
+}
+
+impl From<SystemFn> for SystemRun {
+    fn from(run: SystemFn) -> Self {
+        Self::from_fn(run)
+    }
+}
 
 /// Who a context runs for: the system's id, name and declared access.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -83,7 +128,10 @@ impl<'a> Queries<'a> {
     /// [`QueryError::Unmatched`] when the system declared a table footprint
     /// (`.matching::<T>()`) and the query does not require every component of it. Nothing is
     /// visited then, and the error's event (`ecs/access_violation`, ...) is reported.
-    pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
+    pub fn each<Q: QueryData>(
+        &mut self,
+        f: impl FnMut(Entity, Q::Item<'_>),
+    ) -> Result<(), QueryError> {
         // SAFETY: `Queries` is only built from a context, whose constructor guarantees that
         // the declared access is exclusive as declared; `each_in` checks `Q` against it first.
         // `&mut self` keeps a second query of this context from running inside `f`.
@@ -96,7 +144,7 @@ impl<'a> Queries<'a> {
     /// # Errors
     ///
     /// As for [`Queries::each`].
-    pub fn each_chunk<Q: Query>(
+    pub fn each_chunk<Q: QueryData>(
         &mut self,
         f: impl FnMut(&[Entity], Q::Chunk<'_>),
     ) -> Result<(), QueryError> {
@@ -111,7 +159,7 @@ impl<'a> Queries<'a> {
     /// # Errors
     ///
     /// As for [`Queries::each`].
-    pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
+    pub fn prepare<Q: QueryData>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
         // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
         unsafe { prepared_in::<Q>(self.storage, Some(self.meta)) }
     }
@@ -122,10 +170,10 @@ impl<'a> Queries<'a> {
     }
 }
 
-/// The only view of the world a running system has: checked queries over the storage,
-/// checked resource access ([`SystemContext::resource`]) and snapshot reads
-/// ([`SystemContext::snapshot`]), its own command buffer, its own PRNG substream, and
-/// diagnostics.
+/// The only view of the world a low-level system has, and the escape hatch of a typed one
+/// (`|ctx: &mut SystemContext<'_>| ..`): checked queries over the storage, checked resource
+/// access ([`SystemContext::resource`]) and snapshot reads ([`SystemContext::snapshot`]), its
+/// own command buffer, its own PRNG substream, and diagnostics.
 ///
 /// Built fresh for every run and never stored. Structural changes go through
 /// [`SystemContext::commands`] and are applied after the system phase.
@@ -144,16 +192,16 @@ impl<'a> Queries<'a> {
 /// world.register_component::<Pos>().unwrap();
 /// world.register_component::<Vel>().unwrap();
 /// let e = world.spawn((Pos(0.0), Vel(2.0))).unwrap();
-/// let id = world.system("Movement", movement).budget_ms(1.0).writes::<Pos>().reads::<Vel>().register().unwrap();
+/// let id = world.system("Movement", movement).writes::<Pos>().reads::<Vel>().register().unwrap();
 /// movement(&mut world.context(id).unwrap());
 /// assert_eq!(world.get::<Pos>(e).unwrap().0, 2.0);
 /// ```
 #[derive(Debug)]
 pub struct SystemContext<'w> {
     pub(crate) storage: &'w Storage,
-    pub(crate) meta: SystemMeta,
+    pub(crate) meta: &'w SystemMeta,
     commands: &'w mut CommandBuffer,
-    rng: Option<&'w mut Prng>,
+    rng: &'w mut Prng,
 }
 
 impl<'w> SystemContext<'w> {
@@ -170,9 +218,9 @@ impl<'w> SystemContext<'w> {
     /// [`World::context`](crate::World::context) or [`SystemHost`](crate::SystemHost).
     pub unsafe fn new(
         storage: &'w Storage,
-        meta: SystemMeta,
+        meta: &'w SystemMeta,
         commands: &'w mut CommandBuffer,
-        rng: Option<&'w mut Prng>,
+        rng: &'w mut Prng,
     ) -> Self {
         Self {
             storage,
@@ -203,8 +251,8 @@ impl<'w> SystemContext<'w> {
     }
 
     /// The id, name and declared access together.
-    pub fn meta(&self) -> &SystemMeta {
-        &self.meta
+    pub fn meta(&self) -> &'w SystemMeta {
+        self.meta
     }
 
     /// The storage's metadata: liveness, counts, archetypes.
@@ -217,9 +265,9 @@ impl<'w> SystemContext<'w> {
         &self.storage.diag
     }
 
-    /// The system's own PRNG substream; `None` in a non-deterministic world.
-    pub fn rng(&mut self) -> Option<&mut Prng> {
-        self.rng.as_deref_mut()
+    /// The system's own PRNG substream, derived from the world's seed and the system's id.
+    pub fn rng(&mut self) -> &mut Prng {
+        self.rng
     }
 
     /// The system's command buffer, for structural changes applied after the system phase.
@@ -243,14 +291,14 @@ impl<'w> SystemContext<'w> {
     ///     }).unwrap();
     /// }
     /// ```
-    pub fn split(&mut self) -> (Queries<'_>, Commands<'_>, Option<&mut Prng>) {
+    pub fn split(&mut self) -> (Queries<'_>, Commands<'_>, &mut Prng) {
         (
             Queries {
                 storage: self.storage,
-                meta: &self.meta,
+                meta: self.meta,
             },
             Commands::new(self.commands, self.storage),
-            self.rng.as_deref_mut(),
+            self.rng,
         )
     }
 
@@ -305,10 +353,13 @@ impl<'w> SystemContext<'w> {
     /// # Errors
     ///
     /// As for [`Queries::each`]: an undeclared access or an aliasing query.
-    pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
+    pub fn each<Q: QueryData>(
+        &mut self,
+        f: impl FnMut(Entity, Q::Item<'_>),
+    ) -> Result<(), QueryError> {
         // SAFETY: the constructor's contract makes the declared access exclusive as declared;
         // `each_in` checks `Q` against it before touching a row.
-        unsafe { each_in::<Q>(self.storage, Some(&self.meta), f) }
+        unsafe { each_in::<Q>(self.storage, Some(self.meta), f) }
     }
 
     /// Calls `f` once per matching non-empty archetype with its entities and whole columns.
@@ -316,12 +367,12 @@ impl<'w> SystemContext<'w> {
     /// # Errors
     ///
     /// As for [`SystemContext::each`].
-    pub fn each_chunk<Q: Query>(
+    pub fn each_chunk<Q: QueryData>(
         &mut self,
         f: impl FnMut(&[Entity], Q::Chunk<'_>),
     ) -> Result<(), QueryError> {
         // SAFETY: as for `each`.
-        unsafe { each_chunk_in::<Q>(self.storage, Some(&self.meta), f) }
+        unsafe { each_chunk_in::<Q>(self.storage, Some(self.meta), f) }
     }
 
     /// Checks `Q` once, for many lookups by handle; see [`Queries::prepare`].
@@ -329,9 +380,9 @@ impl<'w> SystemContext<'w> {
     /// # Errors
     ///
     /// As for [`SystemContext::each`].
-    pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
+    pub fn prepare<Q: QueryData>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
         // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
-        unsafe { prepared_in::<Q>(self.storage, Some(&self.meta)) }
+        unsafe { prepared_in::<Q>(self.storage, Some(self.meta)) }
     }
 
     /// Like [`SystemContext::each`], with the system's commands passed to `f`.
@@ -339,14 +390,14 @@ impl<'w> SystemContext<'w> {
     /// # Errors
     ///
     /// As for [`SystemContext::each`].
-    pub fn each_with_commands<Q: Query>(
+    pub fn each_with_commands<Q: QueryData>(
         &mut self,
         mut f: impl FnMut(Entity, Q::Item<'_>, &mut Commands<'_>),
     ) -> Result<(), QueryError> {
         let mut commands = Commands::new(self.commands, self.storage);
         // SAFETY: as for `each`; the command buffer is a separate object from the storage.
         unsafe {
-            each_in::<Q>(self.storage, Some(&self.meta), |e, item| {
+            each_in::<Q>(self.storage, Some(self.meta), |e, item| {
                 f(e, item, &mut commands)
             })
         }

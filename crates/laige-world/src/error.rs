@@ -55,6 +55,12 @@ pub enum WorldError {
         /// The repeated type.
         component: &'static str,
     },
+    /// A bundle holds more than [`MAX_BUNDLE`](crate::MAX_BUNDLE) components. Event
+    /// `ecs/bundle_too_large`.
+    BundleTooLarge {
+        /// The first type that did not fit.
+        component: &'static str,
+    },
     /// The world already holds its `max_entities`. Event `ecs/entity_limit`.
     EntityLimit {
         /// The limit.
@@ -135,6 +141,13 @@ laige_diag::diagnostics! {
          types; merge small components";
     BundleDuplicate { %component } => warn bundle_duplicate { component }
         "a bundle lists `{component}` twice: list each component type once";
+    BundleTooLarge { %component } => warn bundle_too_large { component }
+        |f| write!(
+            f,
+            "a bundle holds more than {} components (`{component}` did not fit): an entity has \
+             at most that many; spawn fewer and insert the rest",
+            crate::MAX_BUNDLE
+        );
     EntityLimit { max_entities } => warn entity_limit { max_entities }
         "cannot spawn: the world holds its maximum of {max_entities} entities; despawn some or \
          raise `WorldOptions::max_entities`";

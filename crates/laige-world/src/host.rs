@@ -4,10 +4,9 @@
 //! A sequential tick is
 //!
 //! ```
-//! # use laige_world::{World, WorldOptions, SystemContext};
-//! # fn noop(_: &mut SystemContext<'_>) {}
+//! # use laige_world::{World, WorldOptions};
 //! # let mut world = World::new(WorldOptions::default());
-//! # world.system("Noop", noop).budget_ms(1.0).register().unwrap();
+//! # world.system("Noop", || {}).register().unwrap();
 //! # let order: Vec<_> = world.registry().iter().map(|r| r.id()).collect();
 //! // `order` comes from the scheduler: `schedule(world.registry())?.order()`.
 //! let (registry, mut host) = world.split_for_run();
@@ -21,12 +20,15 @@
 //! [`SystemHost`] also implements the runner's [`Host`] trait, so
 //! `runner.run(&schedule, registry, &mut host)` drives it directly.
 
+use std::error::Error;
+
 use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
 use crate::command::ApplyStats;
+use crate::system::BoxError;
 use crate::world::SystemState;
-use crate::{Storage, SystemContext, SystemFn, SystemMeta, World, WorldError};
+use crate::{Storage, SystemContext, SystemRun, TickError, World, WorldError};
 
 /// Runs systems of one world by id, building each one's fresh [`SystemContext`].
 ///
@@ -37,14 +39,14 @@ use crate::{Storage, SystemContext, SystemFn, SystemMeta, World, WorldError};
 #[derive(Debug)]
 pub struct SystemHost<'w> {
     storage: &'w Storage,
-    registry: &'w Registry<SystemFn>,
+    registry: &'w Registry<SystemRun>,
     systems: &'w mut [SystemState],
 }
 
 impl<'w> SystemHost<'w> {
     pub(crate) fn new(
         storage: &'w Storage,
-        registry: &'w Registry<SystemFn>,
+        registry: &'w Registry<SystemRun>,
         systems: &'w mut [SystemState],
     ) -> Self {
         Self {
@@ -66,8 +68,7 @@ impl<'w> SystemHost<'w> {
     /// A fresh context for system `id`, holding the host's borrows.
     fn into_context(self, id: SystemId) -> Result<SystemContext<'w>, WorldError> {
         let storage = self.storage;
-        let (meta, state) = self.into_state(id)?;
-        let (commands, rng) = state.parts_mut();
+        let (meta, commands, rng) = self.into_state(id)?.parts_mut();
         // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
         // world is borrowed mutably by the host); the host is consumed, so this is the only
         // context made from its borrows, and no other context can access any component
@@ -75,64 +76,60 @@ impl<'w> SystemHost<'w> {
         Ok(unsafe { SystemContext::new(storage, meta, commands, rng) })
     }
 
-    /// System `id`'s declared access and its state, holding the host's borrows.
-    fn into_state(self, id: SystemId) -> Result<(SystemMeta, &'w mut SystemState), WorldError> {
-        let unknown = || WorldError::UnknownSystem {
-            id: id.get(),
-            systems: self.registry.len(),
-        };
-        let Ok(record) = self.registry.get(id) else {
-            return Err(self.storage.report(unknown()));
-        };
-        let Some(state) = self.systems.get_mut(id.index()) else {
-            return Err(self.storage.report(unknown()));
-        };
-        Ok((SystemMeta::of(record), state))
+    /// System `id`'s state, holding the host's borrows.
+    fn into_state(self, id: SystemId) -> Result<&'w mut SystemState, WorldError> {
+        match self.systems.get_mut(id.index()) {
+            Some(state) => Ok(state),
+            None => Err(self.storage.report(WorldError::UnknownSystem {
+                id: id.get(),
+                systems: self.registry.len(),
+            })),
+        }
     }
 
-    /// Runs system `id`: builds its fresh context and calls `run` with it.
+    /// Runs system `id`, whose registry entry is `run`: a low-level system's `fn` with a
+    /// fresh context, or a typed system's function with its parameters. A typed system's
+    /// failure is kept in its state ([`SystemState::failure`]); a panic unwinds to the
+    /// caller.
     ///
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered; nothing runs.
-    pub fn run(&mut self, id: SystemId, run: &SystemFn) -> Result<(), WorldError> {
-        let mut ctx = self.context(id)?;
-        run(&mut ctx);
+    pub fn run(&mut self, id: SystemId, run: &SystemRun) -> Result<(), WorldError> {
+        let storage = self.storage;
+        let state = SystemHost::new(storage, self.registry, self.systems).into_state(id)?;
+        // SAFETY: as for `into_context`: one system runs at a time on this host, with the
+        // storage shared and nothing else borrowing it; the state is this world's.
+        unsafe { state.run(storage, run) };
         Ok(())
     }
 
     /// The parts, for an executor that builds contexts itself: the storage, the registry,
     /// and the per-system states indexed by [`SystemId::index`].
-    pub fn parts(&mut self) -> (&'w Storage, &'w Registry<SystemFn>, &mut [SystemState]) {
+    pub fn parts(&mut self) -> (&'w Storage, &'w Registry<SystemRun>, &mut [SystemState]) {
         (self.storage, self.registry, self.systems)
     }
 }
 
-impl Host<SystemFn> for SystemHost<'_> {
+impl Host<SystemRun> for SystemHost<'_> {
     /// Runs system `id`; an unknown id runs nothing (and is reported as `ecs/system_unknown`).
     /// A panic is kept in the system's state, not unwound into the runner: the World settles
     /// it after the track, as it does for a track run on the executor.
-    fn run_system(&mut self, id: SystemId, run: &SystemFn) {
+    fn run_system(&mut self, id: SystemId, run: &SystemRun) {
         let storage = self.storage;
         // The error was reported; the runner checked the schedule against the registry first.
-        let Ok((meta, state)) =
-            SystemHost::new(storage, self.registry, self.systems).into_state(id)
-        else {
+        let Ok(state) = SystemHost::new(storage, self.registry, self.systems).into_state(id) else {
             return;
         };
-        state.contain(|commands, rng| {
-            // SAFETY: as in `into_context`: the host holds the storage shared and the world
-            // mutably, and this context is the only one alive while the system runs.
-            let mut ctx = unsafe { SystemContext::new(storage, meta, commands, rng) };
-            run(&mut ctx);
-        });
+        // SAFETY: as for `run`.
+        unsafe { state.run_contained(storage, run) };
     }
 }
 
 impl World {
     /// Splits the world into its registry and a host that runs systems, so a runner can read
     /// the registry while the host builds contexts.
-    pub fn split_for_run(&mut self) -> (&Registry<SystemFn>, SystemHost<'_>) {
+    pub fn split_for_run(&mut self) -> (&Registry<SystemRun>, SystemHost<'_>) {
         let host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
         (&self.registry, host)
     }
@@ -142,14 +139,17 @@ impl World {
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered.
-    pub fn context(&mut self, id: SystemId) -> Result<SystemContext<'_>, WorldError> {
-        self.split_for_run().1.into_context(id)
+    pub fn context(&mut self, id: impl Into<SystemId>) -> Result<SystemContext<'_>, WorldError> {
+        self.split_for_run().1.into_context(id.into())
     }
 
     /// Applies the command buffers of the systems in `order` (the schedule's order), one
     /// buffer after the other, each in recording order, and empties them. So when two systems
     /// insert the same component on one entity, the later one in `order` wins, and entities
     /// spawned by commands get their ids in that order. Stale targets are skipped and reported.
+    /// The buffer of a system whose run failed since the last apply
+    /// ([`SystemState::failure`]) is dropped instead, with the failure: a failed run changes
+    /// nothing.
     ///
     /// # Errors
     ///
@@ -159,6 +159,16 @@ impl World {
     pub fn apply_commands(
         &mut self,
         order: impl IntoIterator<Item = SystemId>,
+    ) -> Result<ApplyStats, WorldError> {
+        self.apply_in_order(order, |_, _, _| {})
+    }
+
+    /// [`World::apply_commands`], handing each dropped failure to `failed` with the registry
+    /// that names its system.
+    fn apply_in_order(
+        &mut self,
+        order: impl IntoIterator<Item = SystemId>,
+        mut failed: impl FnMut(&Registry<SystemRun>, SystemId, BoxError),
     ) -> Result<ApplyStats, WorldError> {
         let mut stats = ApplyStats::default();
         let mut first_error = None;
@@ -171,8 +181,13 @@ impl World {
                 first_error.get_or_insert(self.storage.report(err));
                 continue;
             };
+            if let Some(failure) = state.drop_failed_commands() {
+                stats.dropped_buffers += 1;
+                failed(&self.registry, id, failure);
+                continue;
+            }
             // A system's own buffer was bound to this world by its commands, so it is never foreign.
-            let (commands, _) = state.parts_mut();
+            let (_, commands, _) = state.parts_mut();
             stats += self.storage.apply(commands)?;
         }
         match first_error {
@@ -180,4 +195,37 @@ impl World {
             None => Ok(stats),
         }
     }
+
+    /// What a tick does after each track: applies the track's command buffers (a failed
+    /// run's are dropped) and reports each failed run, in schedule order, as
+    /// `system/system_failed`. The first failure, else the first apply error.
+    pub(crate) fn finish_track(&mut self, track: &[SystemId]) -> Result<(), TickError> {
+        let mut first_failure = None;
+        let applied = self.apply_in_order(track.iter().copied(), |registry, id, failure| {
+            let err = report_failure(registry, id, &*failure);
+            first_failure.get_or_insert(err);
+        });
+        match (first_failure, applied) {
+            (Some(err), _) => Err(err),
+            (None, Err(err)) => Err(TickError::Apply(err)),
+            (None, Ok(_)) => Ok(()),
+        }
+    }
+}
+
+/// The error of system `id`'s failed run, reported (`system/system_failed`).
+#[cold]
+fn report_failure(
+    registry: &Registry<SystemRun>,
+    id: SystemId,
+    failure: &(dyn Error + Send + Sync),
+) -> TickError {
+    // Only this path allocates: a failure allocated its error already.
+    let err = TickError::SystemFailed {
+        system: id,
+        name: registry.get(id).map_or("?", |it| it.name()),
+        message: failure.to_string().into(),
+    };
+    registry.diagnostics().report(err.key(), || err.emit());
+    err
 }

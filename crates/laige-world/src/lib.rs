@@ -74,13 +74,14 @@ mod resource;
 mod run;
 mod snapshot;
 mod storage;
+mod system;
 mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, MAX_BUNDLE};
+pub use bundle::{Bundle, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE};
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_TYPES};
-pub use context::{Queries, SystemContext, SystemFn, SystemMeta};
+pub use context::{Queries, SystemContext, SystemFn, SystemMeta, SystemRun};
 pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
@@ -89,8 +90,12 @@ pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterErro
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
-pub use query::{Prepared, Query, With, Without};
+pub use query::{Filtered, Fresh, Prepared, QueryData, With, Without};
 pub use run::TickError;
 pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;
-pub use world::{SystemBuilder, SystemState, World};
+pub use system::{
+    BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,
+    SystemParam, SystemWorld, WithContext,
+};
+pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

@@ -1,11 +1,13 @@
 //! Typed queries: what a system asks for, checked once per call against what it declared.
 //!
-//! A query is a type: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`](crate::Entity), the
-//! filters [`With<T>`] and [`Without<T>`], or a tuple of up to 8 of these (tuples nest).
+//! A query is a type: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Fresh<&T>`],
+//! [`Entity`](crate::Entity), the filters [`With<T>`] and [`Without<T>`], or a tuple of up to 8
+//! of these (tuples nest).
 //! Matched archetypes are visited in ascending id, rows in table order.
 
 mod elements;
 mod filter;
+mod fresh;
 mod iter;
 mod prepared;
 mod tuple;
@@ -18,10 +20,12 @@ use crate::archetype::Archetype;
 use crate::component::Components;
 use crate::context::SystemMeta;
 use crate::snapshot::{SnapshotView, snapshot_of};
+use crate::system::ParamInit;
 use crate::{QueryError, Storage};
 
 pub(crate) use elements::skip;
 pub use filter::{With, Without};
+pub use fresh::{Filtered, Fresh};
 pub(crate) use iter::{each_chunk_in, each_in, prepared_in};
 pub use prepared::Prepared;
 
@@ -42,12 +46,14 @@ pub use prepared::Prepared;
 /// | `With<T>` / `Without<T>` | `()` | `()` | none (presence only) |
 /// | `Snapshot<&T>` | `Option<&T>` | `SnapshotView<T>` | snapshot read of the versioned `T` |
 ///
+/// | `Fresh<&T>` | `&T` | `&[T]` | read `T`; a typed system declares it `reads_fresh` |
+///
 /// # Safety
 ///
-/// Implementations must declare in `init` every component they read or write, and `item` /
-/// `chunk` must touch nothing else. The impls in this crate do; the hidden methods use
-/// crate-internal types, so it cannot be implemented elsewhere.
-pub unsafe trait Query {
+/// Implementations must declare in `init` and in `declare` every component they read or
+/// write, and `item` / `chunk` must touch nothing else. The impls in this crate do; the
+/// hidden methods use crate-internal types, so it cannot be implemented elsewhere.
+pub unsafe trait QueryData {
     /// What one row yields.
     type Item<'a>;
     /// What one archetype yields.
@@ -63,11 +69,15 @@ pub unsafe trait Query {
     #[doc(hidden)]
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError>;
 
+    /// Records, for a typed system's registration, the access each element needs.
+    #[doc(hidden)]
+    fn declare(init: &mut ParamInit<'_>);
+
     /// The column pointers of a matched archetype.
     #[doc(hidden)]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch;
 
-    /// [`Query::fetch`] for an archetype the query matched through the column directory of
+    /// [`QueryData::fetch`] for an archetype the query matched through the column directory of
     /// `driver`, without the checks that makes redundant (a required component always has
     /// its column there). An element that requires `driver` takes `driver_column` instead of
     /// looking its column up in the table, which spares the walk through the table when the
@@ -114,7 +124,7 @@ pub unsafe trait Query {
     ///
     /// # Safety
     ///
-    /// As for [`Query::item`], for all `len` rows at once.
+    /// As for [`QueryData::item`], for all `len` rows at once.
     #[doc(hidden)]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
 }
@@ -162,7 +172,7 @@ impl Matcher {
     }
 }
 
-/// What a query touches, built by [`Query::init`] and checked element by element.
+/// What a query touches, built by [`QueryData::init`] and checked element by element.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct QueryDesc<'a> {

@@ -330,7 +330,7 @@ impl SystemContext<'_> {
     /// [`QueryError::Undeclared`] (event `ecs/access_violation`) when not declared;
     /// [`QueryError::NoResource`] (event `ecs/resource_missing`) when the world holds no `T`.
     pub fn resource<T: Send + Sync + 'static>(&self) -> Result<&T, QueryError> {
-        let ptr = checked_ptr::<T>(self.storage, &self.meta, Access::Read)?;
+        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Read)?;
         // SAFETY: `T`'s id is declared read or write by this system, so by the constructor's
         // contract no other live context writes it; this context hands out `&mut T` only from
         // `resource_mut(&mut self)`, which cannot coexist with this shared borrow.
@@ -346,7 +346,7 @@ impl SystemContext<'_> {
     ///
     /// As for [`SystemContext::resource`].
     pub fn resource_mut<T: Send + Sync + 'static>(&mut self) -> Result<&mut T, QueryError> {
-        let ptr = checked_ptr::<T>(self.storage, &self.meta, Access::Write)?;
+        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Write)?;
         // SAFETY: `T`'s id is declared write, so by the constructor's contract no other live
         // context reads or writes it; `&mut self` keeps every other reference this context
         // could hand out (to `T` or anything else) from coexisting with this one.

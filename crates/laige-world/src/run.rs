@@ -7,12 +7,12 @@
 
 use laige_diag::TickClock;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
-use laige_registry::{ComponentSet, Conflicts, LiveTables, Registry, SystemId};
+use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
 use crate::world::SystemState;
-use crate::{Storage, SystemContext, SystemFn, SystemHost, SystemMeta, World, WorldError};
+use crate::{Storage, SystemHost, SystemRun, World, WorldError};
 
 /// How the World runs ticks: the sequential runner (timing and budgets), an optional
 /// parallel executor, the declarative layout, and the plan cached for the executor.
@@ -63,6 +63,19 @@ pub enum TickError {
         /// stays small; only this path allocates, and a panic allocated already.
         message: Box<str>,
     },
+    /// A typed system's run failed: it returned `Err`, or a parameter could not be fetched
+    /// (a missing resource). As after a panic, the rest of its track ran, its commands of
+    /// this tick were dropped, and the next tick runs it again; each failed system was
+    /// reported as a `system/system_failed` event, and this names the first in schedule
+    /// order.
+    SystemFailed {
+        /// The system.
+        system: SystemId,
+        /// Its registration name.
+        name: &'static str,
+        /// The error's message. Boxed, as for `Panicked`: only a failure allocates.
+        message: Box<str>,
+    },
     /// The executor refused the track before running anything.
     Exec(ExecError),
     /// Applying commands failed.
@@ -77,6 +90,11 @@ laige_diag::diagnostics! {
         "system `{name}` panicked: {message}: the rest of its track ran and its commands of this \
          tick were dropped; the next tick runs normally. Fix the system, or handle the failure \
          inside it";
+    SystemFailed { system, %name, %message }
+        => error system_failed { system = name, id = system.get(), error = message.as_ref() }
+        "system `{name}` failed: {message}: the rest of its track ran and its commands of this \
+         tick were dropped; the next tick runs it again. Fix the cause, or handle the error \
+         inside the system";
     Exec(err) => err;
     Apply(err) => err;
 }
@@ -128,8 +146,8 @@ impl World {
     ///
     /// # Errors
     ///
-    /// A stale or malformed schedule (nothing ran), a panicking system (the rest ran), or a
-    /// failure to apply commands.
+    /// A stale or malformed schedule (nothing ran), a panicking or failing system (the rest
+    /// ran), or a failure to apply commands.
     pub fn run_systems(&mut self, schedule: &Schedule) -> Result<(), TickError> {
         laige_runner::check(schedule, &self.registry)?;
         if !self.runtime.ticked {
@@ -153,8 +171,8 @@ impl World {
             if let Some(err) = self.settle_panics(track) {
                 first_error.get_or_insert(err);
             }
-            if let Err(err) = self.apply_commands(track.iter().copied()) {
-                first_error.get_or_insert(TickError::Apply(err));
+            if let Err(err) = self.finish_track(track) {
+                first_error.get_or_insert(err);
             }
         }
         self.end_tick();
@@ -204,11 +222,10 @@ impl World {
         };
         let host = ParallelHost {
             storage: &self.storage,
-            registry: &self.registry,
             systems: self.systems.as_mut_ptr(),
             len: self.systems.len(),
         };
-        // The host contains every system's panic itself (`SystemState::contain`), so the
+        // The host contains every system's panic itself (`SystemState::run_contained`), so the
         // executor never sees one; `settle_panics` reports them after the track.
         let res = executor.run_track(plan, t, self.registry.runs(), &host);
         if runner.options().timing {
@@ -322,7 +339,8 @@ impl World {
     /// # Errors
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered.
-    pub fn timing_stats(&self, id: SystemId) -> Result<TimingStats, WorldError> {
+    pub fn timing_stats(&self, id: impl Into<SystemId>) -> Result<TimingStats, WorldError> {
+        let id = id.into();
         let unknown = || WorldError::UnknownSystem {
             id: id.get(),
             systems: self.registry.len(),
@@ -340,35 +358,31 @@ impl World {
 /// Runs systems of one world from several threads at once.
 struct ParallelHost<'w> {
     storage: &'w Storage,
-    registry: &'w Registry<SystemFn>,
     systems: *mut SystemState,
     len: usize,
 }
 
 // SAFETY: the raw pointer is only dereferenced at `systems[id.index()]` by the thread
 // running system `id`, and the executor never runs one system twice at once, so no two
-// threads touch the same `SystemState`; `Storage` and `Registry` are `Sync`.
+// threads touch the same `SystemState` (which is `Send`); `Storage` is `Sync`.
 unsafe impl Sync for ParallelHost<'_> {}
 
 // SAFETY: `run_system` gives each system exclusive access to its own state and shared
-// access to the storage through `SystemContext::new`, whose contract (no concurrently
-// running system conflicts with this one) is exactly what the executor guarantees for
-// the plan it runs; the plan orders every pair whose declared access conflicts.
-unsafe impl SharedHost<SystemFn> for ParallelHost<'_> {
-    unsafe fn run_system(&self, id: SystemId, run: &SystemFn) {
-        let (Ok(record), true) = (self.registry.get(id), id.index() < self.len) else {
+// access to the storage through `SystemState::run_contained`, whose contract (no
+// concurrently running system conflicts with this one) is exactly what the executor
+// guarantees for the plan it runs; the plan orders every pair whose declared access
+// conflicts.
+unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
+    unsafe fn run_system(&self, id: SystemId, run: &SystemRun) {
+        if id.index() >= self.len {
             return;
-        };
+        }
         // SAFETY: in bounds (checked above); only this call touches system `id`'s state
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
-        let meta = SystemMeta::of(record);
-        state.contain(|commands, rng| {
-            // SAFETY: the caller guarantees no concurrently running system conflicts with
-            // this one, which is `SystemContext::new`'s contract; the storage is not borrowed
-            // mutably during a tick.
-            let mut ctx = unsafe { SystemContext::new(self.storage, meta, commands, rng) };
-            run(&mut ctx);
-        });
+        // SAFETY: the caller guarantees no concurrently running system conflicts with this
+        // one, which is `SystemState::run`'s contract; the storage is this world's and is
+        // not borrowed mutably during a tick.
+        unsafe { state.run_contained(self.storage, run) };
     }
 }

@@ -29,7 +29,8 @@ use crate::archetype::Archetype;
 use crate::column::Column;
 use crate::component::{CloneFn, ComponentInfo, Components};
 use crate::context::{Queries, SystemMeta};
-use crate::query::{Query, QueryDesc};
+use crate::query::{QueryData, QueryDesc};
+use crate::system::ParamInit;
 use crate::{
     ComponentOptions, Entity, QueryError, StateHash, Storage, SystemContext, World, WorldError,
 };
@@ -349,7 +350,7 @@ impl<'w> SystemContext<'w> {
         &self,
     ) -> Result<SnapshotView<'w, T>, QueryError> {
         let storage = self.storage;
-        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(&self.meta))
+        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(self.meta))
             .map_err(|err| storage.report(err))
     }
 
@@ -472,7 +473,7 @@ impl<T> RawView<T> {
 // access; `item`/`chunk` read only the snapshot store, which does not change while the storage
 // is borrowed (only `&mut Storage` refreshes it), and the archetype's entity column, which no
 // system writes.
-unsafe impl<T: Send + Sync + 'static> Query for Snapshot<&T> {
+unsafe impl<T: Send + Sync + 'static> QueryData for Snapshot<&T> {
     type Item<'a> = Option<&'a T>;
     type Chunk<'a> = SnapshotView<'a, T>;
     type State = RawView<T>;
@@ -480,6 +481,10 @@ unsafe impl<T: Send + Sync + 'static> Query for Snapshot<&T> {
 
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
         desc.snapshot::<T>().map(RawView::erase)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::ReadSnapshot);
     }
 
     #[inline]

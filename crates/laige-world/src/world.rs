@@ -1,6 +1,7 @@
 //! The World: storage plus systems, and the direct methods setup code uses.
 
 mod components;
+mod names;
 mod systems;
 
 use std::mem::ManuallyDrop;
@@ -11,10 +12,11 @@ use laige_registry::{ComponentId, Registry};
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::command::{ApplyStats, CommandBuffer, Commands};
-use crate::query::{Prepared, Query, each_chunk_in, each_in, prepared_in};
+use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::run::Runtime;
-use crate::{Entity, QueryError, StateHasher, Storage, SystemFn, WorldError, WorldOptions};
+use crate::{Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
 
+pub use names::{SystemHandle, SystemNames};
 pub use systems::{SystemBuilder, SystemState};
 
 /// Archetype storage for entities and components, plus the registered systems with their
@@ -24,7 +26,7 @@ pub use systems::{SystemBuilder, SystemState};
 /// systems see the world only through a [`SystemContext`](crate::SystemContext).
 pub struct World {
     pub(crate) storage: Storage,
-    pub(crate) registry: Registry<SystemFn>,
+    pub(crate) registry: Registry<SystemRun>,
     pub(crate) systems: Vec<SystemState>,
     pub(crate) runtime: Runtime,
     options: WorldOptions,
@@ -246,7 +248,10 @@ impl World {
     /// # Errors
     ///
     /// [`QueryError::Aliased`] for a query naming a component twice with a write.
-    pub fn each<Q: Query>(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
+    pub fn each<Q: QueryData>(
+        &mut self,
+        f: impl FnMut(Entity, Q::Item<'_>),
+    ) -> Result<(), QueryError> {
         // SAFETY: `&mut self` gives exclusive access to every column.
         unsafe { each_in::<Q>(&self.storage, None, f) }
     }
@@ -256,7 +261,7 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::each`].
-    pub fn each_chunk<Q: Query>(
+    pub fn each_chunk<Q: QueryData>(
         &mut self,
         f: impl FnMut(&[Entity], Q::Chunk<'_>),
     ) -> Result<(), QueryError> {
@@ -269,7 +274,7 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::each`].
-    pub fn prepare<Q: Query>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
+    pub fn prepare<Q: QueryData>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
         // SAFETY: `&mut self` gives exclusive access to every column, for as long as the
         // result lives.
         unsafe { prepared_in::<Q>(&self.storage, None) }
@@ -306,8 +311,8 @@ impl World {
     ///    the bytes of its [`StateHash`](crate::StateHash);
     /// 4. per hashed resource in ascending id: the id (u16), then the bytes of its
     ///    [`StateHash`](crate::StateHash) (nothing when the world holds none);
-    /// 5. the registered system count, then per system in ascending id: the id, 1 and the
-    ///    PRNG's seed and two state words when it has a substream, else 0 (u64 words each).
+    /// 5. the registered system count, then per system in ascending id: the id, 1, and its
+    ///    PRNG's seed and two state words (u64 words each).
     ///
     /// Row layout, archetype ids, empty tables and slot-reuse history do not enter it, only
     /// the live state. A pure function; allocates nothing.
@@ -317,16 +322,14 @@ impl World {
         h.write_u64(self.systems.len() as u64);
         for (index, system) in self.systems.iter().enumerate() {
             h.write_u64(index as u64 + 1);
-            match system.rng() {
-                Some(rng) => {
-                    let (s0, s1) = rng.state();
-                    h.write_u64(1);
-                    h.write_u64(rng.seed());
-                    h.write_u64(s0);
-                    h.write_u64(s1);
-                }
-                None => h.write_u64(0),
-            }
+            // Every system has a stream; the 1 marks it, as when streams were optional, so
+            // hashes stay comparable with earlier runs.
+            let rng = system.rng();
+            let (s0, s1) = rng.state();
+            h.write_u64(1);
+            h.write_u64(rng.seed());
+            h.write_u64(s0);
+            h.write_u64(s1);
         }
         h.finish()
     }

@@ -42,7 +42,7 @@ fn age(ctx: &mut SystemContext<'_>) {
     })
     .unwrap();
     for e in old {
-        let colour_roll = ctx.rng().map_or(0, |rng| rng.next_u64() % 2);
+        let colour_roll = ctx.rng().next_u64() % 2;
         let mut commands = ctx.commands();
         commands.despawn(e).unwrap();
         if colour_roll == 0 {

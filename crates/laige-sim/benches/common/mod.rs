@@ -24,8 +24,18 @@ macro_rules! scalar {
 }
 scalar!(A, B, C, D, E, Data);
 
-/// A W1 system: swaps `X` and `Y` on every entity that has both.
-fn swap<X: Scalar, Y: Scalar>(ctx: &mut SystemContext<'_>) {
+/// A W1 system: swaps `X` and `Y` on every entity that has both. Its parameter declares
+/// the writes of both.
+fn swap<X: Scalar, Y: Scalar>(mut pairs: Query<'_, (&mut X, &mut Y)>) -> Result<(), QueryError> {
+    pairs.each_chunk(|_, (xs, ys)| {
+        for (x, y) in xs.iter_mut().zip(ys) {
+            std::mem::swap(x.value(), y.value());
+        }
+    })
+}
+
+/// The same system in the low-level form: a `fn` pointer with a context.
+fn swap_fn<X: Scalar, Y: Scalar>(ctx: &mut SystemContext<'_>) {
     ctx.each_chunk::<(&mut X, &mut Y)>(|_, (xs, ys)| {
         for (x, y) in xs.iter_mut().zip(ys) {
             std::mem::swap(x.value(), y.value());
@@ -34,18 +44,29 @@ fn swap<X: Scalar, Y: Scalar>(ctx: &mut SystemContext<'_>) {
     .unwrap();
 }
 
+/// How a W1 world registers its systems: typed, or as `fn` pointers declaring on the builder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    Typed,
+    FnPointer,
+}
+
 /// Registers the W1 system `name` swapping `X` and `Y`, with both as its footprint (so
 /// systems on disjoint tables run at once), after `after_weak` where their tables overlap.
 fn register_swap<X: Scalar, Y: Scalar>(
     world: &mut World,
+    form: Form,
     name: &'static str,
     after_weak: &'static str,
 ) {
-    world
-        .system(name, swap::<X, Y>)
-        .budget_ms(1.0)
-        .writes::<X>()
-        .writes::<Y>()
+    let builder = match form {
+        Form::Typed => world.system(name, swap::<X, Y>),
+        Form::FnPointer => world
+            .system_fn(name, swap_fn::<X, Y>)
+            .writes::<X>()
+            .writes::<Y>(),
+    };
+    builder
         .matching::<X>()
         .matching::<Y>()
         .after_weak(after_weak)
@@ -57,7 +78,8 @@ fn register_swap<X: Scalar, Y: Scalar>(
 /// swap their pairs. `cd` and `ce` both write C, but no table holds D and E together, so
 /// with their footprints declared they run at once; `ce.after_weak("cd")` fixes their
 /// order for where they would overlap.
-pub fn w1_world() -> (World, Schedule) {
+/// Its systems are registered in `form`.
+pub fn w1_world(form: Form) -> (World, Schedule) {
     let mut world = World::new(WorldOptions {
         capacity: 40_000,
         ..WorldOptions::default()
@@ -78,9 +100,9 @@ pub fn w1_world() -> (World, Schedule) {
         world.spawn((A(1.0), B(2.0), C(3.0), E(5.0))).unwrap();
     }
     world.set_layout(Layout::new().dag("Main", "W1", &["Update"], "Update"));
-    register_swap::<A, B>(&mut world, "ab", "");
-    register_swap::<C, D>(&mut world, "cd", "");
-    register_swap::<C, E>(&mut world, "ce", "cd");
+    register_swap::<A, B>(&mut world, form, "ab", "");
+    register_swap::<C, D>(&mut world, form, "cd", "");
+    register_swap::<C, E>(&mut world, form, "ce", "cd");
     let schedule = world.schedule().unwrap();
     (world, schedule)
 }

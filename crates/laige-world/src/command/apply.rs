@@ -12,12 +12,15 @@ pub struct ApplyStats {
     pub applied: usize,
     /// Commands skipped: stale targets, failed spawns (and commands on them).
     pub skipped: usize,
+    /// Buffers dropped whole, unapplied, because their system's run failed.
+    pub dropped_buffers: usize,
 }
 
 impl AddAssign for ApplyStats {
     fn add_assign(&mut self, other: Self) {
         self.applied += other.applied;
         self.skipped += other.skipped;
+        self.dropped_buffers += other.dropped_buffers;
     }
 }
 

@@ -3,10 +3,11 @@
 use std::ptr::NonNull;
 use std::slice;
 
-use laige_registry::ComponentId;
+use laige_registry::{Access, ComponentId};
 
-use super::{Query, QueryDesc};
+use super::{QueryData, QueryDesc};
 use crate::archetype::Archetype;
+use crate::system::ParamInit;
 use crate::{Entity, QueryError};
 
 /// The typed column base of `component` in `archetype`, if it has it.
@@ -74,7 +75,7 @@ unsafe fn fetch_required_driven<T>(
 }
 
 // SAFETY: `init` records a read of `T` (required); `item`/`chunk` only read `T`'s column.
-unsafe impl<T: Send + Sync + 'static> Query for &T {
+unsafe impl<T: Send + Sync + 'static> QueryData for &T {
     type Item<'a> = &'a T;
     type Chunk<'a> = &'a [T];
     type State = Option<ComponentId>;
@@ -82,6 +83,10 @@ unsafe impl<T: Send + Sync + 'static> Query for &T {
 
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
         desc.read::<T>(true)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Read);
     }
 
     #[inline]
@@ -124,7 +129,7 @@ unsafe impl<T: Send + Sync + 'static> Query for &T {
 
 // SAFETY: `init` records a write of `T` (required), which rejects any other access to `T`
 // in the same query; `item`/`chunk` only touch `T`'s column.
-unsafe impl<T: Send + Sync + 'static> Query for &mut T {
+unsafe impl<T: Send + Sync + 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
     type Chunk<'a> = &'a mut [T];
     type State = Option<ComponentId>;
@@ -135,6 +140,10 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
     }
 
     // The column pointers are those of `&T`; only the items differ.
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Write);
+    }
+
     #[inline]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
         <&T>::fetch(state, archetype)
@@ -172,7 +181,7 @@ unsafe impl<T: Send + Sync + 'static> Query for &mut T {
 }
 
 // SAFETY: `init` records a read of `T` (optional); only `T`'s column is read.
-unsafe impl<T: Send + Sync + 'static> Query for Option<&T> {
+unsafe impl<T: Send + Sync + 'static> QueryData for Option<&T> {
     type Item<'a> = Option<&'a T>;
     type Chunk<'a> = Option<&'a [T]>;
     type State = Option<ComponentId>;
@@ -180,6 +189,10 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&T> {
 
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
         desc.read::<T>(false)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Read);
     }
 
     #[inline]
@@ -209,7 +222,7 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&T> {
 }
 
 // SAFETY: `init` records a write of `T` (optional); only `T`'s column is touched.
-unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
+unsafe impl<T: Send + Sync + 'static> QueryData for Option<&mut T> {
     type Item<'a> = Option<&'a mut T>;
     type Chunk<'a> = Option<&'a mut [T]>;
     type State = Option<ComponentId>;
@@ -217,6 +230,10 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
 
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
         desc.write::<T>(false)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Write);
     }
 
     #[inline]
@@ -245,7 +262,7 @@ unsafe impl<T: Send + Sync + 'static> Query for Option<&mut T> {
 
 // SAFETY: reads only the entity column, which no system writes (it changes only under
 // `&mut Storage`).
-unsafe impl Query for Entity {
+unsafe impl QueryData for Entity {
     type Item<'a> = Entity;
     type Chunk<'a> = &'a [Entity];
     type State = ();
@@ -254,6 +271,8 @@ unsafe impl Query for Entity {
     fn init(_: &mut QueryDesc<'_>) -> Result<(), QueryError> {
         Ok(())
     }
+
+    fn declare(_: &mut ParamInit<'_>) {}
 
     #[inline]
     fn fetch(_: &(), archetype: &Archetype) -> Self::Fetch {

@@ -3,9 +3,10 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{Query, QueryDesc};
+use super::{QueryData, QueryDesc};
 use crate::QueryError;
 use crate::archetype::Archetype;
+use crate::system::ParamInit;
 
 /// A query element that matches only entities that have a `T`, without reading it.
 ///
@@ -33,7 +34,7 @@ impl<T> fmt::Debug for Without<T> {
 macro_rules! filter {
     ($ty:ident, $present:literal) => {
         // SAFETY: a filter touches no column; it only narrows the matched archetypes.
-        unsafe impl<T: 'static> Query for $ty<T> {
+        unsafe impl<T: 'static> QueryData for $ty<T> {
             type Item<'a> = ();
             type Chunk<'a> = ();
             type State = ();
@@ -41,6 +42,11 @@ macro_rules! filter {
 
             fn init(desc: &mut QueryDesc<'_>) -> Result<(), QueryError> {
                 desc.filter::<T>($present)
+            }
+
+            // Presence changes only when commands are applied: no access to declare.
+            fn declare(init: &mut ParamInit<'_>) {
+                init.filter::<T>();
             }
 
             #[inline]

@@ -5,7 +5,7 @@ use std::slice;
 
 use laige_registry::ComponentId;
 
-use super::{Matcher, Prepared, Query, QueryDesc};
+use super::{Matcher, Prepared, QueryData, QueryDesc};
 use crate::archetype::Archetype;
 use crate::column::TableColumn;
 use crate::context::SystemMeta;
@@ -13,7 +13,7 @@ use crate::{Entity, QueryError, Storage};
 
 /// Resolves and checks `Q`; reports a refusal.
 #[inline(always)]
-fn prepare<Q: Query>(
+fn prepare<Q: QueryData>(
     storage: &Storage,
     declared: Option<&SystemMeta>,
 ) -> Result<(Q::State, Matcher), QueryError> {
@@ -47,7 +47,7 @@ impl Matched<'_> {
     ///
     /// `state` comes from the [`QueryDesc`] whose matcher accepted the table.
     #[inline(always)]
-    unsafe fn fetch<Q: Query>(&self, state: &Q::State) -> Q::Fetch {
+    unsafe fn fetch<Q: QueryData>(&self, state: &Q::State) -> Q::Fetch {
         match self.driver {
             // SAFETY: the table matched (the caller's promise), and the base is the driver's
             // column in it (`for_each_table`).
@@ -136,7 +136,7 @@ fn for_each_table<'s>(storage: &'s Storage, matcher: &Matcher, mut visit: impl F
 /// guarantee.
 // Rows by pointer steps, not indices: in the frag_iter bench the indexed form of the same
 // vectorised loop ran 1.3x slower per table, for the same instruction count.
-pub(crate) unsafe fn each_in<'s, Q: Query>(
+pub(crate) unsafe fn each_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
     mut f: impl FnMut(Entity, Q::Item<'s>),
@@ -167,7 +167,7 @@ pub(crate) unsafe fn each_in<'s, Q: Query>(
 /// # Safety
 ///
 /// As for [`each_in`].
-pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
+pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
     mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
@@ -193,7 +193,7 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: Query>(
 /// # Safety
 ///
 /// As for [`each_in`], for as long as the result lives.
-pub(crate) unsafe fn prepared_in<'s, Q: Query>(
+pub(crate) unsafe fn prepared_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
 ) -> Result<Prepared<'s, Q>, QueryError> {
@@ -207,7 +207,7 @@ pub(crate) unsafe fn prepared_in<'s, Q: Query>(
 /// # Safety
 ///
 /// As for [`each_in`], for the entity's row; `state` and `matcher` come from checking `Q`.
-pub(crate) unsafe fn get_in<'s, Q: Query>(
+pub(crate) unsafe fn get_in<'s, Q: QueryData>(
     storage: &'s Storage,
     state: &Q::State,
     matcher: &Matcher,

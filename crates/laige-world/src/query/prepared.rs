@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Matcher, Query};
+use super::{Matcher, QueryData};
 use crate::{Entity, Storage};
 
 /// A query checked once against what its system declared, for looking up many entities by
@@ -35,13 +35,13 @@ use crate::{Entity, Storage};
 /// assert_eq!(world.get::<Pos>(a)?.0, 2.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Prepared<'a, Q: Query> {
+pub struct Prepared<'a, Q: QueryData> {
     storage: &'a Storage,
     state: Q::State,
     matcher: Matcher,
 }
 
-impl<'a, Q: Query> Prepared<'a, Q> {
+impl<'a, Q: QueryData> Prepared<'a, Q> {
     /// Wraps a checked query.
     ///
     /// # Safety
@@ -67,7 +67,7 @@ impl<'a, Q: Query> Prepared<'a, Q> {
     }
 }
 
-impl<Q: Query> fmt::Debug for Prepared<'_, Q> {
+impl<Q: QueryData> fmt::Debug for Prepared<'_, Q> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Prepared")
             .field("query", &std::any::type_name::<Q>())

@@ -4,15 +4,16 @@ use std::ptr::NonNull;
 
 use laige_registry::ComponentId;
 
-use super::{Query, QueryDesc};
+use super::{QueryData, QueryDesc};
 use crate::QueryError;
 use crate::archetype::Archetype;
+use crate::system::ParamInit;
 
 macro_rules! tuple_query {
     ($($name:ident),*) => {
         // SAFETY: every element's access is recorded (and checked against the others) by its
         // own `init`; each element touches only what it recorded.
-        unsafe impl<$($name: Query),*> Query for ($($name,)*) {
+        unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
             type Item<'a> = ($($name::Item<'a>,)*);
             type Chunk<'a> = ($($name::Chunk<'a>,)*);
             type State = ($($name::State,)*);
@@ -21,6 +22,11 @@ macro_rules! tuple_query {
             #[allow(unused_variables, clippy::unused_unit)]
             fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
                 Ok(($($name::init(desc)?,)*))
+            }
+
+            #[allow(unused_variables)]
+            fn declare(init: &mut ParamInit<'_>) {
+                $($name::declare(init);)*
             }
 
             #[inline]

@@ -1,4 +1,9 @@
-//! Registering systems: the typed builder, and each system's command buffer and PRNG.
+//! Registering systems: the builder, and what the world keeps per system (its meta, command
+//! buffer, PRNG stream, and a typed system's function with its parameters' state).
+
+use std::borrow::Cow;
+use std::error::Error;
+use std::fmt;
 
 use laige_registry::{Access, Budget, Io, RegisterError, Registry, SystemDef, SystemId};
 
@@ -6,40 +11,123 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use laige_executor::{PanicMessage, drop_payload};
 
-use crate::{CommandBuffer, Prng, SystemFn, World};
+use super::names::{NameList, SystemHandle, SystemNames, intern};
+use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
+use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
 
-/// What the world keeps per registered system besides its registry record: its command
-/// buffer and, in a deterministic world, its PRNG substream.
-#[derive(Debug)]
+/// What the world keeps per registered system besides its registry record: its meta (as
+/// contexts see it), its command buffer, its PRNG substream, and for a typed system its
+/// boxed function with the parameters' state and the failure of its last run.
 pub struct SystemState {
+    meta: SystemMeta,
     commands: CommandBuffer,
-    rng: Option<Prng>,
+    rng: Prng,
+    typed: Option<BoxedSystem>,
+    failure: Option<BoxError>,
     /// The panic this system's last run ended in, until the tick settles it.
     panicked: Option<PanicMessage>,
 }
 
+impl fmt::Debug for SystemState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SystemState")
+            .field("meta", &self.meta)
+            .field("commands", &self.commands)
+            .field("rng", &self.rng)
+            .field("typed", &self.typed.is_some())
+            .field("failure", &self.failure)
+            .field("panicked", &self.panicked)
+            .finish()
+    }
+}
+
 impl SystemState {
+    /// The id, name and declared access, as the system's contexts see them.
+    pub fn meta(&self) -> &SystemMeta {
+        &self.meta
+    }
+
     /// The system's command buffer.
     pub fn commands(&self) -> &CommandBuffer {
         &self.commands
     }
 
-    /// The system's PRNG substream; `None` in a non-deterministic world.
-    pub fn rng(&self) -> Option<&Prng> {
-        self.rng.as_ref()
+    /// The system's PRNG substream.
+    pub fn rng(&self) -> &Prng {
+        &self.rng
     }
 
-    /// The command buffer and PRNG, mutably, to build a context from.
-    pub fn parts_mut(&mut self) -> (&mut CommandBuffer, Option<&mut Prng>) {
-        (&mut self.commands, self.rng.as_mut())
+    /// Why a run of the system failed since its commands were last applied, if one did (a
+    /// typed system that returned `Err`, or could not fetch a parameter). Those commands are
+    /// never applied: [`World::apply_commands`] drops them with the failure, and
+    /// [`World::run_systems`] reports the failure first.
+    pub fn failure(&self) -> Option<&(dyn Error + Send + Sync + 'static)> {
+        self.failure.as_deref()
     }
 
-    /// Runs `run` (one run of this system), keeping a panic here instead of letting it
-    /// unwind into the runner or a worker: both ways of running a track contain a panic
-    /// the same way, and [`SystemState::take_panic`] settles it after the track.
-    pub(crate) fn contain(&mut self, run: impl FnOnce(&mut CommandBuffer, Option<&mut Prng>)) {
+    /// Takes the failure of the last run, leaving none.
+    pub fn take_failure(&mut self) -> Option<BoxError> {
+        self.failure.take()
+    }
+
+    /// The meta, command buffer and PRNG, to build a context from.
+    pub fn parts_mut(&mut self) -> (&SystemMeta, &mut CommandBuffer, &mut Prng) {
+        (&self.meta, &mut self.commands, &mut self.rng)
+    }
+
+    /// Runs the system once: a low-level system's `fn` with a fresh context, or a typed
+    /// system's function with its parameters. A typed system's failure is kept (see
+    /// [`SystemState::failure`]) until its commands are next applied, which drops them
+    /// with it.
+    ///
+    /// # Safety
+    ///
+    /// `storage` is the storage of the world this state belongs to, `run` is what that
+    /// world's registry holds for the system, and for the whole run the contract of
+    /// [`SystemContext::new`] holds for the system's declared access.
+    #[inline]
+    pub unsafe fn run(&mut self, storage: &Storage, run: &SystemRun) {
+        // Typed systems first: they are the usual form, and the world pairs a typed mark
+        // with its box, so the box alone tells.
+        match (&mut self.typed, run.as_fn()) {
+            (Some(typed), _) => {
+                let world =
+                    SystemWorld::new(storage, &self.meta, &mut self.commands, &mut self.rng);
+                // SAFETY: the caller's promise covers the declared access, which registration
+                // derived from the parameters and checked for overlaps between them.
+                unsafe { typed.run(world, &mut self.failure) };
+            }
+            (None, Some(run)) => {
+                // SAFETY: the caller's promise is `new`'s contract.
+                let mut ctx = unsafe {
+                    SystemContext::new(storage, &self.meta, &mut self.commands, &mut self.rng)
+                };
+                run(&mut ctx);
+            }
+            // Only the world makes a typed mark, and always with its box.
+            (None, None) => {}
+        }
+    }
+
+    /// When a run failed since the last apply: drops the recorded commands, never to be
+    /// applied, and returns the failure.
+    pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
+        let failure = self.failure.take()?;
+        self.commands.clear();
+        Some(failure)
+    }
+
+    /// [`SystemState::run`], keeping a panic here instead of letting it unwind into the
+    /// runner or a worker: both ways of running a track contain a panic the same way, and
+    /// [`SystemState::take_panic`] settles it after the track.
+    ///
+    /// # Safety
+    ///
+    /// As for [`SystemState::run`].
+    pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) {
         let res = catch_unwind(AssertUnwindSafe(|| {
-            run(&mut self.commands, self.rng.as_mut());
+            // SAFETY: forwarded from the caller.
+            unsafe { self.run(storage, run) }
         }));
         if let Err(payload) = res {
             self.panicked = Some(PanicMessage::from_payload(&*payload));
@@ -58,68 +146,143 @@ impl SystemState {
 
 impl World {
     /// The system registry (names, budgets, dependencies, declared access).
-    pub fn registry(&self) -> &Registry<SystemFn> {
+    pub fn registry(&self) -> &Registry<SystemRun> {
         &self.registry
     }
 
-    /// Registers a system from a raw definition; prefer [`World::system`], which resolves
-    /// component types for you. On success the system gets its command buffer and, in a
-    /// deterministic world, the PRNG substream `Prng::derive_substream(seed, id)`.
+    /// Registers a system from a raw definition of a low-level (`fn` pointer) system; prefer
+    /// [`World::system`], which derives access from parameters, or [`World::system_fn`],
+    /// which resolves component types. On success the system gets its command buffer and
+    /// the PRNG substream `Prng::derive_substream(seed, id)`.
     ///
     /// # Errors
     ///
-    /// The registry's [`RegisterError`], reported as its `system/...` event.
-    pub fn register_system(&mut self, def: SystemDef<SystemFn>) -> Result<SystemId, RegisterError> {
+    /// The registry's [`RegisterError`], reported as its `system/...` event; a typed
+    /// system's mark copied from a registry is refused as `run_invalid`.
+    pub fn register_system(
+        &mut self,
+        def: SystemDef<SystemRun>,
+    ) -> Result<SystemId, RegisterError> {
+        if def.run.is_some_and(|run| run.is_typed()) {
+            let err = RegisterError::RunInvalid { name: def.name };
+            return Err(self.report_register(err));
+        }
+        self.commit(def, None)
+    }
+
+    /// Starts registering the typed system `name` running `system`, a function or closure
+    /// whose parameters ([`Query`](crate::Query), [`Res`](crate::Res), ...) declare its
+    /// access: `world.system("Movement", movement).after(input).register()`.
+    ///
+    /// The parameters are set up here, once; the function is boxed with their state. A name
+    /// may be a literal or an owned `String` (kept once per process, see
+    /// [`SystemBuilder::register`]). The budget is the world's default
+    /// ([`WorldOptions::default_budget`](crate::WorldOptions::default_budget)) unless set.
+    pub fn system<M: 'static>(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        system: impl IntoSystem<M>,
+    ) -> SystemBuilder<'_> {
+        let name = intern(name.into());
+        let mut init = ParamInit::new(&self.storage.components, name);
+        let boxed = BoxedSystem::new(system, &mut init);
+        let typed = Some((boxed, init.into_needs()));
+        SystemBuilder::new(self, SystemDef::new(name, SystemRun::TYPED), typed)
+    }
+
+    /// Starts registering the low-level system `name`, a plain `fn` called through its
+    /// pointer with a [`SystemContext`], whose access is declared on the builder only:
+    /// `world.system_fn("Movement", movement).writes::<Pos>().reads::<Vel>().register()`.
+    pub fn system_fn(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        run: SystemFn,
+    ) -> SystemBuilder<'_> {
+        let def = SystemDef::new(intern(name.into()), SystemRun::from_fn(run));
+        SystemBuilder::new(self, def, None)
+    }
+
+    /// The state of system `id`, if registered.
+    pub fn system_state(&self, id: impl Into<SystemId>) -> Option<&SystemState> {
+        self.systems.get(id.into().index())
+    }
+
+    /// The command buffer of system `id`, if registered.
+    pub fn system_commands(&self, id: impl Into<SystemId>) -> Option<&CommandBuffer> {
+        self.system_state(id).map(SystemState::commands)
+    }
+
+    /// The PRNG substream of system `id`, if registered.
+    pub fn system_rng(&self, id: impl Into<SystemId>) -> Option<&Prng> {
+        self.system_state(id).map(SystemState::rng)
+    }
+
+    /// Registers `def` with the registry and gives the system its state.
+    fn commit(
+        &mut self,
+        def: SystemDef<SystemRun>,
+        typed: Option<BoxedSystem>,
+    ) -> Result<SystemId, RegisterError> {
         let id = self.registry.register(def)?;
-        let rng = self
-            .options()
-            .deterministic
-            .then(|| Prng::derive_substream(self.options().seed, id.get()));
+        let record = self.registry.get(id).expect("the registry just stored it");
         self.systems.push(SystemState {
+            meta: SystemMeta::of(record),
             commands: CommandBuffer::new(),
-            rng,
+            rng: Prng::derive_substream(self.options().seed, id.get()),
+            typed,
+            failure: None,
             panicked: None,
         });
         debug_assert_eq!(self.systems.len(), id.get() as usize);
         Ok(id)
     }
 
-    /// Starts registering the system `name` running `run`:
-    /// `world.system("Movement", movement).budget_ms(1.0).after("Input").writes::<Pos>().reads::<Vel>().register()`.
-    pub fn system(&mut self, name: &'static str, run: SystemFn) -> SystemBuilder<'_> {
-        SystemBuilder {
-            world: self,
-            def: SystemDef::new(name, run),
+    /// Reports a registration failure found before the registry saw the definition.
+    fn report_register(&self, err: RegisterError) -> RegisterError {
+        self.registry.diagnostics().report(err.key(), || err.emit());
+        err
+    }
+}
+
+/// A system registration: declares access by component type, so user code never handles
+/// [`ComponentId`](laige_registry::ComponentId)s. A typed system's parameters declare their
+/// own access; declarations here add to it. Finish with [`SystemBuilder::register`].
+#[must_use = "a system is registered only by `.register()`"]
+pub struct SystemBuilder<'w> {
+    world: &'w mut World,
+    def: SystemDef<SystemRun>,
+    typed: Option<(BoxedSystem, ParamNeeds)>,
+    after: NameList,
+    before: NameList,
+    after_weak: NameList,
+}
+
+impl fmt::Debug for SystemBuilder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SystemBuilder")
+            .field("def", &self.def)
+            .field("typed", &self.typed.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'w> SystemBuilder<'w> {
+    fn new(
+        world: &'w mut World,
+        def: SystemDef<SystemRun>,
+        typed: Option<(BoxedSystem, ParamNeeds)>,
+    ) -> Self {
+        let def = def.budget(world.options().default_budget);
+        Self {
+            world,
+            def,
+            typed,
+            after: NameList::default(),
+            before: NameList::default(),
+            after_weak: NameList::default(),
         }
     }
 
-    /// The state of system `id`, if registered.
-    pub fn system_state(&self, id: SystemId) -> Option<&SystemState> {
-        self.systems.get(id.index())
-    }
-
-    /// The command buffer of system `id`, if registered.
-    pub fn system_commands(&self, id: SystemId) -> Option<&CommandBuffer> {
-        self.system_state(id).map(SystemState::commands)
-    }
-
-    /// The PRNG substream of system `id`, if registered and the world is deterministic.
-    pub fn system_rng(&self, id: SystemId) -> Option<&Prng> {
-        self.system_state(id).and_then(SystemState::rng)
-    }
-}
-
-/// A typed system registration: declares access by component type, so user code never
-/// handles [`ComponentId`](laige_registry::ComponentId)s. Finish with
-/// [`SystemBuilder::register`].
-#[must_use = "a system is registered only by `.register()`"]
-#[derive(Debug)]
-pub struct SystemBuilder<'w> {
-    world: &'w mut World,
-    def: SystemDef<SystemFn>,
-}
-
-impl SystemBuilder<'_> {
     /// Sets the time budget in milliseconds (rounded to Q16.16).
     pub fn budget_ms(mut self, ms: f32) -> Self {
         self.def = self.def.budget_ms(ms);
@@ -132,10 +295,12 @@ impl SystemBuilder<'_> {
         self
     }
 
-    /// Sets the `depends_on` spec: the names of the systems this one runs after, comma
-    /// separated (`"Input, Physics"`). Calling it again replaces the spec.
-    pub fn after(mut self, spec: &'static str) -> Self {
-        self.def = self.def.depends_on(spec);
+    /// Runs the system after `systems`: a [`SystemHandle`], a name, or names comma
+    /// separated (`"Input, Physics"`). Calls add up: `.after(input).after(physics)`. This is
+    /// the definition's `depends_on` spec.
+    pub fn after(mut self, systems: impl SystemNames) -> Self {
+        self.after
+            .add(&mut self.def.depends_on, systems.into_names());
         self
     }
 
@@ -159,17 +324,19 @@ impl SystemBuilder<'_> {
         self.io::<T>(Access::ReadSnapshot)
     }
 
-    /// Declares that the system runs before the named systems (declarative front end).
-    pub fn before(mut self, spec: &'static str) -> Self {
-        self.def = self.def.before(spec);
+    /// Runs the system before `systems` (declarative front end); calls add up, as for
+    /// [`SystemBuilder::after`].
+    pub fn before(mut self, systems: impl SystemNames) -> Self {
+        self.before.add(&mut self.def.before, systems.into_names());
         self
     }
 
-    /// Declares that the system runs after the named systems where their data overlap
-    /// (declarative front end): the order is fixed, but where the two touch disjoint
-    /// tables the executor may run them at once.
-    pub fn after_weak(mut self, spec: &'static str) -> Self {
-        self.def = self.def.after_weak(spec);
+    /// Runs the system after `systems` where their data overlap (declarative front end):
+    /// the order is fixed, but where the two touch disjoint tables the executor may run
+    /// them at once. Calls add up, as for [`SystemBuilder::after`].
+    pub fn after_weak(mut self, systems: impl SystemNames) -> Self {
+        self.after_weak
+            .add(&mut self.def.after_weak, systems.into_names());
         self
     }
 
@@ -203,7 +370,7 @@ impl SystemBuilder<'_> {
     }
 
     /// Applies `f` to the raw definition, for options without a typed method here.
-    pub fn with(mut self, f: impl FnOnce(SystemDef<SystemFn>) -> SystemDef<SystemFn>) -> Self {
+    pub fn with(mut self, f: impl FnOnce(SystemDef<SystemRun>) -> SystemDef<SystemRun>) -> Self {
         self.def = f(self.def);
         self
     }
@@ -219,17 +386,51 @@ impl SystemBuilder<'_> {
         self
     }
 
-    /// The definition built so far.
-    pub fn def(&self) -> &SystemDef<SystemFn> {
+    /// The definition built so far: the declarations made here (a typed system's
+    /// parameters add theirs at [`SystemBuilder::register`]).
+    pub fn def(&self) -> &SystemDef<SystemRun> {
         &self.def
     }
 
-    /// Registers the system, as [`World::register_system`].
+    /// Registers the system and returns its handle.
+    ///
+    /// A typed system's parameters are checked first: against each other
+    /// ([`RegisterError::ParamConflict`], [`RegisterError::ParamKind`]), then against the
+    /// declarations made here ([`RegisterError::AccessContradicts`]). Its access list, what
+    /// the parameters need followed by those declarations, then goes to the registry like
+    /// any system's, checked in the contract's order, with the same events and caps.
+    ///
+    /// Owned names (the system's, or lists given to `.after(..)` as `String`s) are
+    /// interned: stored once per process and kept for its life, which is how the registry
+    /// can hold them as it holds literals.
     ///
     /// # Errors
     ///
-    /// As for [`World::register_system`].
-    pub fn register(self) -> Result<SystemId, RegisterError> {
-        self.world.register_system(self.def)
+    /// The first failing check, as a [`RegisterError`], reported as its `system/...` event;
+    /// nothing is registered then.
+    pub fn register(self) -> Result<SystemHandle, RegisterError> {
+        let SystemBuilder {
+            world,
+            mut def,
+            typed,
+            after,
+            before,
+            after_weak,
+        } = self;
+        after.finish(&mut def.depends_on);
+        before.finish(&mut def.before);
+        after_weak.finish(&mut def.after_weak);
+        let typed = match typed {
+            Some((boxed, needs)) => match needs.finish(&def.io) {
+                Ok(io) => {
+                    def.io = io;
+                    Some(boxed)
+                }
+                Err(err) => return Err(world.report_register(err)),
+            },
+            None => None,
+        };
+        let id = world.commit(def, typed)?;
+        Ok(SystemHandle { id, name: def.name })
     }
 }

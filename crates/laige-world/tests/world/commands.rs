@@ -36,13 +36,15 @@ fn two_writers() -> (World, Entity, SystemId, SystemId) {
         .budget_ms(1.0)
         .reads::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let two = world
         .system("Two", write_two)
         .budget_ms(1.0)
         .reads::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let (registry, mut host) = world.split_for_run();
     for id in [one, two] {
         let run = *registry.run(id).unwrap();

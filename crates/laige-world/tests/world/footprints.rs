@@ -23,7 +23,8 @@ fn setup() -> (World, [Entity; 2], laige_world::SystemId) {
         .writes::<Pos>()
         .matching::<Tag>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     (world, [tagged, plain], id)
 }
 
@@ -74,7 +75,8 @@ fn the_footprint_check_comes_after_the_access_check_and_snapshots_are_free() {
         .reads_snapshot::<Pos>()
         .matching::<Tag>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let mut ctx = world.context(reader).unwrap();
     let (result, _) = capture(|| ctx.each::<(&Vel, With<Tag>)>(|_, _| ()));
     assert!(matches!(

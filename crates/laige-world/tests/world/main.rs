@@ -5,6 +5,7 @@
 mod support;
 
 mod archetypes;
+mod bundles;
 mod commands;
 mod components;
 mod entities;
@@ -16,6 +17,7 @@ mod resources;
 mod snapshots;
 mod state_hash;
 mod systems;
+mod typed;
 
 /// The types an executor shares between threads are `Send` and `Sync`.
 #[test]

@@ -52,7 +52,7 @@ fn range_is_modulo_with_rejection() {
 }
 
 fn roll(ctx: &mut SystemContext<'_>) {
-    let rng = ctx.rng().expect("deterministic world");
+    let rng = ctx.rng();
     for _ in 0..64 {
         rng.next_range(0, 5);
     }
@@ -60,34 +60,35 @@ fn roll(ctx: &mut SystemContext<'_>) {
 
 fn silent(_: &mut SystemContext<'_>) {}
 
-fn world_with_seed(seed: u64, deterministic: bool) -> World {
+fn world_with_seed(seed: u64) -> World {
     let mut world = World::new(WorldOptions {
         seed,
-        deterministic,
         ..WorldOptions::default()
     });
     world
         .system("Roll", roll)
         .budget_ms(1.0)
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     world
         .system("Silent", silent)
         .budget_ms(1.0)
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     world
 }
 
 #[test]
 fn system_one_with_seed_seven_draws_its_substream() {
-    let mut world = world_with_seed(7, true);
+    let mut world = world_with_seed(7);
     let id = world.registry().find("Roll").unwrap();
     let mut expected = Prng::derive_substream(7, 1);
     let mut draws = Vec::new();
     {
         let mut ctx = world.context(id).unwrap();
-        let rng = ctx.rng().unwrap();
+        let rng = ctx.rng();
         for _ in 0..64 {
             draws.push(rng.next_range(0, 5));
         }
@@ -103,7 +104,7 @@ fn system_one_with_seed_seven_draws_its_substream() {
 
 #[test]
 fn systems_get_distinct_substreams_of_the_seed() {
-    let mut world = world_with_seed(99, true);
+    let mut world = world_with_seed(99);
     let ids: Vec<_> = world.registry().iter().map(|r| r.id()).collect();
     assert_eq!(
         world.system_rng(ids[0]),
@@ -117,19 +118,28 @@ fn systems_get_distinct_substreams_of_the_seed() {
     let mut two = *world.system_rng(ids[1]).unwrap();
     assert_ne!(one.next_u64(), two.next_u64());
 
-    let mut a = world_with_seed(42, true);
-    let mut b = world_with_seed(43, true);
+    let mut a = world_with_seed(42);
+    let mut b = world_with_seed(43);
     let id = a.registry().find("Roll").unwrap();
-    let x = a.context(id).unwrap().rng().unwrap().next_u64();
-    let y = b.context(id).unwrap().rng().unwrap().next_u64();
+    let x = a.context(id).unwrap().rng().next_u64();
+    let y = b.context(id).unwrap().rng().next_u64();
     assert_ne!(x, y, "seeds 42 and 43 diverge");
     let _ = world.context(ids[0]).unwrap();
 }
 
+/// Every system has a stream: a world created without a seed uses the contract's
+/// `kDefaultSimulationSeed`, 0.
 #[test]
-fn a_non_deterministic_world_has_no_rng() {
-    let mut world = world_with_seed(7, false);
-    let id = world.registry().find("Silent").unwrap();
-    assert!(world.context(id).unwrap().rng().is_none());
-    assert_eq!(world.system_rng(id), None);
+fn a_world_without_a_seed_uses_the_default_seed() {
+    let mut world = World::new(WorldOptions::default());
+    let id = world.system("Silent", silent).register().unwrap().id();
+    assert_eq!(WorldOptions::DEFAULT_SEED, 0);
+    let first = world.context(id).unwrap().rng().next_u64();
+    let mut expected = Prng::derive_substream(0, 1);
+    assert_eq!(first, expected.next_u64());
+    assert_eq!(
+        world.system_rng(id),
+        Some(&expected),
+        "the stream advanced in place"
+    );
 }

@@ -302,7 +302,7 @@ fn matrix_world(decl: Decl) -> (World, SystemId) {
     }
     let builder = world.system("Matrix", noop).budget_ms(1.0).reads::<Vel>();
     let builder = declare::<Pos>(builder, decl);
-    let id = builder.register().unwrap();
+    let id = builder.register().unwrap().id();
     (world, id)
 }
 
@@ -499,7 +499,6 @@ fn reaper(ctx: &mut SystemContext<'_>) {
     })
     .unwrap();
     let (mut queries, mut cmds, rng) = ctx.split();
-    let rng = rng.unwrap();
     queries
         .each::<(Entity, &Health)>(|_, (e, _)| {
             if rng.next_range(0, 2) == 7 {
@@ -520,7 +519,8 @@ fn commands_can_be_recorded_while_iterating() {
         .reads::<Health>()
         .reads::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     reaper(&mut world.context(id).unwrap());
     assert!(world.is_alive(dead), "commands are deferred");
     assert_eq!(world.system_commands(id).unwrap().len(), 2);

@@ -83,7 +83,8 @@ fn resources_are_registered_like_components() {
         .writes::<Time>()
         .reads::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     assert!(world.registry().get(sys).unwrap().declares_write(id));
     assert!(!world.registry().versioned_components().contains(id));
 }
@@ -108,7 +109,8 @@ fn systems_read_and_write_resources() {
         .writes::<Pos>()
         .reads::<Vel>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let (registry, mut host) = world.split_for_run();
     for _ in 0..3 {
         host.run(id, registry.run(id).unwrap()).unwrap();
@@ -128,7 +130,7 @@ fn matrix_world(decl: Decl) -> (World, SystemId) {
     world.insert_resource(Time { tick: 7, dt: 0.5 }).unwrap();
     let builder = world.system("Matrix", nothing).budget_ms(1.0);
     let builder = declare::<Time>(builder, decl);
-    let id = builder.register().unwrap();
+    let id = builder.register().unwrap().id();
     (world, id)
 }
 
@@ -201,7 +203,8 @@ fn missing_resources_and_component_types_are_errors_in_systems() {
         .reads::<Time>()
         .reads::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     world.remove_resource::<Time>().unwrap();
     let ctx = world.context(id).unwrap();
 
@@ -297,7 +300,8 @@ fn a_resource_type_is_never_a_component() {
         .budget_ms(1.0)
         .reads::<Time>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let mut ctx = world.context(id).unwrap();
     let (query, _) = capture(|| ctx.each::<Option<&Time>>(|_, _| ()));
     let err = query.unwrap_err();
@@ -406,7 +410,8 @@ fn the_in_system_hash_needs_hashed_resources_declared() {
         .reads::<Pos>()
         .reads::<Health>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let with = world
         .system("With", hasher)
         .budget_ms(1.0)
@@ -414,7 +419,8 @@ fn the_in_system_hash_needs_hashed_resources_declared() {
         .reads::<Health>()
         .reads::<Score>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let (err, _) = capture(|| world.context(without).unwrap().component_state_hash());
     assert!(matches!(
         err,

@@ -68,19 +68,22 @@ fn setup() -> Setup {
         .budget_ms(1.0)
         .writes::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let reader = world
         .system("Reader", reader)
         .budget_ms(1.0)
         .reads_snapshot::<Pos>()
         .writes::<Seen>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let spawner = world
         .system("Spawner", spawner)
         .budget_ms(1.0)
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     // The snapshot of the setup state, for the first tick's readers.
     world.end_tick();
     Setup {
@@ -255,7 +258,8 @@ fn the_declarative_scheduler_needs_no_edge_for_a_snapshot_reader() {
         .budget_ms(1.0)
         .reads_snapshot::<Health>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let (err, _) = capture(|| schedule_declared(world.registry(), &layout));
     assert!(
         matches!(err, Err(ScheduleError::SnapshotUnversioned { .. })),
@@ -278,7 +282,7 @@ fn matrix(decl: Decl, op: Op) -> (Result<usize, QueryError>, Vec<laige_testkit::
     let Setup { mut world, es, .. } = setup();
     let builder = world.system("Matrix", nothing).budget_ms(1.0);
     let builder = declare::<Pos>(builder, decl);
-    let id = builder.register().unwrap();
+    let id = builder.register().unwrap().id();
     let mut ctx = world.context(id).unwrap();
     capture(|| match op {
         Op::View => ctx.snapshot_view::<Pos>().map(|v| v.len()),
@@ -369,7 +373,8 @@ fn snapshots_of_unversioned_unregistered_and_resource_types_are_refused() {
         .reads_snapshot::<Health>()
         .reads::<Clock>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let ctx = world.context(id).unwrap();
 
     let (err, events) = capture(|| ctx.snapshot_view::<Health>().map(|_| ()));
@@ -439,10 +444,10 @@ fn a_writer_and_a_snapshot_reader_run_concurrently() {
     let (_, mut host) = world.split_for_run();
     let (storage, registry, states) = host.parts();
     let [ws, rs] = states.get_disjoint_mut([w.index(), r.index()]).unwrap();
-    let (w_commands, w_rng) = ws.parts_mut();
-    let (r_commands, r_rng) = rs.parts_mut();
-    let w_meta = SystemMeta::of(registry.get(w).unwrap());
-    let r_meta = SystemMeta::of(registry.get(r).unwrap());
+    let (w_meta, w_commands, w_rng) = ws.parts_mut();
+    let (r_meta, r_commands, r_rng) = rs.parts_mut();
+    assert_eq!(w_meta, &SystemMeta::of(registry.get(w).unwrap()));
+    assert_eq!(r_meta, &SystemMeta::of(registry.get(r).unwrap()));
     // SAFETY: the writer declares only a write of Pos; the reader declares a snapshot read of
     // Pos and a write of Seen. No component is written by one and read live or written by
     // the other: snapshot reads touch only the frozen copy.

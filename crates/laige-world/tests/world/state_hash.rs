@@ -11,8 +11,18 @@ fn scripted(seed: u64) -> (World, Vec<Entity>) {
         seed,
         ..WorldOptions::default()
     });
-    world.system("A", noop).budget_ms(1.0).register().unwrap();
-    world.system("B", noop).budget_ms(1.0).register().unwrap();
+    world
+        .system("A", noop)
+        .budget_ms(1.0)
+        .register()
+        .unwrap()
+        .id();
+    world
+        .system("B", noop)
+        .budget_ms(1.0)
+        .register()
+        .unwrap()
+        .id();
     let es: Vec<Entity> = (0..6)
         .map(|i| world.spawn((pos(i as f32), Health(i))).unwrap())
         .collect();
@@ -61,7 +71,7 @@ fn values_presence_and_seed_change_the_hash() {
 
     let (mut drawn, _) = scripted(7);
     let id = drawn.registry().find("B").unwrap();
-    drawn.context(id).unwrap().rng().unwrap().next_u64();
+    drawn.context(id).unwrap().rng().next_u64();
     assert_ne!(
         drawn.state_hash(),
         base.state_hash(),
@@ -136,10 +146,7 @@ impl Expect {
 
 #[test]
 fn the_documented_byte_order() {
-    let mut world = world_with(WorldOptions {
-        deterministic: false,
-        ..WorldOptions::default()
-    });
+    let mut world = world_with(WorldOptions::default());
     // Ids: Pos 1 (hashed), Vel 2, Health 3 (hashed), Tag 4, Wide 5.
     let e0 = world
         .spawn((pos(1.5), crate::support::Vel::default()))
@@ -153,7 +160,12 @@ fn the_documented_byte_order() {
         [e0, e1, e2, e3].map(|e| (e.index(), e.generation())),
         [(0, 1), (1, 2), (2, 1), (3, 1)]
     );
-    world.system("A", noop).budget_ms(1.0).register().unwrap();
+    world
+        .system("A", noop)
+        .budget_ms(1.0)
+        .register()
+        .unwrap()
+        .id();
 
     let mut want = Expect::new();
     want.u32(4); // live entities
@@ -170,7 +182,10 @@ fn the_documented_byte_order() {
     want.bytes(&[2]); // entity 3 continues the run; rank 2: {Health, Tag}
     want.bytes(&[1, 2, 3, 4]); // Health's i32, big-endian; Tag is not hashed
     let components = want.finish();
-    want.u64(1).u64(1).u64(0); // one system, id 1, no substream
+    // One system, id 1, and its substream of the default seed 0.
+    let rng = laige_world::Prng::derive_substream(0, 1);
+    let (s0, s1) = rng.state();
+    want.u64(1).u64(1).u64(1).u64(rng.seed()).u64(s0).u64(s1);
     assert_eq!(world.component_state_hash(), components);
     assert_eq!(world.state_hash(), want.finish());
 }
@@ -305,13 +320,15 @@ fn a_system_that_reads_every_hashed_component_can_hash() {
         .reads::<Pos>()
         .reads::<Health>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let partial = world
         .system("Partial", hasher)
         .budget_ms(2.0)
         .writes::<Pos>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let expected = world.component_state_hash();
     assert_eq!(
         world.context(ok).unwrap().component_state_hash(),

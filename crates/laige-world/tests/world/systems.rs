@@ -3,7 +3,7 @@
 use laige_registry::{Access, ComponentId, Io, RegisterError, SystemDef};
 use laige_runner::Host;
 use laige_testkit::capture;
-use laige_world::{SystemContext, SystemFn, SystemId, World, WorldError};
+use laige_world::{SystemContext, SystemId, SystemRun, World, WorldError};
 
 use crate::support::{Pos, Unregistered, Vel, one, pos, vel, world};
 
@@ -26,6 +26,7 @@ fn register_movement(world: &mut World) -> SystemId {
         .reads::<Vel>()
         .register()
         .unwrap()
+        .id()
 }
 
 #[test]
@@ -38,7 +39,8 @@ fn the_builder_declares_access_by_type() {
         .writes::<Pos>()
         .reads::<Vel>()
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let record = world.registry().get(id).unwrap();
     assert_eq!(
         (record.name(), world.registry().depends_on(id)),
@@ -89,7 +91,8 @@ fn registry_errors_pass_through_and_change_nothing() {
         .system("Input", input)
         .budget_ms(1.0)
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let dup = world.system("Input", input).budget_ms(2.0).register();
     assert!(matches!(
         dup,
@@ -105,9 +108,9 @@ fn registry_errors_pass_through_and_change_nothing() {
         twice,
         Err(RegisterError::IoDuplicate { name: "Twice", .. })
     ));
-    let no_budget = world.system("Free", input).register();
+    let zero_budget = world.system("Free", input).budget_ms(0.0).register();
     assert!(matches!(
-        no_budget,
+        zero_budget,
         Err(RegisterError::BudgetInvalid { .. })
     ));
     assert_eq!(world.registry().len(), 1);
@@ -117,7 +120,7 @@ fn registry_errors_pass_through_and_change_nothing() {
 fn raw_definitions_register_too() {
     let mut world = world();
     let pos_id: ComponentId = world.component_id::<Pos>().unwrap();
-    let def = SystemDef::new("Raw", movement as SystemFn)
+    let def = SystemDef::new("Raw", SystemRun::from_fn(movement))
         .budget_ms(0.5)
         .writes(pos_id)
         .io(Io {
@@ -140,7 +143,8 @@ fn the_host_runs_systems_by_id_for_a_runner() {
         .system("Input", input)
         .budget_ms(1.0)
         .register()
-        .unwrap();
+        .unwrap()
+        .id();
     let id = register_movement(&mut world);
     let (registry, mut host) = world.split_for_run();
     let order: Vec<SystemId> = registry.iter().map(|r| r.id()).collect();
@@ -153,7 +157,7 @@ fn the_host_runs_systems_by_id_for_a_runner() {
 
     let ghost = SystemId::new(3).unwrap();
     let (_, mut host) = world.split_for_run();
-    let (result, events) = capture(|| host.run(ghost, &(movement as SystemFn)));
+    let (result, events) = capture(|| host.run(ghost, &SystemRun::from_fn(movement)));
     assert_eq!(result, Err(WorldError::UnknownSystem { id: 3, systems: 2 }));
     one(&events, "ecs/system_unknown");
     assert!(world.context(ghost).is_err());
@@ -175,7 +179,8 @@ fn worlds_with_the_same_setup_get_the_same_ids() {
             .system("Input", input)
             .budget_ms(1.0)
             .register()
-            .unwrap();
+            .unwrap()
+            .id();
         let b = register_movement(&mut world);
         (world.component_id::<Pos>().unwrap().get(), a.get(), b.get())
     };
