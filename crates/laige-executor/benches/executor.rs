@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use laige_executor::{Executor, ExecutorOptions, Mode, Plan, SharedHost};
-use laige_registry::{Registry, SystemDef, SystemId};
+use laige_registry::{Conflicts, Registry, SystemDef, SystemId};
 use laige_scheduler::{Schedule, schedule};
 
 type Run = fn();
@@ -185,7 +185,7 @@ fn rotation(angle: f32) -> [f32; 16] {
 fn heavy_compute(c: &mut Criterion) {
     let mut group = c.benchmark_group("heavy_compute");
     let schedule = Schedule::hand_built(2, &[SystemId::new(1).unwrap(), SystemId::new(2).unwrap()]);
-    let plan = Plan::build(&schedule, |_, _| false);
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let host = Heavy {
         columns: std::array::from_fn(|k| {
             UnsafeCell::new(
@@ -231,7 +231,7 @@ unsafe impl SharedHost<()> for Rendezvous {
 fn handoff(c: &mut Criterion) {
     let mut group = c.benchmark_group("handoff");
     let schedule = Schedule::hand_built(2, &[SystemId::new(1).unwrap(), SystemId::new(2).unwrap()]);
-    let plan = Plan::build(&schedule, |_, _| false);
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let runs = [(); 2];
     let host = Rendezvous {
         arrived: AtomicU64::new(0),

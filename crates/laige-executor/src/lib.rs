@@ -16,8 +16,9 @@
 //! [`Executor::run_track`] returns [`ExecError::SystemPanicked`] naming it.
 //!
 //! What it does **not** know: components, worlds, commands. It never looks at what a
-//! system touches; it trusts the plan's edges (and so the conflict predicate the plan was
-//! built with) and the host's safety contract ([`SharedHost`]). Sequential equivalence
+//! system touches and never decides what conflicts; it trusts the plan's edges (the strong
+//! edges and the conflicts it was built from, computed above it as data) and the host's
+//! safety contract ([`SharedHost`]). Sequential equivalence
 //! comes from the plan ordering every conflicting pair, plus the World applying command
 //! buffers per track in sequential order; the executor only keeps the plan's edges.
 //!

@@ -9,7 +9,7 @@
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicU32, Ordering};
 
-use laige_registry::SystemId;
+use laige_registry::{Conflicts, SystemId};
 use laige_scheduler::Schedule;
 
 use crate::{Executor, ExecutorOptions, Mode, Plan, SharedHost};
@@ -102,9 +102,13 @@ fn loom_diamond_claim_complete_countdown() {
     check("diamond", || {
         let schedule = Schedule::hand_built(4, &[id(1), id(2), id(3), id(4)]);
         // Conflicts: 1-2 and 1-3 on `a`, 2-4 on `b`, 3-4 on `c`; 2 and 3 only read `a`.
-        let plan = Plan::build(&schedule, |a, b| {
-            matches!((a.get(), b.get()), (1, 2 | 3) | (2 | 3, 4))
-        });
+        let plan = Plan::build(
+            &schedule,
+            &[],
+            &Conflicts::from_pairs(4, |a, b| {
+                matches!((a.get(), b.get()), (1, 2 | 3) | (2 | 3, 4))
+            }),
+        );
         let mut executor = parallel_executor();
         let host = Diamond {
             a: UnsafeCell::new(0),
@@ -152,7 +156,7 @@ unsafe impl SharedHost<u8> for Pair {
 fn loom_tick_start_finish_handshake() {
     check("handshake", || {
         let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
-        let plan = Plan::build(&schedule, |_, _| false);
+        let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
         let mut executor = parallel_executor();
         for _ in 0..2 {
             let host = Pair {

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use laige_registry::{DenseId, IdSet, MAX_SYSTEMS, Registry, SystemId};
+use laige_registry::{Conflicts, DenseId, IdSet, MAX_SYSTEMS, Registry, SystemId, SystemSet};
 use laige_scheduler::Schedule;
 
 /// A 0-based position within a track (a track holds at most [`MAX_SYSTEMS`] systems), as a
@@ -87,23 +87,22 @@ pub struct Plan {
 impl Plan {
     /// Builds the plan of `schedule`.
     ///
-    /// Edges: every explicit edge of [`Schedule::after`] within a track, plus an edge `a → b`
-    /// for every pair with `a` before `b` in the track's sequential order for which
-    /// `conflicts(a, b)` is true. A system listed twice (only a hand-built schedule can do
-    /// that) always waits for its earlier run. An explicit edge against the sequential order
-    /// or across tracks is ignored: the sequential order is what the executor reproduces,
-    /// and the scheduler never produces such an edge.
+    /// Edges: every explicit edge of `after` (indexed by [`SystemId::index`], as
+    /// [`Schedule::strong_edges`] gives them) within a track, plus an edge `a → b` for every
+    /// pair with `a` before `b` in the track's sequential order that `conflicts` holds. A system listed twice (only a hand-built schedule can do that) always waits
+    /// for its earlier run. An explicit edge against the sequential order or across tracks
+    /// is ignored: the sequential order is what the executor reproduces, and the scheduler
+    /// never produces such an edge.
     ///
-    /// `conflicts` is called once for every ordered pair of a track, so it should be cheap.
+    /// Both are data computed above the executor (the scheduler's strong edges, and
+    /// [`Registry::conflicts`] from the declared access and, in a World, the live tables):
+    /// the plan never decides what must be ordered, it only orders what it is told.
     ///
     /// # Panics
     ///
     /// When the schedule names a system id past [`MAX_SYSTEMS`]; the runner's `check`
     /// refuses such a schedule first.
-    pub fn build(
-        schedule: &Schedule,
-        mut conflicts: impl FnMut(SystemId, SystemId) -> bool,
-    ) -> Plan {
+    pub fn build(schedule: &Schedule, after: &[SystemSet], conflicts: &Conflicts) -> Plan {
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
         let order = schedule.order();
         let len = order.len();
@@ -138,12 +137,12 @@ impl Plan {
                 }
                 plan.runs_needed = plan.runs_needed.max(b.index() + 1);
                 plan.nodes.push(b);
-                let after = schedule.after(b);
+                let after = after.get(b.index()).unwrap_or(&SystemSet::EMPTY);
                 for (i, &a) in track[..j].iter().enumerate() {
                     if after.contains(a) {
                         plan.explicit[base + j].insert(Position::at(i));
                     }
-                    if a == b || conflicts(a, b) {
+                    if a == b || conflicts.contains(a, b) {
                         plan.conflict[base + j].insert(Position::at(i));
                     }
                 }
@@ -183,22 +182,16 @@ impl Plan {
         plan
     }
 
-    /// The plan of `schedule` with the conflict predicate of the laige flat model: two
-    /// systems conflict when one writes a component the other reads or writes, as declared
-    /// in their [`SystemRecord`](laige_registry::SystemRecord)s (`reads()` and `writes()`;
-    /// snapshot reads see a frozen copy and conflict with nothing). A system the registry
-    /// does not know conflicts with every other one.
+    /// The plan of `schedule` (computed from `registry`) with its strong edges and the
+    /// conflicts of the systems' declared access ([`Registry::conflicts`] without live
+    /// tables): two systems conflict when one writes a component the other reads this tick
+    /// or writes. A system the registry does not know conflicts with every other one.
     pub fn build_from_access<R>(schedule: &Schedule, registry: &Registry<R>) -> Plan {
-        let records = registry.records();
-        Plan::build(schedule, |a, b| {
-            match (records.get(a.index()), records.get(b.index())) {
-                (Some(a), Some(b)) => {
-                    a.writes().intersects(&b.writes().union(b.reads()))
-                        || b.writes().intersects(a.reads())
-                }
-                _ => true,
-            }
-        })
+        Plan::build(
+            schedule,
+            &schedule.strong_edges(registry),
+            &registry.conflicts(None),
+        )
     }
 
     /// How many tracks the plan has.

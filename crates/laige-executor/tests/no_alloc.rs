@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use laige_executor::{ChosenMode, Executor, ExecutorOptions, Mode, Plan, SharedHost};
-use laige_registry::SystemId;
+use laige_registry::{Conflicts, SystemId};
 use laige_scheduler::Schedule;
 
 #[global_allocator]
@@ -71,7 +71,11 @@ unsafe impl SharedHost<()> for Napper {
 /// allocate nothing either. Ticks until a nap was taken (a thread may lose its core for
 /// whole ticks on a shared machine), up to 500.
 fn naps_allocate_nothing() {
-    let plan = Plan::build(&Schedule::hand_built(2, &[id(1), id(2)]), |_, _| false);
+    let plan = Plan::build(
+        &Schedule::hand_built(2, &[id(1), id(2)]),
+        &[],
+        &Conflicts::none(2),
+    );
     let mut executor = Executor::new(ExecutorOptions {
         threads: 2,
         mode: Mode::Parallel,
@@ -106,7 +110,11 @@ fn main() {
         (5, 7),
         (6, 7),
     ];
-    let plan = Plan::build(&schedule, |a, b| edges.contains(&(a.get(), b.get())));
+    let plan = Plan::build(
+        &schedule,
+        &[],
+        &Conflicts::from_pairs(10, |a, b| edges.contains(&(a.get(), b.get()))),
+    );
     let runs = [200u32; 10];
     let host = Host {
         runs: std::array::from_fn(|_| AtomicU64::new(0)),

@@ -12,7 +12,7 @@ use laige_executor::{
     ChosenMode, EdgeReason, ExecError, Executor, ExecutorOptions, Mode, PanicMessage, Plan,
     SharedHost,
 };
-use laige_registry::SystemId;
+use laige_registry::{Conflicts, SystemId};
 use laige_scheduler::{Schedule, schedule};
 use rstest::rstest;
 
@@ -100,7 +100,11 @@ fn plain_data_is_ordered_by_the_plan(#[values(2, 4)] threads: usize) {
         .collect();
     let order: Vec<SystemId> = (1..=N as u32).map(id).collect();
     let schedule = Schedule::hand_built(N, &order);
-    let plan = Plan::build(&schedule, |a, b| inputs[b.index()].contains(&a.index()));
+    let plan = Plan::build(
+        &schedule,
+        &[],
+        &Conflicts::from_pairs(N, |a, b| inputs[b.index()].contains(&a.index())),
+    );
     let host = Cells {
         inputs: inputs.clone(),
         values: (0..N).map(|_| std::cell::UnsafeCell::new(0)).collect(),
@@ -150,7 +154,7 @@ unsafe impl SharedHost<()> for Rendezvous {
 #[rstest]
 fn unordered_systems_really_run_at_the_same_time(#[values(2, 4)] threads: usize) {
     let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
-    let plan = Plan::build(&schedule, |_, _| false);
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let mut executor = executor(threads, Mode::Parallel);
     let host = Rendezvous {
         arrived: AtomicU32::new(0),
@@ -204,7 +208,7 @@ fn a_busy_threads_dealt_systems_are_stolen(#[values(2, 4)] threads: usize) {
     const N: u32 = 200;
     let order: Vec<SystemId> = (1..=N).map(id).collect();
     let schedule = Schedule::hand_built(N as usize, &order);
-    let plan = Plan::build(&schedule, |_, _| false);
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let mut executor = executor(threads, Mode::Parallel);
     let host = StolenWhileBusy {
         caller: std::thread::current().id(),
@@ -234,7 +238,7 @@ fn conflicting_systems_never_overlap(#[values(2, 4, 8)] threads: usize) {
     let order: Vec<SystemId> = (1..=12).map(id).collect();
     let schedule = Schedule::hand_built(12, &order);
     let conflicts = |a: SystemId, b: SystemId| a.get() & b.get() & 0b11 != 0;
-    let plan = Plan::build(&schedule, conflicts);
+    let plan = Plan::build(&schedule, &[], &Conflicts::from_pairs(12, conflicts));
     let runs = [busy as Run; 12];
     let host = Recorder::with_spin(vec![3000; 12]);
     let mut executor = executor(threads, Mode::Parallel);
@@ -270,7 +274,11 @@ fn a_panic_names_the_system_and_the_next_tick_runs_normally(
     let runs = [panicking as Run, empty, empty];
     let schedule = Schedule::hand_built(3, &[id(1), id(2), id(3)]);
     // System 1 panics on tick 3; system 2 waits for it; system 3 is independent.
-    let plan = Plan::build(&schedule, |a, b| (a.get(), b.get()) == (1, 2));
+    let plan = Plan::build(
+        &schedule,
+        &[],
+        &Conflicts::from_pairs(3, |a, b| (a.get(), b.get()) == (1, 2)),
+    );
     let host = Recorder::new(3);
     let mut executor = executor(threads, mode);
     for tick in 1..=4 {
@@ -306,7 +314,7 @@ fn the_first_panic_in_sequential_order_is_reported(
 ) {
     let order: Vec<SystemId> = [9, 7, 3, 5].into_iter().map(id).collect();
     let schedule = Schedule::hand_built(9, &order);
-    let plan = Plan::build(&schedule, |_, _| false);
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let runs = [always_panics as Run; 9];
     let host = Recorder::new(9);
     let mut executor = executor(threads, mode);
@@ -425,7 +433,7 @@ unsafe impl SharedHost<()> for LongSecond {
 #[test]
 fn an_idle_caller_naps_while_a_worker_runs_a_long_system() {
     let schedule = Schedule::hand_built(2, &[id(1), id(2)]);
-    let plan = Plan::build(&schedule, |_, _| false);
+    let plan = Plan::build(&schedule, &[], &Conflicts::none(schedule.system_count()));
     let mut executor = executor(2, Mode::Parallel);
     let host = LongSecond {
         caller: std::thread::current().id(),
@@ -454,7 +462,11 @@ fn tracks_with_idle_threads_run_each_system_once() {
     let registry = plain_registry(2, long_then_empty);
     let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
     let recorder = Recorder::new(2);
-    let hand_built = Plan::build(&Schedule::hand_built(2, &[id(1), id(2)]), |_, _| false);
+    let hand_built = Plan::build(
+        &Schedule::hand_built(2, &[id(1), id(2)]),
+        &[],
+        &Conflicts::none(2),
+    );
     let long_second = LongSecond {
         caller: std::thread::current().id(),
         on_worker: AtomicU32::new(0),

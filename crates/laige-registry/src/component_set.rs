@@ -88,6 +88,25 @@ impl<I> IdSet<I> {
         _id: PhantomData,
     };
 
+    /// Every id (all 256).
+    pub(crate) const FULL: Self = Self::from_words([u64::MAX; 4]);
+
+    /// The first `n` ids (1 to `n`), all of them past 256.
+    pub const fn first(n: usize) -> Self {
+        let mut words = [0u64; 4];
+        let mut w = 0;
+        while w < 4 {
+            let bits = n.saturating_sub(w * 64);
+            words[w] = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            w += 1;
+        }
+        Self::from_words(words)
+    }
+
     const fn from_words(words: [u64; 4]) -> Self {
         Self {
             words,
@@ -288,6 +307,17 @@ impl<I: DenseId> IntoIterator for &IdSet<I> {
 #[cfg(test)]
 mod tests {
     use crate::{ComponentId, ComponentSet};
+
+    /// `first(n)` holds exactly ids 1 to `n`, across word boundaries and past 256.
+    #[test]
+    fn first_n_is_one_to_n() {
+        for n in [0, 1, 63, 64, 65, 128, 200, 255, 256, 300] {
+            let set = ComponentSet::first(n);
+            let ids: Vec<u16> = set.iter().map(|c| c.get()).collect();
+            let expected: Vec<u16> = (1..=n.min(256) as u16).collect();
+            assert_eq!(ids, expected, "n = {n}");
+        }
+    }
 
     /// `fold` (what `for_each`, `collect`... use) visits what `next` visits, in the same
     /// ascending order, from a fresh iterator and from one already partly consumed.

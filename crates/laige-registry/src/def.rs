@@ -152,6 +152,24 @@ pub struct Placement {
 }
 
 impl<R> SystemDef<R> {
+    /// The same definition running `f(run)`: for a front end that wraps what a lower-level
+    /// definition runs (the World wraps `fn` pointers into its own run type).
+    pub fn map_run<S>(self, f: impl FnOnce(R) -> S) -> SystemDef<S> {
+        SystemDef {
+            name: self.name,
+            run: self.run.map(f),
+            budget: self.budget,
+            depends_on: self.depends_on,
+            io: self.io,
+            placement: self.placement,
+            before: self.before,
+            exclusive: self.exclusive,
+            after_weak: self.after_weak,
+            matching: self.matching,
+            matching_unresolved: self.matching_unresolved,
+        }
+    }
+
     /// A definition with no budget yet (registration requires one), no dependencies and
     /// no declared access.
     pub const fn new(name: &'static str, run: R) -> Self {

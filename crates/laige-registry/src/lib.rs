@@ -5,6 +5,10 @@
 //! [`Access`]. [`Registry::register`] validates a [`SystemDef`] in the contract's order and
 //! stores it under a dense [`SystemId`] (1, 2, ... in registration order).
 //!
+//! It owns the access sets, and so the one conflict rule every scheduler, plan and world
+//! asks: [`SystemRecord::conflict_with`] (declared access, refined by table footprints when
+//! the caller describes the live tables, [`LiveTables`]) and [`Registry::conflicts`].
+//!
 //! What it does **not** do: it never resolves `depends_on` names (forward references are
 //! legal; the scheduler resolves them), never orders or runs systems, and knows nothing of
 //! the World. It sees components only as [`ComponentId`]s that a front end registered.
@@ -41,6 +45,7 @@
 
 mod budget;
 mod component_set;
+mod conflict;
 mod def;
 mod error;
 mod fnv;
@@ -48,14 +53,17 @@ mod id;
 mod macros;
 mod names;
 mod registry;
+mod shared_names;
 mod suggest;
 
 pub use budget::Budget;
 pub use component_set::{ComponentSet, DenseId, IdSet, Iter as IdSetIter, SystemSet};
+pub use conflict::{Conflicts, LiveTables};
 pub use def::{Access, Io, IoList, MAX_IO, Placement, SystemDef};
 pub use error::{RegisterError, UnknownSystem};
 pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};
 pub use id::{ComponentId, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
 pub use laige_depspec::MAX_DEPENDENCIES;
 pub use registry::{ComponentName, Registry, SystemRecord};
+pub use shared_names::Names;
 pub use suggest::closest as closest_name;

@@ -9,7 +9,7 @@ use laige_diag::Diagnostics;
 use crate::names::NameIndex;
 use crate::suggest::closest;
 use crate::{
-    Access, Budget, ComponentId, ComponentSet, IoList, MAX_COMPONENTS, MAX_SYSTEMS, Placement,
+    Access, Budget, ComponentId, ComponentSet, IoList, MAX_SYSTEMS, Names, Placement,
     RegisterError, SystemDef, SystemId, UnknownSystem,
 };
 
@@ -161,7 +161,7 @@ pub struct Registry<R> {
     names: NameIndex,
     components: ComponentSet,
     versioned: ComponentSet,
-    component_names: [&'static str; MAX_COMPONENTS],
+    shared: Names,
     diag: Diagnostics,
     identity: u64,
 }
@@ -189,7 +189,7 @@ impl<R> Registry<R> {
             names: NameIndex::new(),
             components: ComponentSet::EMPTY,
             versioned: ComponentSet::EMPTY,
-            component_names: [""; MAX_COMPONENTS],
+            shared: Names::new(),
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
         }
@@ -220,7 +220,7 @@ impl<R> Registry<R> {
         versioned: bool,
     ) {
         self.components.insert(component);
-        self.component_names[component.index()] = name;
+        self.shared.set_component(component, name);
         if versioned {
             self.versioned.insert(component);
         } else {
@@ -235,10 +235,20 @@ impl<R> Registry<R> {
 
     /// How messages name `component`: its registered name, or `component <id>`.
     pub fn component_name(&self, component: ComponentId) -> ComponentName {
-        ComponentName {
-            id: component,
-            name: self.component_names[component.index()],
-        }
+        self.shared.component(component)
+    }
+
+    /// The names of `systems`, shared with whatever reports them ([`Names`]): their slots
+    /// are filled, then the table is handed out (an `Arc` clone, no allocation).
+    ///
+    /// # Panics
+    ///
+    /// When a system is not registered here.
+    pub fn share_names(&self, systems: impl IntoIterator<Item = SystemId>) -> Names {
+        let records = &self.records;
+        self.shared
+            .share_systems(systems.into_iter().map(|id| (id, records[id.index()].name)));
+        self.shared.clone()
     }
 
     /// The component ids systems may declare.

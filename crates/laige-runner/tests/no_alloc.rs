@@ -6,9 +6,6 @@
 //! limiter themselves. Everything is warmed up once before a window opens (the first
 //! schedule, run or event may touch lazily initialised statics).
 
-// `ScheduleError` is large by design (a fixed, allocation-free cycle report).
-#![allow(clippy::result_large_err)]
-
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -12,19 +12,14 @@
 //! - An exclusive system runs alone in its phase.
 
 pub(crate) mod build;
-mod error;
-pub(crate) mod graph;
 mod layout;
 
-pub use error::{CycleStep, DeclError, EdgeCause};
-
-use crate::SystemRef;
-use crate::sort::system_ref;
 pub use layout::{DagDecl, Layout, Phases};
 
 use laige_registry::Registry;
 
-use crate::Schedule;
+use crate::flat::system_ref;
+use crate::{EdgeCause, Schedule, ScheduleError, SystemRef};
 
 /// Builds a schedule from a registry placed into `layout` by the declarative rules.
 ///
@@ -35,11 +30,11 @@ use crate::Schedule;
 ///
 /// # Errors
 ///
-/// The first failing check, as a [`DeclError`]; its event is emitted (rate limited).
+/// The first failing check, as a [`ScheduleError`]; its event is emitted (rate limited).
 pub fn schedule_declared<R>(
     registry: &Registry<R>,
     layout: &Layout,
-) -> Result<Schedule, DeclError> {
+) -> Result<Schedule, ScheduleError> {
     build::build(registry, layout).inspect_err(|err| {
         registry.diagnostics().report(err.key(), || err.emit());
     })
@@ -66,15 +61,21 @@ pub struct DeclaredEdge {
 pub fn explain_declared<R>(
     registry: &Registry<R>,
     layout: &Layout,
-) -> Result<Vec<DeclaredEdge>, DeclError> {
+) -> Result<Vec<DeclaredEdge>, ScheduleError> {
     let derived = build::derive(registry, layout)?;
     Ok(derived
         .graph
         .edges()
-        .map(|(later, earlier, cause)| DeclaredEdge {
-            earlier: system_ref(registry, earlier),
-            later: system_ref(registry, later),
-            cause,
-        })
+        .iter()
+        .map(|edge| named(registry, edge))
         .collect())
+}
+
+/// A graph edge with its systems and components named.
+pub(crate) fn named<R>(registry: &Registry<R>, edge: &crate::graph::Edge) -> DeclaredEdge {
+    DeclaredEdge {
+        earlier: system_ref(registry, usize::from(edge.earlier)),
+        later: system_ref(registry, usize::from(edge.later)),
+        cause: EdgeCause::from_cause(edge.cause, |c| registry.component_name(c)),
+    }
 }

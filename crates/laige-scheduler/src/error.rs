@@ -1,10 +1,11 @@
-//! Scheduling failures and the `read_before_write` warning.
+//! Scheduling failures, one type for both front ends, and the `read_before_write` warning.
 
 use std::fmt;
 
-use arrayvec::ArrayVec;
 use laige_diag::{EventKey, Rendered, Text};
-use laige_registry::{ComponentName, MAX_SYSTEMS, SystemId};
+use laige_registry::{ComponentName, SystemId};
+
+use crate::Cycle;
 
 /// A system as reports name it: id and registration name.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -28,87 +29,17 @@ impl fmt::Display for SystemRef {
     }
 }
 
-/// One concrete dependency cycle: `systems[0]` depends on `systems[1]`, ..., and the last
-/// one depends on `systems[0]`. That last declaration closes the cycle.
+/// Why a registry cannot be scheduled, by either front end. Checks run in order and the
+/// first failure wins: for the flat rules `needs_layout`, `dep_missing`, `dependency_cycle`,
+/// `double_writer`; for a layout `layout_invalid`, `unknown_dag`, `unknown_phase`,
+/// `dep_missing`, `cross_dag_edge`, `phase_inversion`, `snapshot_unversioned`,
+/// `dependency_cycle`, `unordered_writers`, `ambiguous_read`, `dag_conflict`. There is no
+/// switch to suppress any of them.
 ///
-/// Held inline (a cycle has at most [`MAX_SYSTEMS`] systems), so reporting one allocates
-/// nothing.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Cycle {
-    systems: ArrayVec<SystemRef, MAX_SYSTEMS>,
-}
-
-impl Cycle {
-    pub(crate) const fn new() -> Self {
-        Self {
-            systems: ArrayVec::new_const(),
-        }
-    }
-
-    pub(crate) fn push(&mut self, system: SystemRef) {
-        self.systems.push(system);
-    }
-
-    /// The systems on the cycle, in walk order.
-    pub fn systems(&self) -> impl ExactSizeIterator<Item = SystemRef> + '_ {
-        self.systems.iter().copied()
-    }
-
-    /// How many systems are on the cycle (1 for a self-dependency).
-    pub fn len(&self) -> usize {
-        self.systems.len()
-    }
-
-    /// Always false: a cycle has at least one system.
-    pub fn is_empty(&self) -> bool {
-        self.systems.is_empty()
-    }
-
-    /// The declaration that closes the cycle: `(dependent, dependency)`, meaning
-    /// `dependent` lists `dependency` in its `depends_on`.
-    pub fn closing_edge(&self) -> (SystemRef, SystemRef) {
-        let first = self.systems().next().expect("a cycle is never empty");
-        let last = self.systems().last().expect("a cycle is never empty");
-        (last, first)
-    }
-
-    /// The contract's `cycle` field: names joined by `,` in walk order, e.g. `CycA,CycB`.
-    pub fn names(&self) -> CycleNames<'_> {
-        CycleNames(self)
-    }
-}
-
-impl fmt::Debug for Cycle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.systems().map(|it| it.name))
-            .finish()
-    }
-}
-
-/// Renders a cycle as the contract's comma-joined name list, without allocating.
-#[derive(Clone, Copy, Debug)]
-pub struct CycleNames<'a>(&'a Cycle);
-
-impl fmt::Display for CycleNames<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, system) in self.0.systems().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            f.write_str(system.name)?;
-        }
-        Ok(())
-    }
-}
-
-/// Why a registry cannot be scheduled. Checks run in order and the first failure wins:
-/// `needs_layout`, `dep_missing`, `dependency_cycle`, `double_writer`.
+/// Small (no variant holds more than a few names) and never allocated for: a cycle keeps
+/// its steps as ids ([`Cycle`]).
 #[derive(Clone, PartialEq, Eq, Debug)]
 #[non_exhaustive]
-// The cycle is stored inline (about 6 KiB) so that scheduling never allocates, not even
-// to report a failure; it is returned once, at setup.
-#[allow(clippy::large_enum_variant)]
 pub enum ScheduleError {
     /// A system uses a declarative feature (`before`, `after_weak`, a DAG or phase, an
     /// exclusive phase) that the flat front end cannot honour: it needs a layout.
@@ -119,7 +50,7 @@ pub enum ScheduleError {
         /// `exclusive_phase`).
         feature: &'static str,
     },
-    /// A `depends_on` entry names no registered system.
+    /// A `depends_on` (or `after`) entry names no registered system.
     DepMissing {
         /// The system whose spec has the unknown name.
         system: SystemRef,
@@ -130,9 +61,9 @@ pub enum ScheduleError {
         /// The closest registered name, when one is close enough to be a typo.
         suggestion: Option<&'static str>,
     },
-    /// The `depends_on` edges form a cycle; one concrete cycle is reported.
+    /// The edges form a cycle; one concrete cycle is reported, each step with its cause.
     DependencyCycle(Cycle),
-    /// Two systems declare a write of the same component.
+    /// Two systems declare a write of the same component (flat rules).
     DoubleWriter {
         /// The component written twice (the lowest such id).
         component: ComponentName,
@@ -140,6 +71,115 @@ pub enum ScheduleError {
         first_writer: SystemRef,
         /// The next writer.
         second_writer: SystemRef,
+    },
+    /// The layout itself is inconsistent.
+    LayoutInvalid {
+        /// What is wrong, and how to fix it.
+        problem: &'static str,
+        /// The DAG or track involved.
+        name: &'static str,
+    },
+    /// A system names a DAG the layout does not have.
+    UnknownDag {
+        /// The system.
+        system: SystemRef,
+        /// The name it gave.
+        dag: &'static str,
+        /// The closest DAG name, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// A system names a phase its DAG does not have.
+    UnknownPhase {
+        /// The system.
+        system: SystemRef,
+        /// Its DAG.
+        dag: &'static str,
+        /// The name it gave.
+        phase: &'static str,
+        /// The closest phase name, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// A `before` or `after_weak` entry names no registered system.
+    UnknownSystem {
+        /// The declaring system.
+        system: SystemRef,
+        /// `before` or `after_weak`.
+        declaration: &'static str,
+        /// The unknown name.
+        missing: &'static str,
+        /// Its position in the declaration.
+        position: usize,
+        /// The closest registered name, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// An `after`, `before` or `after_weak` edge joins systems of different DAGs.
+    CrossDagEdge {
+        /// The declaring system.
+        system: SystemRef,
+        /// `after`, `before` or `after_weak`.
+        declaration: &'static str,
+        /// The system it names.
+        other: SystemRef,
+        /// The declaring system's DAG.
+        system_dag: &'static str,
+        /// The other system's DAG.
+        other_dag: &'static str,
+    },
+    /// An `after`, `before` or `after_weak` edge makes a system run before a system of an
+    /// earlier phase.
+    PhaseInversion {
+        /// The declaring system.
+        system: SystemRef,
+        /// `after`, `before` or `after_weak`.
+        declaration: &'static str,
+        /// The system it names.
+        other: SystemRef,
+        /// The phase that would run too early.
+        early_phase: &'static str,
+        /// The phase it would overtake.
+        late_phase: &'static str,
+    },
+    /// `reads_snapshot` of a component that keeps no previous-tick value.
+    SnapshotUnversioned {
+        /// The system.
+        system: SystemRef,
+        /// The component.
+        component: ComponentName,
+    },
+    /// Two writers of a component share a phase with no order between them.
+    UnorderedWriters {
+        /// The component.
+        component: ComponentName,
+        /// The lower-id writer.
+        first: SystemRef,
+        /// The other writer.
+        second: SystemRef,
+        /// The shared phase.
+        phase: &'static str,
+    },
+    /// A plain reader shares a phase with an unordered writer of the component.
+    AmbiguousRead {
+        /// The component.
+        component: ComponentName,
+        /// The reader.
+        reader: SystemRef,
+        /// The writer.
+        writer: SystemRef,
+        /// The shared phase.
+        phase: &'static str,
+    },
+    /// Two DAGs of one track, which run concurrently, conflict on a component.
+    DagConflict {
+        /// The component.
+        component: ComponentName,
+        /// A system of the first DAG.
+        first: SystemRef,
+        /// Its DAG.
+        first_dag: &'static str,
+        /// A system of the second DAG.
+        second: SystemRef,
+        /// Its DAG.
+        second_dag: &'static str,
     },
 }
 
@@ -163,30 +203,7 @@ laige_diag::diagnostics! {
             }
         };
     DependencyCycle(cycle) => warn dependency_cycle { cycle = Rendered(cycle.names()) }
-        |f| {
-            let (dependent, dependency) = cycle.closing_edge();
-            if cycle.len() == 1 {
-                return write!(
-                    f,
-                    "{dependent} runs after itself: remove `{}` from its `.after(..)` (its \
-                     depends_on spec)",
-                    dependent.escaped_name()
-                );
-            }
-            write!(f, "dependency cycle: ")?;
-            for (i, system) in cycle.systems().enumerate() {
-                if i > 0 {
-                    write!(f, " depends on ")?;
-                }
-                write!(f, "{system}")?;
-            }
-            write!(
-                f,
-                " depends on {dependency}; break it by removing `{}` from {dependent}'s \
-                 `.after(..)` (its depends_on spec), or another edge of the cycle",
-                dependency.escaped_name()
-            )
-        };
+        |f| write!(f, "{cycle}");
     DoubleWriter { component, first_writer, second_writer }
         => warn double_writer {
             component_id = component.id.get(),
@@ -196,6 +213,88 @@ laige_diag::diagnostics! {
         "{first_writer} and {second_writer} both declare a write of {component}: one writer per \
          component; merge the two writes into one system or have one of them write a different \
          component";
+    LayoutInvalid { problem, %name } => warn layout_invalid { name } "layout: `{name}` {problem}";
+    UnknownDag { system, %dag, %suggestion } => warn unknown_dag { system = system.name, dag }
+        |f| {
+            write!(f, "{system} is placed in DAG `{dag}`, which the layout does not declare")?;
+            did_you_mean(f, suggestion)
+        };
+    UnknownPhase { system, %dag, %phase, %suggestion }
+        => warn unknown_phase { system = system.name, phase }
+        |f| {
+            write!(
+                f,
+                "{system} is placed in phase `{phase}`, which DAG `{dag}` does not declare"
+            )?;
+            did_you_mean(f, suggestion)
+        };
+    UnknownSystem { system, %declaration, %missing, position, %suggestion }
+        => warn dep_missing { system = system.name, missing_dep = missing, position }
+        |f| {
+            write!(
+                f,
+                "{system}'s {declaration}(\"{missing}\") (entry {position}) names no registered \
+                 system"
+            )?;
+            did_you_mean(f, suggestion)
+        };
+    CrossDagEdge { system, %declaration, other, %system_dag, %other_dag }
+        => warn cross_dag_edge { system = system.name, other = other.name }
+        |f| write!(
+            f,
+            "{system} (DAG `{system_dag}`) declares {declaration}(\"{}\"), but {other} is in DAG \
+             `{other_dag}`: edges stay inside one DAG; to order across DAGs, put them in \
+             different tracks (tracks run in order)",
+            other.escaped_name()
+        );
+    PhaseInversion { system, %declaration, other, %early_phase, %late_phase }
+        => warn phase_inversion { system = system.name, other = other.name }
+        |f| write!(
+            f,
+            "{system}'s {declaration}(\"{}\") would run phase `{late_phase}` work before phase \
+             `{early_phase}` work, against the phase order: remove the edge, or move one of \
+             the two systems to the other's phase",
+            other.escaped_name()
+        );
+    SnapshotUnversioned { system, component }
+        => warn snapshot_unversioned { system = system.name, component_id = component.id.get() }
+        "{system} reads_snapshot {component}, which keeps no previous-tick value: register \
+         {component} as versioned, or use reads / reads_fresh";
+    UnorderedWriters { component, first, second, %phase }
+        => warn unordered_writers {
+            component_id = component.id.get(),
+            first_writer = first.name,
+            second_writer = second.name,
+        }
+        |f| write!(
+            f,
+            "{first} and {second} both write {component} in phase `{phase}` with no order \
+             between them: add `.after(\"{}\")` to {second} (or `.before(\"{}\")` to {first})",
+            first.escaped_name(),
+            second.escaped_name()
+        );
+    AmbiguousRead { component, reader, writer, %phase }
+        => warn ambiguous_read {
+            component_id = component.id.get(),
+            reader = reader.name,
+            writer = writer.name,
+        }
+        |f| write!(
+            f,
+            "{reader} reads {component} in phase `{phase}`, which {writer} writes with no order \
+             between them: add `.after(\"{}\")` to {reader}, or declare `reads_fresh` (see this \
+             tick's value) or `reads_snapshot` (see last tick's) for {component}",
+            writer.escaped_name()
+        );
+    DagConflict { component, first, %first_dag, second, %second_dag }
+        => warn dag_conflict {
+            component_id = component.id.get(),
+            first = first.name,
+            second = second.name,
+        }
+        "{first} (DAG `{first_dag}`) and {second} (DAG `{second_dag}`) conflict on {component}, \
+         but DAGs of one track run concurrently: move one DAG to another track, or have one \
+         system use `reads_snapshot`";
 }
 
 impl ScheduleError {
@@ -239,4 +338,11 @@ laige_diag::diagnostics! {
 impl ReadBeforeWrite {
     /// The warning's rate-limit key.
     pub const KEY: EventKey = Self::EVENTS[0];
+}
+
+fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestion: Option<impl fmt::Display>) -> fmt::Result {
+    match suggestion {
+        Some(it) => write!(f, ": did you mean `{it}`?"),
+        None => Ok(()),
+    }
 }

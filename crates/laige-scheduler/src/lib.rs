@@ -7,10 +7,17 @@
 //!
 //! Checks, first failure wins: `needs_layout` (a declarative feature without a layout),
 //! `dep_missing` (with a "did you mean" suggestion),
-//! `dependency_cycle` (one concrete cycle and the declaration that closes it),
-//! `double_writer`. Then each reader ordered before the writer of a component it reads
+//! `dependency_cycle` (one concrete cycle, each step's cause and the declaration that closes
+//! it), `double_writer`. Then each reader ordered before the writer of a component it reads
 //! raises a `read_before_write` warning, kept on the [`Schedule`] as data and emitted as an
 //! event; the schedule still succeeds.
+//!
+//! [`schedule_declared`] places the systems in a [`Layout`] of tracks, DAGs and phases and
+//! derives the edges from their access. Both front ends build one graph, sort it with one
+//! stable Kahn sort and report a cycle with one walk; the flat rules are a policy over that
+//! pipeline. Both fail with one [`ScheduleError`], so a failure reads the same whichever
+//! found it. Conflicts between systems are the registry's one rule
+//! ([`SystemRecord::conflict_with`](laige_registry::SystemRecord::conflict_with)).
 //!
 //! [`ScheduleGraph`] draws a schedule for people and tools: systems clustered by track, DAG
 //! and phase, every edge with its cause, as Graphviz DOT, Mermaid or versioned JSON. It
@@ -47,22 +54,19 @@
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-// `ScheduleError` is large by design (see its definition); it is returned once, at setup.
-#![allow(clippy::result_large_err)]
 
+mod cycle;
 mod declarative;
 mod error;
 mod export;
+mod flat;
+mod graph;
 mod schedule;
-mod sort;
 mod table;
-mod validate;
 
-pub use declarative::{
-    CycleStep, DagDecl, DeclError, DeclaredEdge, EdgeCause, Layout, Phases, explain_declared,
-    schedule_declared,
-};
-pub use error::{Cycle, CycleNames, ReadBeforeWrite, ScheduleError, SystemRef};
+pub use cycle::{Cycle, CycleNames, CycleStep, EdgeCause};
+pub use declarative::{DagDecl, DeclaredEdge, Layout, Phases, explain_declared, schedule_declared};
+pub use error::{ReadBeforeWrite, ScheduleError, SystemRef};
 pub use export::{
     ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, JSON_VERSION,
     ScheduleGraph,
@@ -72,74 +76,17 @@ pub use table::ScheduleTable;
 
 use laige_registry::Registry;
 
-/// Computes and validates the execution order of `registry`'s systems.
+/// Computes and validates the execution order of `registry`'s systems by the flat laige
+/// rules.
 ///
 /// Pure: it reads the registry and emits events, nothing else. Success emits only the
-/// `read_before_write` warnings.
+/// `read_before_write` warnings. Never allocates.
 ///
 /// # Errors
 ///
 /// The first failing check, as a [`ScheduleError`]; its event is emitted (rate limited).
 pub fn schedule<R>(registry: &Registry<R>) -> Result<Schedule, ScheduleError> {
-    let mut schedule = Schedule::new(registry.len(), registry.identity());
-    match compute(registry, &mut schedule) {
-        Ok(()) => Ok(schedule),
-        Err(err) => {
-            registry.diagnostics().report(err.key(), || err.emit());
-            Err(err)
-        }
-    }
-}
-
-/// The flat rules cannot honour declarative features; refusing them beats ignoring them.
-fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
-    match declarative_feature(registry) {
-        Some((i, feature)) => Err(ScheduleError::NeedsLayout {
-            system: sort::system_ref(registry, i),
-            feature,
-        }),
-        None => Ok(()),
-    }
-}
-
-/// The first system (by position) using a feature only a layout gives meaning to, and
-/// that feature's name.
-pub(crate) fn declarative_feature<R>(registry: &Registry<R>) -> Option<(usize, &'static str)> {
-    registry.iter().enumerate().find_map(|(i, record)| {
-        let placement = record.placement();
-        let feature = if !record.before().is_empty() {
-            "before"
-        } else if !record.after_weak().is_empty() {
-            "after_weak"
-        } else if !placement.dag.is_empty() {
-            "in_dag"
-        } else if !placement.phase.is_empty() {
-            "in_phase"
-        } else if record.is_exclusive() {
-            "exclusive_phase"
-        } else {
-            return None;
-        };
-        Some((i, feature))
+    flat::schedule(registry).inspect_err(|err| {
+        registry.diagnostics().report(err.key(), || err.emit());
     })
-}
-
-/// Fills `schedule` (fresh for `registry`) in place: a `Schedule` is 11 KiB, and moving
-/// one through a `Result` per step would cost more than the sort.
-fn compute<R>(registry: &Registry<R>, schedule: &mut Schedule) -> Result<(), ScheduleError> {
-    if registry.is_empty() {
-        schedule.end_track();
-        return Ok(());
-    }
-    needs_no_layout(registry)?;
-    let backward = sort::resolve(registry, schedule)?;
-    if let Err(placed) = sort::order(registry.len(), schedule, backward) {
-        return Err(ScheduleError::DependencyCycle(sort::find_cycle(
-            registry, &placed,
-        )));
-    }
-    let written = validate::single_writers(registry)?;
-    schedule.end_track();
-    validate::reads_before_writes(registry, &written, schedule);
-    Ok(())
 }

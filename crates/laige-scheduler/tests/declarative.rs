@@ -2,7 +2,7 @@
 //! error's text and event snapshotted, and the fix it names shown to work.
 
 use laige_registry::{ComponentId, Registry, SystemDef, SystemId};
-use laige_scheduler::{DeclError, Layout, Schedule, schedule_declared};
+use laige_scheduler::{Layout, Schedule, ScheduleError, schedule_declared};
 use rstest::rstest;
 
 type Run = fn(&mut ());
@@ -49,7 +49,7 @@ fn names(registry: &Registry<Run>, ids: &[SystemId]) -> Vec<&'static str> {
         .collect()
 }
 
-fn build(defs: Vec<SystemDef<Run>>) -> (Registry<Run>, Result<Schedule, DeclError>) {
+fn build(defs: Vec<SystemDef<Run>>) -> (Registry<Run>, Result<Schedule, ScheduleError>) {
     let registry = registry(defs);
     let res = schedule_declared(&registry, &game());
     (registry, res)
@@ -214,7 +214,7 @@ fn layout_errors_name_the_dag() {
     ];
     for (layout, name) in cases {
         match schedule_declared(&registry, &layout) {
-            Err(DeclError::LayoutInvalid { name: got, .. }) => assert_eq!(got, name),
+            Err(ScheduleError::LayoutInvalid { name: got, .. }) => assert_eq!(got, name),
             other => panic!("expected a layout error for {layout:?}, got {other:?}"),
         }
     }
@@ -253,7 +253,7 @@ fn weak_edges_order_but_bind_executors_only_where_data_overlap() {
     assert_eq!(edges(&registry), ["CD -> CE"]);
     // ... but it is not an edge executors must keep whatever the data.
     let ce = registry.find("CE").unwrap();
-    assert!(schedule.after(ce).is_empty());
+    assert!(schedule.after(ce, &registry).is_empty());
     let causes: Vec<_> = laige_scheduler::explain_declared(&registry, &game())
         .unwrap()
         .iter()
@@ -268,7 +268,7 @@ fn strong_edges_are_kept_for_executors() {
     let schedule = res.unwrap();
     let b = registry.find("B").unwrap();
     let after_b: Vec<_> = schedule
-        .after(b)
+        .after(b, &registry)
         .iter()
         .map(|id| registry.get(id).unwrap().name())
         .collect();
@@ -297,7 +297,7 @@ fn the_flat_rules_refuse_declarative_features(#[case] def: SystemDef<Run>, #[cas
     let registry = registry(vec![def, sys("B")]);
     let err = laige_scheduler::schedule(&registry).unwrap_err();
     match err {
-        laige_scheduler::ScheduleError::NeedsLayout {
+        ScheduleError::NeedsLayout {
             system,
             feature: got,
         } => {

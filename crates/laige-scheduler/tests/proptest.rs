@@ -5,10 +5,6 @@
 //! topological order (so forward references to later ids occur), and random declared
 //! access over a few components.
 
-// `ScheduleError` is large by design (a fixed, allocation-free cycle report); the
-// scheduler's own API returns it by value.
-#![allow(clippy::result_large_err)]
-
 use std::sync::OnceLock;
 
 use laige_registry::{Budget, ComponentId, Registry, SystemDef};

@@ -71,8 +71,7 @@ pub mod prelude {
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
         BoxError, Bundle, Commands, ComponentOptions, Entity, Fresh, Local, Prng, Query,
-        QueryError, Res, ResMut, Rng, SchedulingError, Snapshot, StateHash, StateHasher,
-        SystemContext, SystemFn, SystemHandle, TickError, With, Without, World, WorldError,
-        WorldOptions,
+        QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext, SystemFn,
+        SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
     };
 }

@@ -11,11 +11,10 @@ use laige_sim::diag::{Diagnostic, EventKey};
 use laige_sim::executor::{ExecError, PanicMessage};
 use laige_sim::prelude::*;
 use laige_sim::registry::{ComponentName, RegisterError};
+use laige_sim::registry::{Registry, SystemDef};
 use laige_sim::runner::{RunError, SlotProblem};
-use laige_sim::scheduler::{
-    CycleStep, DeclError, EdgeCause, ReadBeforeWrite, ScheduleError, SystemRef,
-};
-use laige_sim::world::{QueryError, SchedulingError, TickError, WorldError};
+use laige_sim::scheduler::{ReadBeforeWrite, ScheduleError, SystemRef};
+use laige_sim::world::{QueryError, TickError, WorldError};
 use laige_testkit::{Event, capture};
 
 const MIB: usize = 1 << 20;
@@ -104,8 +103,8 @@ fn silent(failure: impl Diagnostic + 'static) -> Case {
 
 fn noop(_: &mut SystemContext<'_>) {}
 
-/// Every failure variant, with `name` wherever it carries text; the cycle comes from a real
-/// World because a `Cycle` is only built by the scheduler.
+/// Every failure variant, with `name` wherever it carries text; the cycles come from a real
+/// World and a real registry because a `Cycle` is only built by the scheduler.
 fn cases(name: &'static str) -> Vec<Case> {
     let id = SystemId::new(1).unwrap();
     let system = SystemRef { id, name };
@@ -121,11 +120,6 @@ fn cases(name: &'static str) -> Vec<Case> {
     let entity = world.spawn(()).unwrap();
     let spec = leak(format!("{name}, {name}"));
     let parse_error = laige_sim::depspec::DepSpec::parse(spec).unwrap_err();
-    let step = |cause| CycleStep {
-        system,
-        waits_for: other,
-        cause,
-    };
     vec![
         message_only(RegisterError::NameInvalid {
             name,
@@ -193,60 +187,57 @@ fn cases(name: &'static str) -> Vec<Case> {
             writer: other,
             component,
         }),
-        echo(DeclError::LayoutInvalid {
+        echo(ScheduleError::LayoutInvalid {
             problem: "has no tracks",
             name,
         }),
-        echo(DeclError::UnknownDag {
+        echo(ScheduleError::UnknownDag {
             system,
             dag: name,
             suggestion: Some(name),
         }),
-        echo(DeclError::UnknownPhase {
+        echo(ScheduleError::UnknownPhase {
             system,
             dag: name,
             phase: name,
             suggestion: Some(name),
         }),
-        echo(DeclError::UnknownSystem {
+        echo(ScheduleError::UnknownSystem {
             system,
             declaration: "after",
             missing: name,
             position: 0,
             suggestion: Some(name),
         }),
-        echo(DeclError::CrossDagEdge {
+        echo(ScheduleError::CrossDagEdge {
             system,
             declaration: "after",
             other,
             system_dag: name,
             other_dag: name,
         }),
-        echo(DeclError::PhaseInversion {
+        echo(ScheduleError::PhaseInversion {
             system,
             declaration: "before",
             other,
             early_phase: name,
             late_phase: name,
         }),
-        echo(DeclError::SnapshotUnversioned { system, component }),
-        echo(DeclError::Cycle(vec![
-            step(EdgeCause::Fresh(component)),
-            step(EdgeCause::After),
-        ])),
-        echo(DeclError::UnorderedWriters {
+        echo(ScheduleError::SnapshotUnversioned { system, component }),
+        echo(declared_cycle(name)),
+        echo(ScheduleError::UnorderedWriters {
             component,
             first: system,
             second: other,
             phase: name,
         }),
-        echo(DeclError::AmbiguousRead {
+        echo(ScheduleError::AmbiguousRead {
             component,
             reader: system,
             writer: other,
             phase: name,
         }),
-        echo(DeclError::DagConflict {
+        echo(ScheduleError::DagConflict {
             component,
             first: system,
             first_dag: name,
@@ -358,18 +349,38 @@ fn flat_cycle(name: &'static str) -> ScheduleError {
         assert!(registered.is_ok(), "registration failed");
     }
     match world.schedule() {
-        Err(SchedulingError::Flat(err @ ScheduleError::DependencyCycle(_))) => err,
+        Err(err @ ScheduleError::DependencyCycle(_)) => err,
+        other => panic!("expected a cycle, got {other:?}"),
+    }
+}
+
+/// The declarative scheduler's cycle between `name` and `name` + "2" through a fresh read
+/// of a component named `name` and an `after`, so the cycle's message names a component.
+fn declared_cycle(name: &'static str) -> ScheduleError {
+    fn run(_: &mut ()) {}
+    let second = leak(format!("{name}2"));
+    let component = ComponentId::new(1).unwrap();
+    let mut registry = Registry::<fn(&mut ())>::new();
+    registry.register_component_info(component, name, false);
+    let def = |system| SystemDef::new(system, run as fn(&mut ())).budget_ms(1.0);
+    let registered = [
+        registry.register(def(name).writes(component).after(second)),
+        registry.register(def(second).reads_fresh(component)),
+    ];
+    assert!(registered.iter().all(Result::is_ok), "registration failed");
+    let layout = Layout::new().dag("Main", "Game", &["Update"], "Update");
+    match laige_sim::scheduler::schedule_declared(&registry, &layout) {
+        Err(err @ ScheduleError::DependencyCycle(_)) => err,
         other => panic!("expected a cycle, got {other:?}"),
     }
 }
 
 /// Every key the failure types can report, from their tables.
 fn every_event() -> BTreeSet<String> {
-    let tables: [&[EventKey]; 9] = [
+    let tables: [&[EventKey]; 8] = [
         RegisterError::EVENTS,
         ScheduleError::EVENTS,
         ReadBeforeWrite::EVENTS,
-        DeclError::EVENTS,
         RunError::EVENTS,
         ExecError::EVENTS,
         TickError::EVENTS,

@@ -103,7 +103,7 @@ pub use observe::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use query::{Filtered, Fresh, Prepared, QueryData, With, Without};
-pub use run::{SchedulingError, TickError};
+pub use run::TickError;
 pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;
 pub use system::{

@@ -5,13 +5,11 @@
 //! plan ordering every conflicting pair as the sequential order does, is why world state is
 //! bit-identical for any worker count.
 
-use std::fmt;
-
 use laige_diag::{ClockSpan, TickClock};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
-use laige_registry::SystemId;
+use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
 use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
-use laige_scheduler::{DeclError, Layout, Schedule, ScheduleError};
+use laige_scheduler::{Layout, Schedule, ScheduleError};
 
 use crate::observe;
 use crate::world::SystemState;
@@ -73,30 +71,6 @@ impl Runtime {
         }
     }
 }
-
-/// Why [`World::schedule`] produced no schedule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-// `ScheduleError` is large by design (scheduling never allocates, not even for its
-// errors); this is returned once, at setup.
-#[allow(clippy::large_enum_variant)]
-pub enum SchedulingError {
-    /// The flat laige rules failed (no layout set).
-    Flat(ScheduleError),
-    /// The declarative rules failed (a layout is set).
-    Declared(DeclError),
-}
-
-impl fmt::Display for SchedulingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SchedulingError::Flat(err) => err.fmt(f),
-            SchedulingError::Declared(err) => err.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SchedulingError {}
 
 /// Why a tick failed. Its event was emitted where it happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,12 +159,10 @@ impl World {
     /// # Errors
     ///
     /// The first failing check; its event is emitted too.
-    #[allow(clippy::result_large_err)] // see `SchedulingError`
-    pub fn schedule(&self) -> Result<Schedule, SchedulingError> {
+    pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         match &self.runtime.layout {
-            None => laige_scheduler::schedule(&self.registry).map_err(SchedulingError::Flat),
-            Some(layout) => laige_scheduler::schedule_declared(&self.registry, layout)
-                .map_err(SchedulingError::Declared),
+            None => laige_scheduler::schedule(&self.registry),
+            Some(layout) => laige_scheduler::schedule_declared(&self.registry, layout),
         }
     }
 
@@ -269,13 +241,7 @@ impl World {
         let archetypes = self.storage.archetypes().len();
         let cached = self.runtime.plan.as_ref();
         if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
-            // Setup-time work: a new schedule, or new archetypes since the plan was built.
-            let plan = Plan::build(schedule, |a, b| self.conflict(a, b));
-            self.runtime.plan = Some(CachedPlan {
-                schedule: schedule.stamp(),
-                archetypes,
-                plan,
-            });
+            self.rebuild_plan(schedule, archetypes);
         }
         let Runtime {
             runner,
@@ -309,32 +275,38 @@ impl World {
         res.map(|_| ())
     }
 
-    /// Whether systems `a` and `b` may touch the same data now: one writes a component the
-    /// other reads or writes, in a table both may visit (their `matching` footprints and
-    /// the component all present), or a shared resource. Archetypes never disappear and new
-    /// ones appear only between tracks, when the plan is rebuilt.
-    fn conflict(&self, a: SystemId, b: SystemId) -> bool {
-        let (Ok(ra), Ok(rb)) = (self.registry.get(a), self.registry.get(b)) else {
-            return true;
-        };
-        let shared = ra
-            .writes()
-            .intersection(&rb.writes().union(rb.reads()))
-            .union(&rb.writes().intersection(ra.reads()));
-        if shared.is_empty() {
-            return false;
-        }
-        if shared.intersects(self.storage.components().resources()) {
-            return true;
-        }
-        let footprint = ra.matching().union(rb.matching());
-        let archetypes = self.storage.archetypes();
-        shared.iter().any(|c| {
-            self.storage
-                .tables_with(c)
-                .iter()
-                .any(|entry| footprint.is_subset(archetypes[entry.table() as usize].signature()))
-        })
+    /// Setup-time work, kept out of the tick's code: a new schedule, or new archetypes since
+    /// the plan was built. The World hands the plan what it must order as data: the
+    /// schedule's strong edges and the conflicts over the live tables.
+    #[cold]
+    #[inline(never)]
+    fn rebuild_plan(&mut self, schedule: &Schedule, archetypes: usize) {
+        let plan = Plan::build(
+            schedule,
+            &schedule.strong_edges(&self.registry),
+            &self.live_conflicts(),
+        );
+        self.runtime.plan = Some(CachedPlan {
+            schedule: schedule.stamp(),
+            archetypes,
+            plan,
+        });
+    }
+
+    /// Which systems may touch the same data now, by the registry's one rule
+    /// ([`SystemRecord::conflict_with`](laige_registry::SystemRecord::conflict_with)) over
+    /// the tables that exist: the World knows the tables and the resources, so it hands them
+    /// down as data and the plan only orders what it is told (0008). Archetypes never
+    /// disappear and new ones appear only between tracks, when the plan is rebuilt.
+    fn live_conflicts(&self) -> Conflicts {
+        let tables: Vec<ComponentSet> = self
+            .storage
+            .archetypes()
+            .iter()
+            .map(|it| *it.signature())
+            .collect();
+        let live = LiveTables::new(&tables, self.storage.components().resources());
+        self.registry.conflicts(Some(&live))
     }
 
     /// Runs ticks on a persistent pool of worker threads from now on (`threads` counts the

@@ -174,16 +174,15 @@ pub struct RandomGraph {
     pub registry: Registry<Run>,
     /// `deps[i]` are the 0-based systems system `i` depends on.
     pub deps: Vec<Vec<usize>>,
-    /// `writes[i]` / `reads[i]`: bit `c` for component `c + 1`.
-    pub writes: Vec<u64>,
-    pub reads: Vec<u64>,
 }
 
 impl RandomGraph {
-    /// Whether systems `a` and `b` (0-based) conflict by declared access.
+    /// Whether systems `a` and `b` (0-based) conflict by declared access: the one rule
+    /// (`SystemRecord::conflict_with`, checked against an entity-level oracle in
+    /// laige-registry's tests), not a copy of it.
     pub fn conflict(&self, a: usize, b: usize) -> bool {
-        self.writes[a] & (self.writes[b] | self.reads[b]) != 0
-            || self.writes[b] & self.reads[a] != 0
+        let records = self.registry.records();
+        records[a].conflict_with(&records[b], None).is_some()
     }
 }
 
@@ -240,11 +239,6 @@ pub fn random_graph(seed: u64, max: usize) -> (RandomGraph, Vec<u32>) {
         registry.register(def).unwrap();
     }
     let spin = (0..n).map(|_| rng.below(2000) as u32).collect();
-    let graph = RandomGraph {
-        registry,
-        deps,
-        writes,
-        reads,
-    };
+    let graph = RandomGraph { registry, deps };
     (graph, spin)
 }

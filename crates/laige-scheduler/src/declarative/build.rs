@@ -2,10 +2,15 @@
 
 use laige_registry::{Registry, SystemRecord, SystemSet};
 
-use super::graph::{Graph, conflict};
-use super::{DeclError, EdgeCause, Layout};
-use crate::sort::{id_at, system_ref};
-use crate::{MAX_TRACKS, Schedule};
+use super::Layout;
+use crate::flat::system_ref;
+use crate::graph::{Cause, Edge, Graph, id_at};
+use crate::schedule::StrongEdges;
+use crate::{MAX_TRACKS, Schedule, ScheduleError};
+
+/// The declarative graph: any number of edges, on the heap (this front end builds at
+/// setup, where allocating is fine).
+pub(crate) type DeclaredGraph = Graph<Vec<Edge>>;
 
 /// Where each system sits, by registry position: indices into the layout's DAGs and into
 /// that DAG's phases.
@@ -16,15 +21,15 @@ pub(crate) struct Placed {
 
 /// The derived graph (with exclusive edges), the per-track orders and the placement.
 pub(crate) struct Derived {
-    pub(crate) graph: Graph,
+    pub(crate) graph: Box<DeclaredGraph>,
     pub(crate) orders: Vec<Vec<usize>>,
     pub(crate) placed: Placed,
 }
 
-pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Derived, DeclError> {
+pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Derived, ScheduleError> {
     validate_layout(layout)?;
     let placed = place(registry, layout)?;
-    let mut graph = Graph::new(registry.len());
+    let mut graph = Box::new(DeclaredGraph::new(Vec::new()));
     explicit_edges(registry, layout, &placed, &mut graph)?;
     check_snapshots(registry)?;
     derived_edges(registry, &placed, &mut graph);
@@ -35,9 +40,13 @@ pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Deriv
             .filter(|&s| layout.track_of(placed.dag[s]) == track)
             .map(id_at)
             .collect();
-        let (order, unplaced) = graph.kahn(&members);
-        if !unplaced.is_empty() {
-            return Err(DeclError::Cycle(graph.cycle(registry, &unplaced)));
+        let mut order = Vec::with_capacity(members.len());
+        let placed_here = graph.kahn(&members, |s| order.push(s));
+        if placed_here.len() < members.len() {
+            let unplaced = members.difference(&placed_here);
+            return Err(ScheduleError::DependencyCycle(
+                graph.cycle(registry, &unplaced),
+            ));
         }
         orders.push(order);
     }
@@ -55,46 +64,51 @@ pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Deriv
     })
 }
 
-pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedule, DeclError> {
+pub(crate) fn build<R>(registry: &Registry<R>, layout: &Layout) -> Result<Schedule, ScheduleError> {
     let Derived { graph, orders, .. } = derive(registry, layout)?;
-    let mut schedule = Schedule::new(registry.len(), registry.identity());
+    let mut strong = vec![SystemSet::EMPTY; registry.len()];
+    for edge in graph.edges() {
+        if matches!(edge.cause, Cause::After | Cause::Before | Cause::Exclusive) {
+            strong[usize::from(edge.later)].insert(id_at(edge.earlier.into()));
+        }
+    }
+    let mut schedule = Schedule::new(
+        registry.len(),
+        registry.identity(),
+        StrongEdges::Kept(strong.into_boxed_slice()),
+    );
     for order in &orders {
         for &s in order {
             schedule.push(id_at(s));
         }
         schedule.end_track();
     }
-    for (later, earlier, cause) in graph.edges() {
-        if cause.is_strong() {
-            schedule.add_edge(id_at(later), id_at(earlier));
-        }
-    }
     Ok(schedule)
 }
 
-fn validate_layout(layout: &Layout) -> Result<(), DeclError> {
+fn validate_layout(layout: &Layout) -> Result<(), ScheduleError> {
     let dags = layout.dags();
     if dags.is_empty() {
-        return Err(DeclError::LayoutInvalid {
+        return Err(ScheduleError::LayoutInvalid {
             problem: "declares no DAG: add one with `.dag(..)`",
             name: "layout",
         });
     }
     if layout.tracks().len() > MAX_TRACKS {
-        return Err(DeclError::LayoutInvalid {
+        return Err(ScheduleError::LayoutInvalid {
             problem: "has too many tracks (at most 16)",
             name: "layout",
         });
     }
     for (i, dag) in dags.iter().enumerate() {
         if dags[..i].iter().any(|it| it.name == dag.name) {
-            return Err(DeclError::LayoutInvalid {
+            return Err(ScheduleError::LayoutInvalid {
                 problem: "is declared twice: give each DAG a unique name",
                 name: dag.name,
             });
         }
         if dag.phases.is_empty() {
-            return Err(DeclError::LayoutInvalid {
+            return Err(ScheduleError::LayoutInvalid {
                 problem: "has no phases: list at least one",
                 name: dag.name,
             });
@@ -105,13 +119,13 @@ fn validate_layout(layout: &Layout) -> Result<(), DeclError> {
             .enumerate()
             .any(|(j, p)| dag.phases[..j].contains(p))
         {
-            return Err(DeclError::LayoutInvalid {
+            return Err(ScheduleError::LayoutInvalid {
                 problem: "lists a phase twice",
                 name: dag.name,
             });
         }
         if !dag.phases.contains(&dag.default_phase) {
-            return Err(DeclError::LayoutInvalid {
+            return Err(ScheduleError::LayoutInvalid {
                 problem: "has a default phase that is not among its phases",
                 name: dag.name,
             });
@@ -120,7 +134,7 @@ fn validate_layout(layout: &Layout) -> Result<(), DeclError> {
     Ok(())
 }
 
-fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError> {
+fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, ScheduleError> {
     let mut placed = Placed {
         dag: Vec::with_capacity(registry.len()),
         phase: Vec::with_capacity(registry.len()),
@@ -133,7 +147,7 @@ fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError
             let names = || layout.dags().iter().map(|d| d.name);
             names()
                 .position(|n| n == want.dag)
-                .ok_or_else(|| DeclError::UnknownDag {
+                .ok_or_else(|| ScheduleError::UnknownDag {
                     system: system_ref(registry, s),
                     dag: want.dag,
                     suggestion: laige_registry::closest_name(want.dag, names()),
@@ -149,7 +163,7 @@ fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, DeclError
             .phases
             .iter()
             .position(|&p| p == phase_name)
-            .ok_or_else(|| DeclError::UnknownPhase {
+            .ok_or_else(|| ScheduleError::UnknownPhase {
                 system: system_ref(registry, s),
                 dag: decl.name,
                 phase: phase_name,
@@ -165,21 +179,21 @@ fn explicit_edges<R>(
     registry: &Registry<R>,
     layout: &Layout,
     placed: &Placed,
-    graph: &mut Graph,
-) -> Result<(), DeclError> {
+    graph: &mut DeclaredGraph,
+) -> Result<(), ScheduleError> {
     // Strong declarations first, so a pair declared both ways keeps its strong cause.
     let kinds = [
-        ("after", EdgeCause::After),
-        ("before", EdgeCause::Before),
-        ("after_weak", EdgeCause::AfterWeak),
+        ("after", Cause::After),
+        ("before", Cause::Before),
+        ("after_weak", Cause::AfterWeak),
     ];
     for (declaration, cause) in kinds {
         for (s, record) in registry.iter().enumerate() {
             // `after` is `depends_on`, which the registry keeps parsed.
             let parsed;
             let names = match cause {
-                EdgeCause::After => registry.depends_on(record.id()),
-                EdgeCause::Before => {
+                Cause::After => registry.depends_on(record.id()),
+                Cause::Before => {
                     parsed = record.before();
                     parsed.as_slice()
                 }
@@ -190,17 +204,18 @@ fn explicit_edges<R>(
             };
             for (position, &name) in names.iter().enumerate() {
                 let Some(other) = registry.find(name) else {
-                    return Err(DeclError::UnknownSystem {
-                        system: system_ref(registry, s),
+                    return Err(unknown_system(
+                        registry,
+                        s,
+                        cause,
                         declaration,
-                        missing: name,
+                        name,
                         position,
-                        suggestion: registry.closest_name(name),
-                    });
+                    ));
                 };
                 let o = other.index();
                 if placed.dag[o] != placed.dag[s] {
-                    return Err(DeclError::CrossDagEdge {
+                    return Err(ScheduleError::CrossDagEdge {
                         system: system_ref(registry, s),
                         declaration,
                         other: system_ref(registry, o),
@@ -208,14 +223,14 @@ fn explicit_edges<R>(
                         other_dag: layout.dags()[placed.dag[o]].name,
                     });
                 }
-                let (earlier, later) = if cause == EdgeCause::Before {
+                let (earlier, later) = if cause == Cause::Before {
                     (s, o)
                 } else {
                     (o, s)
                 };
                 if placed.phase[earlier] > placed.phase[later] {
                     let phases = &layout.dags()[placed.dag[s]].phases;
-                    return Err(DeclError::PhaseInversion {
+                    return Err(ScheduleError::PhaseInversion {
                         system: system_ref(registry, s),
                         declaration,
                         other: system_ref(registry, o),
@@ -230,7 +245,38 @@ fn explicit_edges<R>(
     Ok(())
 }
 
-fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), DeclError> {
+/// A `depends_on`/`after` name that resolves to no system is `dep_missing`, worded as the
+/// flat rules word it (it is the same declaration); `before` and `after_weak` say which
+/// declaration names it.
+fn unknown_system<R>(
+    registry: &Registry<R>,
+    s: usize,
+    cause: Cause,
+    declaration: &'static str,
+    name: &'static str,
+    position: usize,
+) -> ScheduleError {
+    let system = system_ref(registry, s);
+    let suggestion = registry.closest_name(name);
+    if cause == Cause::After {
+        ScheduleError::DepMissing {
+            system,
+            missing_dep: name,
+            position,
+            suggestion,
+        }
+    } else {
+        ScheduleError::UnknownSystem {
+            system,
+            declaration,
+            missing: name,
+            position,
+            suggestion,
+        }
+    }
+}
+
+fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
     for (s, record) in registry.iter().enumerate() {
         if let Some(c) = record
             .reads_snapshot()
@@ -238,7 +284,7 @@ fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), DeclError> {
             .iter()
             .next()
         {
-            return Err(DeclError::SnapshotUnversioned {
+            return Err(ScheduleError::SnapshotUnversioned {
                 system: system_ref(registry, s),
                 component: registry.component_name(c),
             });
@@ -249,7 +295,7 @@ fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), DeclError> {
 
 /// Cross-phase conflicts order the earlier phase first; same-phase fresh reads wait for
 /// the writers.
-fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut Graph) {
+fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut DeclaredGraph) {
     let records = registry.records();
     for a in 0..records.len() {
         for b in a + 1..records.len() {
@@ -258,25 +304,21 @@ fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut Graph) 
             }
             let (ra, rb) = (&records[a], &records[b]);
             if placed.phase[a] != placed.phase[b] {
-                if let Some(c) = conflict(ra, rb) {
+                if let Some(c) = ra.conflict_with(rb, None) {
                     let (early, late) = if placed.phase[a] < placed.phase[b] {
                         (a, b)
                     } else {
                         (b, a)
                     };
-                    graph.add(
-                        early,
-                        late,
-                        EdgeCause::PhaseOrder(registry.component_name(c)),
-                    );
+                    graph.add(early, late, Cause::phase_order(c));
                 }
                 continue;
             }
             if let Some(c) = rb.reads_fresh().first_common(ra.writes()) {
-                graph.add(a, b, EdgeCause::Fresh(registry.component_name(c)));
+                graph.add(a, b, Cause::fresh(c));
             }
             if let Some(c) = ra.reads_fresh().first_common(rb.writes()) {
-                graph.add(b, a, EdgeCause::Fresh(registry.component_name(c)));
+                graph.add(b, a, Cause::fresh(c));
             }
         }
     }
@@ -288,7 +330,7 @@ fn check_same_phase<R>(
     layout: &Layout,
     placed: &Placed,
     reach: &[SystemSet],
-) -> Result<(), DeclError> {
+) -> Result<(), ScheduleError> {
     let records = registry.records();
     for a in 0..records.len() {
         for b in a + 1..records.len() {
@@ -301,7 +343,7 @@ fn check_same_phase<R>(
             let (ra, rb) = (&records[a], &records[b]);
             let phase = layout.dags()[placed.dag[a]].phases[placed.phase[a]];
             if let Some(c) = ra.writes().first_common(rb.writes()) {
-                return Err(DeclError::UnorderedWriters {
+                return Err(ScheduleError::UnorderedWriters {
                     component: registry.component_name(c),
                     first: system_ref(registry, a),
                     second: system_ref(registry, b),
@@ -311,7 +353,7 @@ fn check_same_phase<R>(
             for (reader, writer) in [(a, b), (b, a)] {
                 let plain = plain_reads(&records[reader]);
                 if let Some(c) = plain.first_common(records[writer].writes()) {
-                    return Err(DeclError::AmbiguousRead {
+                    return Err(ScheduleError::AmbiguousRead {
                         component: registry.component_name(c),
                         reader: system_ref(registry, reader),
                         writer: system_ref(registry, writer),
@@ -333,7 +375,7 @@ fn check_dag_conflicts<R>(
     registry: &Registry<R>,
     layout: &Layout,
     placed: &Placed,
-) -> Result<(), DeclError> {
+) -> Result<(), ScheduleError> {
     let records = registry.records();
     for a in 0..records.len() {
         for b in a + 1..records.len() {
@@ -341,8 +383,8 @@ fn check_dag_conflicts<R>(
             if da == db || layout.track_of(da) != layout.track_of(db) {
                 continue;
             }
-            if let Some(c) = conflict(&records[a], &records[b]) {
-                return Err(DeclError::DagConflict {
+            if let Some(c) = records[a].conflict_with(&records[b], None) {
+                return Err(ScheduleError::DagConflict {
                     component: registry.component_name(c),
                     first: system_ref(registry, a),
                     first_dag: layout.dags()[da].name,
@@ -362,7 +404,7 @@ fn exclusive_edges<R>(
     placed: &Placed,
     order: &[usize],
     reach: &[SystemSet],
-    graph: &mut Graph,
+    graph: &mut DeclaredGraph,
 ) {
     let records = registry.records();
     for (i, &e) in order.iter().enumerate() {
@@ -375,7 +417,7 @@ fn exclusive_edges<R>(
                 continue;
             }
             let (earlier, later) = if j < i { (s, e) } else { (e, s) };
-            graph.add(earlier, later, EdgeCause::Exclusive);
+            graph.add(earlier, later, Cause::Exclusive);
         }
     }
 }

@@ -8,9 +8,9 @@ use super::{
     ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, ScheduleGraph,
 };
 use crate::declarative::build::{Derived, derive};
-use crate::declarative::graph::conflict;
-use crate::sort::{id_at, system_ref};
-use crate::validate::{each_read_before_write, positions};
+use crate::declarative::named;
+use crate::flat::{declarative_feature, each_read_before_write, positions, system_ref};
+use crate::graph::id_at;
 use crate::{Layout, Schedule};
 
 pub(super) fn build<R>(
@@ -98,7 +98,7 @@ fn skeleton<R>(schedule: &Schedule, registry: &Registry<R>, front_end: FrontEnd)
 
 /// The flat rules' edges: each resolved `depends_on`, and each `read_before_write` pair.
 fn flat<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<ScheduleGraph, ExportError> {
-    if let Some((i, feature)) = crate::declarative_feature(registry) {
+    if let Some((i, feature)) = declarative_feature(registry) {
         return Err(ExportError::NeedsLayout {
             system: system_ref(registry, i),
             feature,
@@ -107,7 +107,7 @@ fn flat<R>(schedule: &Schedule, registry: &Registry<R>) -> Result<ScheduleGraph,
     let mut graph = skeleton(schedule, registry, FrontEnd::Flat);
     graph.tracks = vec![""; schedule.tracks().len()];
     for later in 0..registry.len() {
-        for earlier in schedule.after(id_at(later)) {
+        for earlier in &schedule.after(id_at(later), registry) {
             graph.edges.push(GraphEdge {
                 earlier: system_ref(registry, earlier.index()),
                 later: system_ref(registry, later),
@@ -161,17 +161,19 @@ fn declared<R>(
     }
     let mut strong = vec![SystemSet::EMPTY; registry.len()];
     let mut graph = skeleton(schedule, registry, FrontEnd::Declarative);
-    for (later, earlier, cause) in derived.edges() {
-        if cause.is_strong() {
-            strong[later].insert(id_at(earlier));
+    for edge in derived.edges() {
+        let edge = named(registry, edge);
+        if edge.cause.is_strong() {
+            strong[edge.later.id.index()].insert(edge.earlier.id);
         }
         graph.edges.push(GraphEdge {
-            earlier: system_ref(registry, earlier),
-            later: system_ref(registry, later),
-            cause: cause.into(),
+            earlier: edge.earlier,
+            later: edge.later,
+            cause: edge.cause.into(),
         });
     }
-    if let Some(s) = (0..registry.len()).find(|&s| strong[s] != *schedule.after(id_at(s))) {
+    let kept = schedule.strong_edges(registry);
+    if let Some(s) = (0..registry.len()).find(|&s| strong[s] != kept[s]) {
         return Err(mismatch(s));
     }
     if orders.len() != schedule.tracks().len() {
@@ -199,7 +201,7 @@ fn add_conflicts<R>(graph: &mut ScheduleGraph, schedule: &Schedule, registry: &R
     let mut binding = vec![SystemSet::EMPTY; records.len()];
     for edge in &graph.edges {
         let (a, b) = (edge.earlier.id.index(), edge.later.id.index());
-        if edge.cause.is_strong() || conflict(&records[a], &records[b]).is_some() {
+        if edge.cause.is_strong() || records[a].conflict_with(&records[b], None).is_some() {
             binding[b].insert(edge.earlier.id);
         }
     }
@@ -216,7 +218,7 @@ fn add_conflicts<R>(graph: &mut ScheduleGraph, schedule: &Schedule, registry: &R
                     continue;
                 }
                 let (a, b) = (earlier.index(), later.index());
-                if let Some(c) = conflict(&records[a], &records[b]) {
+                if let Some(c) = records[a].conflict_with(&records[b], None) {
                     graph.edges.push(GraphEdge {
                         earlier: system_ref(registry, a),
                         later: system_ref(registry, b),

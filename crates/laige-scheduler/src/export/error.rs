@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{DeclError, SystemRef};
+use crate::{ScheduleError, SystemRef};
 
 /// Why a schedule cannot be exported as a graph.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -27,7 +27,7 @@ pub enum ExportError {
         feature: &'static str,
     },
     /// The layout does not build with this registry.
-    Layout(DeclError),
+    Layout(ScheduleError),
     /// The layout builds another schedule than the one given.
     LayoutMismatch {
         /// The first system placed, ordered or bound differently.

@@ -245,7 +245,7 @@ fn registration_marks_the_component_versioned_for_the_scheduler() {
 
 #[test]
 fn the_declarative_scheduler_needs_no_edge_for_a_snapshot_reader() {
-    use laige_scheduler::{DeclError, Layout, schedule_declared};
+    use laige_scheduler::{Layout, ScheduleError, schedule_declared};
 
     let Setup { mut world, .. } = setup();
     let layout = Layout::new().dag("Main", "Game", &["Simulation"], "Simulation");
@@ -262,7 +262,7 @@ fn the_declarative_scheduler_needs_no_edge_for_a_snapshot_reader() {
         .id();
     let (err, _) = capture(|| schedule_declared(world.registry(), &layout));
     assert!(
-        matches!(err, Err(DeclError::SnapshotUnversioned { .. })),
+        matches!(err, Err(ScheduleError::SnapshotUnversioned { .. })),
         "{err:?}"
     );
 }

@@ -1,0 +1,153 @@
+//! The one conflict rule: when two systems may not run at the same time.
+//!
+//! Every layer that asks "do these two systems conflict?" asks here: the declarative
+//! scheduler (phase order, concurrent DAGs), the executor's plan, the schedule graph export
+//! and the World, which adds what it alone knows, the live tables, as data
+//! ([`LiveTables`]).
+
+use crate::{ComponentId, ComponentSet, MAX_SYSTEMS, Registry, SystemId, SystemRecord, SystemSet};
+
+/// Where two systems can meet at run time: the signature (component set) of every
+/// archetype table that exists, and the components that are resources (one instance, in
+/// no table).
+///
+/// Tables are never removed and may refill without notice, so every table counts,
+/// empty or not.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveTables<'a> {
+    tables: &'a [ComponentSet],
+    resources: &'a ComponentSet,
+}
+
+impl<'a> LiveTables<'a> {
+    /// The tables with these signatures, and these resources.
+    pub fn new(tables: &'a [ComponentSet], resources: &'a ComponentSet) -> Self {
+        Self { tables, resources }
+    }
+}
+
+impl SystemRecord {
+    /// The components on which `self` and `other` conflict by what they declare: one
+    /// writes what the other reads as it is this tick (`reads`, `reads_fresh`) or writes.
+    /// Snapshot reads see a frozen copy and conflict with nothing.
+    pub fn declared_conflicts(&self, other: &SystemRecord) -> ComponentSet {
+        self.writes()
+            .intersection(&other.writes().union(other.reads()))
+            .union(&other.writes().intersection(self.reads()))
+    }
+
+    /// The lowest component on which `self` and `other` may touch the same data, if any:
+    /// the rule every scheduler, plan and world applies.
+    ///
+    /// Without `live`, any declared conflict counts ([`SystemRecord::declared_conflicts`]).
+    /// With it, a shared resource always counts, and a shared component counts only if some
+    /// table holds it and both systems' footprints (`matching`), so both could visit it.
+    pub fn conflict_with(
+        &self,
+        other: &SystemRecord,
+        live: Option<&LiveTables<'_>>,
+    ) -> Option<ComponentId> {
+        let shared = self.declared_conflicts(other);
+        if shared.is_empty() {
+            return None;
+        }
+        let Some(live) = live else {
+            return shared.iter().next();
+        };
+        let footprint = self.matching().union(other.matching());
+        let mut reachable = shared.intersection(live.resources);
+        for table in live.tables {
+            if footprint.is_subset(table) {
+                reachable = reachable.union(&shared.intersection(table));
+            }
+        }
+        reachable.iter().next()
+    }
+}
+
+/// Which systems conflict with which, as data: one set per system, symmetric.
+///
+/// Computed once at setup by [`Registry::conflicts`] and handed down to whoever orders or
+/// runs systems, so nothing below has to call back up to decide. A system past the
+/// registered ones (only a hand-built schedule names one) conflicts with every system.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conflicts {
+    sets: Vec<SystemSet>,
+}
+
+impl Conflicts {
+    /// No conflicts among `systems` systems.
+    pub fn none(systems: usize) -> Self {
+        Self {
+            sets: vec![SystemSet::EMPTY; systems.min(MAX_SYSTEMS)],
+        }
+    }
+
+    /// The conflicts among `systems` systems for which `conflict(a, b)` holds, asked once
+    /// per unordered pair (`a` < `b`): for tests and hand-made relations.
+    pub fn from_pairs(
+        systems: usize,
+        mut conflict: impl FnMut(SystemId, SystemId) -> bool,
+    ) -> Self {
+        let mut conflicts = Self::none(systems);
+        for b in 0..conflicts.sets.len() {
+            for a in 0..b {
+                let (a, b) = (SystemId::from_index(a), SystemId::from_index(b));
+                if conflict(a, b) {
+                    conflicts.insert(a, b);
+                }
+            }
+        }
+        conflicts
+    }
+
+    /// Records that `a` and `b` conflict (both ways).
+    ///
+    /// # Panics
+    ///
+    /// When either id is past the systems this relation was made for.
+    pub fn insert(&mut self, a: SystemId, b: SystemId) {
+        self.sets[a.index()].insert(b);
+        self.sets[b.index()].insert(a);
+    }
+
+    /// The systems `id` conflicts with.
+    pub fn of(&self, id: SystemId) -> &SystemSet {
+        self.sets.get(id.index()).unwrap_or(&SystemSet::FULL)
+    }
+
+    /// Whether `a` and `b` conflict.
+    pub fn contains(&self, a: SystemId, b: SystemId) -> bool {
+        // Either way round: a system past the relation conflicts with all, both ways.
+        self.of(a).contains(b) || self.of(b).contains(a)
+    }
+
+    /// How many systems the relation covers.
+    pub fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// Whether it covers no system.
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+}
+
+impl<R> Registry<R> {
+    /// Every pair of registered systems that conflicts by [`SystemRecord::conflict_with`]:
+    /// declared access only, or refined by the footprints over `live` tables.
+    ///
+    /// Setup-time work, O(systems² × tables): it allocates one set per system.
+    pub fn conflicts(&self, live: Option<&LiveTables<'_>>) -> Conflicts {
+        let records = self.records();
+        let mut conflicts = Conflicts::none(records.len());
+        for (b, rb) in records.iter().enumerate() {
+            for (a, ra) in records[..b].iter().enumerate() {
+                if ra.conflict_with(rb, live).is_some() {
+                    conflicts.insert(SystemId::from_index(a), SystemId::from_index(b));
+                }
+            }
+        }
+        conflicts
+    }
+}
