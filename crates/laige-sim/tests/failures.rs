@@ -5,21 +5,16 @@
 //! sequential runner and on the executor at any worker count.
 
 use std::fmt;
-use std::time::Duration;
 
 use laige_sim::prelude::*;
 use laige_testkit::capture;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Pos(f32);
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Spawned(u32);
+#[path = "support/bad_tick.rs"]
+mod bad_tick;
+use bad_tick::*;
+
 /// A resource no system declares: reading it is an undeclared access.
 struct Undeclared;
-
-/// The tick on which the failing systems fail.
-const BAD_TICK: u32 = 3;
-const TICKS: u32 = 6;
 
 /// The error `FailA` returns: a type of the user's own.
 #[derive(Debug)]
@@ -71,22 +66,8 @@ fn count(mut clock: Query<'_, &Pos>, mut commands: Commands<'_>) -> Result<(), B
 }
 
 fn world() -> (World, Schedule) {
-    let mut world = World::new(WorldOptions {
-        seed: 0xFA11,
-        // One report per failed system: with a window, the second would be suppressed.
-        diagnostics: Some(Diagnostics::new(Duration::ZERO)),
-        ..WorldOptions::default()
-    });
-    world.register_component::<Pos>().unwrap();
-    world.register_component::<Spawned>().unwrap();
+    let mut world = clock_world(0xFA11);
     world.insert_resource(Undeclared).unwrap();
-    world.spawn((Pos(0.0),)).unwrap();
-    world.set_layout(Layout::new().dag("Main", "Game", &["Work"], "Work").dag(
-        "Late",
-        "Clock",
-        &["Tick"],
-        "Tick",
-    ));
     world.system("FailA", spawn_then_fail_a).register().unwrap();
     world.system("Count", count).register().unwrap();
     world
@@ -105,80 +86,18 @@ fn world() -> (World, Schedule) {
     (world, schedule)
 }
 
-/// Runs every tick, returning each tick's outcome, the `system_failed` events of the bad
-/// tick, and the final state hash.
-fn run(executor: Option<ExecutorOptions>) -> (Vec<Result<(), String>>, Vec<String>, u64) {
-    let (mut world, schedule) = world();
-    if let Some(options) = executor {
-        world.use_executor(options);
-    }
-    let mut outcomes = Vec::new();
-    let mut failed_events = Vec::new();
-    for tick in 0..TICKS {
-        let (res, events) = capture(|| world.run_systems(&schedule));
-        if tick == BAD_TICK {
-            failed_events = events
-                .iter()
-                .filter(|e| e.name == "system/system_failed")
-                .map(|e| format!("{} {}", e.field("system").unwrap(), e.field("id").unwrap()))
-                .collect();
-            if let Err(TickError::SystemFailed { name, .. }) = &res {
-                assert_eq!(*name, "FailA", "the first failure in schedule order");
-            } else {
-                panic!("tick {tick}: expected a failure, got {res:?}");
-            }
-        }
-        outcomes.push(res.map_err(|err| err.to_string()));
-    }
-    let mut spawned = Vec::new();
-    world.each::<&Spawned>(|_, s| spawned.push(s.0)).unwrap();
-    spawned.sort_unstable();
-    // Every tick's healthy spawns are there; the failed runs' spawns of the bad tick are not.
-    for tick in 0..TICKS {
-        let have = |n: u32| spawned.contains(&n);
-        let failed = tick == BAD_TICK;
-        assert_eq!(have(100 + tick), !failed, "A's spawn of tick {tick}");
-        assert_eq!(have(200 + tick), !failed, "B's spawn of tick {tick}");
-        assert!(
-            have(300 + tick),
-            "Count's spawn of tick {tick}: the track went on"
-        );
-    }
-    (outcomes, failed_events, world.state_hash())
-}
-
 #[test]
 fn a_failure_is_handled_the_same_way_on_every_runner() {
-    let (outcomes, events, sequential) = run(None);
-    for (tick, outcome) in outcomes.iter().enumerate() {
-        if tick as u32 == BAD_TICK {
-            let err = outcome.as_ref().unwrap_err();
-            assert!(err.contains("system `FailA` failed"), "{err}");
-            assert!(err.contains("A gives up on tick 3"), "{err}");
-        } else {
-            assert_eq!(outcome, &Ok(()), "tick {tick} runs normally");
-        }
-    }
+    let events = assert_same_on_every_runner(
+        world,
+        "system/system_failed",
+        &["system `FailA` failed", "A gives up on tick 3"],
+    );
     assert_eq!(
         events,
         ["FailA 1", "FailB 3"],
         "one event per failed system"
     );
-
-    for threads in [1, 2, 4] {
-        for mode in [Mode::Parallel, Mode::Auto] {
-            let options = ExecutorOptions {
-                threads,
-                mode,
-                ..Default::default()
-            };
-            let (parallel_outcomes, parallel_events, hash) = run(Some(options));
-            let case = format!("{threads} threads, {mode:?}");
-            assert_eq!(parallel_outcomes, outcomes, "{case}");
-            assert_eq!(parallel_events, events, "{case}");
-            assert_eq!(hash, sequential, "{case}: the state hash");
-        }
-    }
 }
 
 /// A query error of the escape hatch names the system and the access to add.
@@ -189,7 +108,12 @@ fn the_failed_event_carries_the_error_message() {
         world.run_systems(&schedule).unwrap();
     }
     let (res, events) = capture(|| world.run_systems(&schedule));
-    assert!(res.is_err());
+    match &res {
+        Err(TickError::SystemFailed { name, .. }) => {
+            assert_eq!(*name, "FailA", "the first failure in schedule order");
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
     let failed: Vec<_> = events
         .iter()
         .filter(|e| e.name == "system/system_failed")
