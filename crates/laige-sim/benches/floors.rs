@@ -85,6 +85,7 @@ fn empty_fn(_: &mut SystemContext<'_>) {}
 
 /// A marker no entity has: the typed-with-parameters systems query it and find nothing.
 struct Marker;
+impl Component for Marker {}
 
 /// How the 100 systems of a dispatch world are written.
 #[derive(Clone, Copy, Debug)]

@@ -15,8 +15,10 @@ use common::*;
 /// Group markers for the table-disjoint heavy_compute split.
 #[derive(Clone, Copy)]
 struct GroupA;
+impl Component for GroupA {}
 #[derive(Clone, Copy)]
 struct GroupB;
+impl Component for GroupB {}
 
 fn w1(c: &mut Criterion) {
     let mut group = c.benchmark_group("w1-schedule");
@@ -51,8 +53,10 @@ fn w1(c: &mut Criterion) {
 
 #[derive(Clone, Copy)]
 struct Pos2(f32, f32);
+impl Component for Pos2 {}
 #[derive(Clone, Copy)]
 struct Vel2(f32, f32);
+impl Component for Vel2 {}
 
 impl StateHash for Pos2 {
     fn hash_state(&self, h: &mut StateHasher) {
@@ -133,8 +137,10 @@ fn frag_iter(c: &mut Criterion) {
 
 #[derive(Clone, Copy)]
 struct Matrix([[f32; 4]; 4]);
+impl Component for Matrix {}
 #[derive(Clone, Copy)]
 struct Point([f32; 3]);
+impl Component for Point {}
 
 fn invert(m: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
     // Gauss-Jordan with partial pivoting; the workload only needs the arithmetic.

@@ -38,6 +38,7 @@ pub struct Position {
     /// Vertical, in `-HALF_SIZE..HALF_SIZE`.
     pub y: f32,
 }
+impl Component for Position {}
 
 /// How fast a particle moves, in units per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,26 +48,32 @@ pub struct Velocity {
     /// Vertical.
     pub y: f32,
 }
+impl Component for Velocity {}
 
 /// How hard a particle is to push.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mass(pub f32);
+impl Component for Mass {}
 
 /// Heat from speed, decaying.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Heat(pub f32);
+impl Component for Heat {}
 
 /// Display colour from heat, 0xRRGGBB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Color(pub u32);
+impl Component for Color {}
 
 /// Ticks left to live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lifetime(pub u32);
+impl Component for Lifetime {}
 
 /// The grid cell a particle is in, row-major over [`GRID`] × [`GRID`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell(pub u32);
+impl Component for Cell {}
 
 /// Per-tick summary, a resource: occupied cells and hot particles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

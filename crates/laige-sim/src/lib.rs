@@ -18,7 +18,9 @@
 //! use laige_sim::prelude::*;
 //!
 //! struct Pos(f32);
+//! impl Component for Pos {}
 //! struct Vel(f32);
+//! impl Component for Vel {}
 //!
 //! // The parameters declare the access: a write of `Pos`, a read of `Vel`.
 //! fn movement(mut bodies: Query<'_, (&mut Pos, &Vel)>) -> Result<(), QueryError> {
@@ -70,7 +72,7 @@ pub mod prelude {
     pub use laige_runner::TimingStats;
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
-        BoxError, Bundle, Commands, ComponentOptions, Entity, Fresh, Local, Prng, Query,
+        BoxError, Bundle, Commands, Component, ComponentOptions, Entity, Fresh, Local, Prng, Query,
         QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext, SystemFn,
         SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
     };

@@ -12,10 +12,13 @@ static ALLOC: laige_testkit::CountingAlloc = laige_testkit::CountingAlloc;
 
 #[derive(Clone, Copy)]
 struct Pos(f32);
+impl Component for Pos {}
 #[derive(Clone, Copy)]
 struct Vel(f32);
+impl Component for Vel {}
 #[derive(Clone, Copy)]
 struct Tag;
+impl Component for Tag {}
 /// A resource: the damping factor, and how many ticks damped.
 struct Drag {
     factor: f32,

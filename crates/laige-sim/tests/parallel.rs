@@ -10,10 +10,13 @@ use laige_sim::prelude::*;
 
 #[derive(Clone, Copy)]
 struct Pos(f32);
+impl Component for Pos {}
 #[derive(Clone, Copy)]
 struct TagA;
+impl Component for TagA {}
 #[derive(Clone, Copy)]
 struct TagB;
+impl Component for TagB {}
 
 /// Both systems arrive here; each waits (up to 2 s) for the other to have arrived too.
 static ARRIVED: AtomicU32 = AtomicU32::new(0);

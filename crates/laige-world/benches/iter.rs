@@ -5,20 +5,27 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use laige_world::Component;
 use laige_world::{
     CommandBuffer, Entity, StateHash, StateHasher, SystemContext, World, WorldOptions,
 };
 
 #[derive(Clone, Copy)]
 struct Transform(#[allow(dead_code)] [f32; 16]);
+impl Component for Transform {}
 #[derive(Clone, Copy)]
 struct Position([f32; 3]);
+impl Component for Position {}
 #[derive(Clone, Copy)]
 struct Rotation(#[allow(dead_code)] [f32; 3]);
+impl Component for Rotation {}
 #[derive(Clone, Copy)]
 struct Velocity([f32; 3]);
+impl Component for Velocity {}
 struct A(#[allow(dead_code)] f32);
+impl Component for A {}
 struct B(#[allow(dead_code)] f32);
+impl Component for B {}
 
 const N: usize = 10_000;
 
@@ -181,8 +188,10 @@ fn add_remove(c: &mut Criterion) {
 
 #[derive(Clone, Copy)]
 struct Pos2(f32, f32);
+impl Component for Pos2 {}
 #[derive(Clone, Copy)]
 struct Vel2(f32, f32);
+impl Component for Vel2 {}
 
 impl StateHash for Pos2 {
     fn hash_state(&self, h: &mut StateHasher) {

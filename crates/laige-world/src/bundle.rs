@@ -13,7 +13,7 @@ use crate::component::Components;
 /// `kMaxArchetypeComponents`.
 pub const MAX_BUNDLE: usize = 32;
 
-/// The most components one tuple lists; [`Bundle::and`] joins tuples into larger bundles.
+/// The most elements one tuple lists; nesting and [`Bundle::and`] build larger bundles.
 pub const MAX_BUNDLE_TUPLE: usize = 16;
 
 /// The resolved ids of a bundle's components, in the order its values are given up.
@@ -56,26 +56,47 @@ impl BundleIds {
     }
 }
 
-/// Components to spawn an entity with: a tuple of up to [`MAX_BUNDLE_TUPLE`] distinct
-/// registered types (`()`, `(Pos,)`, `(Pos, Vel)`, ...), or bundles joined with
-/// [`Bundle::and`], up to [`MAX_BUNDLE`] components in all. Every component goes straight to
-/// the entity's final archetype: one move, however the bundle was put together.
+/// A type that can be stored as a component: any `Send + Sync + 'static` type that says so,
+/// with one line (`impl Component for Pos {}`).
 ///
-/// A single component is spawned as `(value,)`. Tuples of tuples are not bundles: a
-/// component can be any `Send + Sync + 'static` type, tuples included, so an inner tuple
-/// would be taken for one component; join reusable parts with [`Bundle::and`] instead.
+/// The mark is what lets tuples nest in a [`Bundle`]: a component is a bundle of one, and a
+/// tuple of bundles is a bundle, so `((Pos, Vel), Health)` is three components. Without it a
+/// tuple could be taken for a single component of tuple type. Resources need no mark.
 ///
 /// ```
-/// use laige_world::{Bundle, World};
+/// use laige_world::{Component, World};
+///
+/// struct Pos(f32);
+/// impl Component for Pos {}
+///
+/// let mut world = World::default();
+/// world.register_component::<Pos>()?;
+/// world.spawn(Pos(1.0))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Component: Send + Sync + 'static {}
+
+/// Components to spawn an entity with: one [`Component`], or a tuple of up to
+/// [`MAX_BUNDLE_TUPLE`] bundles (`()`, `(Pos, Vel)`, `((Pos, Vel), Health)`, ...), or bundles
+/// joined with [`Bundle::and`]; up to [`MAX_BUNDLE`] distinct registered components in all.
+/// Every component goes straight to the entity's final archetype: one move, however the
+/// bundle was put together.
+///
+/// ```
+/// use laige_world::{Bundle, Component, World};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Pos(f32);
 /// struct Vel(f32);
 /// struct Health(u32);
 /// struct Team(u8);
+/// impl Component for Pos {}
+/// impl Component for Vel {}
+/// impl Component for Health {}
+/// impl Component for Team {}
 ///
 /// fn body() -> impl Bundle { (Pos(1.0), Vel(0.0)) }
-/// fn soldier(team: u8) -> impl Bundle { body().and((Health(100), Team(team))) }
+/// fn soldier(team: u8) -> impl Bundle { (body(), Health(100), Team(team)) }
 ///
 /// let mut world = World::default();
 /// world.register_component::<Pos>()?;
@@ -83,8 +104,9 @@ impl BundleIds {
 /// world.register_component::<Health>()?;
 /// world.register_component::<Team>()?;
 /// let e = world.spawn(soldier(2))?;
+/// let f = world.spawn(body().and(Team(1)))?;
 /// assert_eq!(world.get::<Pos>(e)?, &Pos(1.0));
-/// assert_eq!(world.archetypes().iter().filter(|a| !a.is_empty()).count(), 1);
+/// assert_eq!(world.archetypes().iter().filter(|a| !a.is_empty()).count(), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -151,17 +173,31 @@ unsafe impl<A: Bundle, B: Bundle> Bundle for Join<A, B> {
     }
 }
 
+// SAFETY: a component resolves its one id and gives up its one value, which it forgets.
+unsafe impl<C: Component> Bundle for C {
+    fn resolve_into(components: &Components, ids: &mut BundleIds) -> Result<(), WorldError> {
+        ids.push::<C>(components)
+    }
+
+    fn take_from(self, ids: &BundleIds, at: &mut usize, put: &mut dyn FnMut(ComponentId, *mut u8)) {
+        let mut value = ManuallyDrop::new(self);
+        if let Some(id) = ids.next(at) {
+            put(id, (&mut *value as *mut C).cast::<u8>());
+        }
+    }
+}
+
 macro_rules! tuple_bundle {
     ($($name:ident),*) => {
-        // SAFETY: `resolve_into` pushes the ids of the tuple's types in order; `take_from`
-        // hands out one pointer per element, in the same order, to a value it then forgets.
-        unsafe impl<$($name: Send + Sync + 'static),*> Bundle for ($($name,)*) {
+        // SAFETY: each element is a bundle that keeps the contract; they resolve and give
+        // up their values in the same order, first to last.
+        unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
             #[allow(unused_variables)]
             fn resolve_into(
                 components: &Components,
                 ids: &mut BundleIds,
             ) -> Result<(), WorldError> {
-                $(ids.push::<$name>(components)?;)*
+                $($name::resolve_into(components, ids)?;)*
                 Ok(())
             }
 
@@ -173,12 +209,7 @@ macro_rules! tuple_bundle {
                 put: &mut dyn FnMut(ComponentId, *mut u8),
             ) {
                 let ($($name,)*) = self;
-                $(
-                    let mut $name = ManuallyDrop::new($name);
-                    if let Some(id) = ids.next(at) {
-                        put(id, (&mut *$name as *mut $name).cast::<u8>());
-                    }
-                )*
+                $($name.take_from(ids, at, put);)*
             }
         }
     };

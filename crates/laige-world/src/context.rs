@@ -179,10 +179,12 @@ impl<'a> Queries<'a> {
 /// [`SystemContext::commands`] and are applied after the system phase.
 ///
 /// ```
-/// use laige_world::{World, WorldOptions, SystemContext};
+/// use laige_world::{Component, World, WorldOptions, SystemContext};
 ///
 /// struct Pos(f32);
+/// impl Component for Pos {}
 /// struct Vel(f32);
+/// impl Component for Vel {}
 ///
 /// fn movement(ctx: &mut SystemContext<'_>) {
 ///     ctx.each::<(&mut Pos, &Vel)>(|_, (pos, vel)| pos.0 += vel.0).unwrap();

@@ -1,8 +1,8 @@
 //! laige-world: deterministic archetype storage, and the only view of it a system gets.
 //!
 //! A [`World`] stores entities ([`Entity`]: 32-bit index, 32-bit generation) and their
-//! components (any `'static + Send + Sync` type, registered at setup to a dense
-//! [`ComponentId`]) in archetype tables of struct-of-arrays columns. Its direct methods
+//! components (any `'static + Send + Sync` type marked [`Component`], registered at setup
+//! to a dense [`ComponentId`]) in archetype tables of struct-of-arrays columns. Its direct methods
 //! (`spawn`, `insert`, `remove`, `get`, `each`, ...) serve setup code. A running system sees
 //! the world only through its [`SystemContext`]: typed queries checked once per call against
 //! the system's declared access, its own [`CommandBuffer`] for structural changes (applied
@@ -25,11 +25,13 @@
 //! # Example
 //!
 //! ```
-//! use laige_world::{StateHash, StateHasher, SystemContext, World, WorldOptions};
+//! use laige_world::{Component, StateHash, StateHasher, SystemContext, World, WorldOptions};
 //!
 //! #[derive(Debug, PartialEq)]
 //! struct Pos(f32);
+//! impl Component for Pos {}
 //! struct Vel(f32);
+//! impl Component for Vel {}
 //! impl StateHash for Pos {
 //!     fn hash_state(&self, h: &mut StateHasher) { self.0.hash_state(h) }
 //! }
@@ -85,7 +87,7 @@ mod timeline;
 mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE};
+pub use bundle::{Bundle, Component, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE};
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_TYPES};
 pub use context::{Queries, SystemContext, SystemFn, SystemMeta, SystemRun};

@@ -16,7 +16,9 @@ use laige_registry::{Access, ComponentId};
 use crate::column::Column;
 use crate::component::{ComponentInfo, Components};
 use crate::context::{Queries, SystemMeta};
-use crate::{QueryError, StateHash, StateHasher, Storage, SystemContext, World, WorldError};
+use crate::{
+    ComponentOptions, QueryError, StateHash, StateHasher, Storage, SystemContext, World, WorldError,
+};
 
 /// One resource type's value: a column of length 0 (removed) or 1.
 #[derive(Debug)]
@@ -143,7 +145,8 @@ impl World {
         &mut self,
         value: T,
     ) -> Result<ComponentId, WorldError> {
-        let id = self.resource_id::<T>(World::register_component::<T>)?;
+        let id = self
+            .resource_id::<T>(|world| world.register_erased::<T>(ComponentOptions::new(), None))?;
         self.put_resource(id, value);
         Ok(id)
     }
@@ -160,7 +163,9 @@ impl World {
         &mut self,
         value: T,
     ) -> Result<ComponentId, WorldError> {
-        let id = self.resource_id::<T>(World::register_hashed_component::<T>)?;
+        let id = self.resource_id::<T>(|world| {
+            world.register_erased::<T>(ComponentOptions::new(), Some(Components::hash_fn::<T>()))
+        })?;
         self.storage.components.set_hash::<T>(id);
         self.put_resource(id, value);
         Ok(id)

@@ -25,6 +25,7 @@ use std::slice;
 
 use laige_registry::{Access, ComponentId};
 
+use crate::Component;
 use crate::archetype::Archetype;
 use crate::column::Column;
 use crate::component::{CloneFn, ComponentInfo, Components};
@@ -265,7 +266,7 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::register_component`].
-    pub fn register_versioned_component<T: Clone + Send + Sync + 'static>(
+    pub fn register_versioned_component<T: Component + Clone>(
         &mut self,
     ) -> Result<ComponentId, WorldError> {
         let id = self.register_component_with::<T>(ComponentOptions::new().versioned())?;
@@ -279,7 +280,7 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::register_component`].
-    pub fn register_hashed_versioned_component<T: Clone + StateHash + Send + Sync + 'static>(
+    pub fn register_hashed_versioned_component<T: Component + Clone + StateHash>(
         &mut self,
     ) -> Result<ComponentId, WorldError> {
         let id = self.register_hashed_component_with::<T>(ComponentOptions::new().versioned())?;

@@ -12,10 +12,12 @@
 //! nothing.
 //!
 //! ```
-//! use laige_world::{Query, Res, World, WorldOptions};
+//! use laige_world::{Component, Query, Res, World, WorldOptions};
 //!
 //! struct Pos(f32);
+//! impl Component for Pos {}
 //! struct Vel(f32);
+//! impl Component for Vel {}
 //! struct Time { dt: f32 }
 //!
 //! let mut world = World::new(WorldOptions::default());

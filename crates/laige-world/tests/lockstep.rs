@@ -5,6 +5,7 @@ use std::hash::BuildHasher;
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Schedule;
+use laige_world::Component;
 use laige_world::{
     ChecksumRecord, CompareError, Culprit, Desync, Entity, RecordError, StateHash, StateHasher,
     SystemContext, World, WorldOptions,
@@ -12,18 +13,23 @@ use laige_world::{
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32);
+impl Component for Pos {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Vel(f32);
+impl Component for Vel {}
 /// What `Jitter` writes: the tick it is on, and a value made from it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Noise {
     tick: u32,
     value: u64,
 }
+impl Component for Noise {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Spark;
+impl Component for Spark {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Trail;
+impl Component for Trail {}
 
 impl StateHash for Pos {
     fn hash_state(&self, h: &mut StateHasher) {

@@ -7,6 +7,7 @@
 
 use std::hint::black_box;
 
+use laige_world::Component;
 use laige_world::{
     BoxError, Commands, Entity, Local, Query, Res, ResMut, Rng, SystemContext, SystemId, With,
     World, WorldOptions,
@@ -21,13 +22,17 @@ fn allocs() -> u64 {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32, f32);
+impl Component for Pos {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Vel(f32, f32);
+impl Component for Vel {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Tag;
+impl Component for Tag {}
 /// A component with a heap part, moved (not cloned) through the command arena.
 #[derive(Debug)]
 struct Label(#[allow(dead_code)] Box<u32>);
+impl Component for Label {}
 
 fn movement(ctx: &mut SystemContext<'_>) {
     ctx.each::<(&Pos, &mut Vel)>(|_, (p, v)| {

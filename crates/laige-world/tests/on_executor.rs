@@ -4,18 +4,24 @@
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Layout;
+use laige_world::Component;
 use laige_world::{SystemContext, With, Without, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32);
+impl Component for Pos {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Vel(f32);
+impl Component for Vel {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Red;
+impl Component for Red {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Blue;
+impl Component for Blue {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Age(u32);
+impl Component for Age {}
 #[derive(Debug, Default)]
 struct Score(u64);
 

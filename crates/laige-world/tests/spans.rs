@@ -9,6 +9,7 @@
 use std::sync::Mutex;
 
 use laige_executor::{ExecutorOptions, Mode};
+use laige_world::Component;
 use laige_world::{SystemContext, SystemFn, World, WorldOptions};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
@@ -86,6 +87,7 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
 
 #[derive(Clone, Copy)]
 struct Pos;
+impl Component for Pos {}
 
 fn slow(ctx: &mut SystemContext<'_>) {
     // Long enough that a pool's worker usually takes some of the systems.

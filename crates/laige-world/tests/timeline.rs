@@ -15,17 +15,22 @@ use laige_diag::{ManualClock, TickClock};
 use laige_executor::{ExecutorOptions, Mode, Plan};
 use laige_registry::SystemId;
 use laige_scheduler::{Layout, Schedule};
+use laige_world::Component;
 use laige_world::{SystemContext, SystemFn, TimelineKind, World, WorldOptions};
 use serde_json::Value;
 
 #[derive(Clone, Copy)]
 struct Pos(f32);
+impl Component for Pos {}
 #[derive(Clone, Copy)]
 struct Vel(f32);
+impl Component for Vel {}
 #[derive(Clone, Copy)]
 struct Heat(f32);
+impl Component for Heat {}
 #[derive(Clone, Copy)]
 struct Spark;
+impl Component for Spark {}
 
 /// The world's clock, as a resource the systems read.
 struct Time(Arc<ManualClock>);

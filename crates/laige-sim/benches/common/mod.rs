@@ -15,6 +15,7 @@ macro_rules! scalar {
     ($($t:ident),*) => {$(
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $t(pub f32);
+        impl Component for $t {}
         impl Scalar for $t {
             fn value(&mut self) -> &mut f32 {
                 &mut self.0
@@ -157,7 +158,7 @@ fn swap_columns(a: &mut [f32], b: &mut [f32]) {
 macro_rules! markers {
     ($($m:ident),*) => {
         // The workload's markers carry an f32 that no system reads.
-        $( #[derive(Clone, Copy)] #[allow(dead_code)] struct $m(f32); )*
+        $( #[derive(Clone, Copy)] #[allow(dead_code)] struct $m(f32); impl Component for $m {} )*
         pub fn frag_world() -> World {
             let mut world = World::default();
             world.register_component::<Data>().unwrap();

@@ -12,6 +12,7 @@ use super::w4::{self, component};
 
 /// One of the 64 W4 component types.
 pub struct K<const N: usize>;
+impl<const N: usize> Component for K<N> {}
 
 type RegisterFn = fn(&mut World) -> Result<ComponentId, WorldError>;
 

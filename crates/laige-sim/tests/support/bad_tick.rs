@@ -10,9 +10,11 @@ use laige_testkit::capture;
 /// The clock: the one entity with a `Pos`, advanced by one each tick in a later track.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pos(pub f32);
+impl Component for Pos {}
 /// What `A` (100 + tick), `B` (200 + tick) and `Count` (300 + tick) spawn each tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spawned(pub u32);
+impl Component for Spawned {}
 
 /// The tick on which `A` and `B` misbehave.
 pub const BAD_TICK: u32 = 3;

@@ -13,10 +13,12 @@ use crate::{Entity, Storage};
 /// a `Prepared` lives, and each item borrows the `Prepared`, so items come one at a time.
 ///
 /// ```
-/// use laige_world::{World, WorldOptions};
+/// use laige_world::{Component, World, WorldOptions};
 ///
 /// struct Pos(f32);
+/// impl Component for Pos {}
 /// struct Target(laige_world::Entity);
+/// impl Component for Target {}
 ///
 /// let mut world = World::new(WorldOptions::default());
 /// world.register_component::<Pos>()?;

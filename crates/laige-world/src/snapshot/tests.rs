@@ -3,14 +3,18 @@
 use laige_registry::Access;
 
 use super::Snapshot;
+use crate::Component;
 use crate::{Entity, QueryError, SystemContext, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32);
+impl Component for Pos {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Vel(f32);
+impl Component for Vel {}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Plain(u8);
+impl Component for Plain {}
 
 fn nothing(_: &mut SystemContext<'_>) {}
 

@@ -3,7 +3,7 @@
 use laige_registry::ComponentId;
 
 use crate::component::{ComponentInfo, Components, HashFn, RegisterComponentError};
-use crate::{ComponentOptions, StateHash, World, WorldError};
+use crate::{Component, ComponentOptions, StateHash, World, WorldError};
 
 impl World {
     /// Registers `T` as a component whose presence, but not value, enters the state hash.
@@ -13,9 +13,7 @@ impl World {
     ///
     /// [`WorldError::ComponentDuplicate`] (event `ecs/component_duplicate` with
     /// `component_id`, `size`, `alignment`) or [`WorldError::ComponentLimit`].
-    pub fn register_component<T: Send + Sync + 'static>(
-        &mut self,
-    ) -> Result<ComponentId, WorldError> {
+    pub fn register_component<T: Component>(&mut self) -> Result<ComponentId, WorldError> {
         self.register_component_with::<T>(ComponentOptions::new())
     }
 
@@ -25,7 +23,7 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::register_component`].
-    pub fn register_hashed_component<T: StateHash + Send + Sync + 'static>(
+    pub fn register_hashed_component<T: Component + StateHash>(
         &mut self,
     ) -> Result<ComponentId, WorldError> {
         self.register_hashed_component_with::<T>(ComponentOptions::new())
@@ -36,7 +34,7 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::register_component`].
-    pub fn register_component_with<T: Send + Sync + 'static>(
+    pub fn register_component_with<T: Component>(
         &mut self,
         options: ComponentOptions,
     ) -> Result<ComponentId, WorldError> {
@@ -48,14 +46,16 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::register_component`].
-    pub fn register_hashed_component_with<T: StateHash + Send + Sync + 'static>(
+    pub fn register_hashed_component_with<T: Component + StateHash>(
         &mut self,
         options: ComponentOptions,
     ) -> Result<ComponentId, WorldError> {
         self.register_erased::<T>(options, Some(Components::hash_fn::<T>()))
     }
 
-    fn register_erased<T: Send + Sync + 'static>(
+    /// Registers any `'static` type in the component id space: components through the
+    /// methods above, resources (which need not implement [`Component`]) on first insert.
+    pub(crate) fn register_erased<T: Send + Sync + 'static>(
         &mut self,
         options: ComponentOptions,
         hash: Option<HashFn>,

@@ -5,10 +5,11 @@ use laige_testkit::capture;
 use laige_world::{Bundle, MAX_BUNDLE, World, WorldError};
 
 use crate::support::{Counter, one};
+use laige_world::Component;
 
 macro_rules! components {
     ($($c:ident),*) => {
-        $( #[derive(Clone, Copy, Debug, PartialEq)] struct $c(u32); )*
+        $( #[derive(Clone, Copy, Debug, PartialEq)] struct $c(u32); impl Component for $c {} )*
         fn register_all(world: &mut World) {
             $( world.register_component::<$c>().unwrap(); )*
         }
@@ -75,6 +76,73 @@ fn joined_bundles_spawn_every_part_in_one_move() {
     let f = world.spawn(parts).unwrap();
     assert_eq!(values(&world, f), (0..6).collect::<Vec<_>>());
     assert_eq!(archetypes(&world), (2, 3));
+}
+
+/// Reusable parts, as a game writes them: functions returning bundles.
+fn body() -> impl Bundle {
+    (C0(0), (C1(1), C2(2)))
+}
+
+#[test]
+fn nested_tuples_spawn_every_component_in_one_move() {
+    let mut world = world();
+    // A component alone, a tuple of a part and components, tuples three deep.
+    let alone = world.spawn(C5(5)).unwrap();
+    assert_eq!(values(&world, alone), [5]);
+    let soldier = world.spawn((body(), C3(3), (C4(4),))).unwrap();
+    assert_eq!(values(&world, soldier), (0..5).collect::<Vec<_>>());
+    let deep = world
+        .spawn((((C0(0), C1(1)), C2(2)), (C3(3), C4(4))))
+        .unwrap();
+    assert_eq!(values(&world, deep), (0..5).collect::<Vec<_>>());
+    assert_eq!(
+        archetypes(&world),
+        (2, 3),
+        "each spawn went straight to its final archetype, and the two five-component \
+         spawns share one"
+    );
+    // Sixteen plus sixteen, nested instead of joined.
+    let all = world.spawn((sixteen(), sixteen_more())).unwrap();
+    assert_eq!(values(&world, all), (0..32).collect::<Vec<_>>());
+    assert_eq!(archetypes(&world), (3, 4));
+}
+
+#[test]
+fn commands_spawn_nested_tuples_in_one_move() {
+    let mut world = world();
+    let mut buffer = laige_world::CommandBuffer::new();
+    world
+        .commands(&mut buffer)
+        .spawn((body(), (C3(3), C4(4))))
+        .unwrap();
+    world.apply(&mut buffer).unwrap();
+    let e = buffer.last_spawned()[0].unwrap();
+    assert_eq!(values(&world, e), (0..5).collect::<Vec<_>>());
+    assert_eq!(archetypes(&world), (1, 2));
+}
+
+#[test]
+fn a_nested_repeat_is_refused_and_every_value_dropped() {
+    let mut world = world();
+    world
+        .register_component::<crate::support::Counted>()
+        .unwrap();
+    let counter = Counter::default();
+    let twice = ((C0(0), counter.make(1)), (C1(1), (C0(2),)));
+    let (res, events) = capture(|| world.spawn(twice));
+    assert_eq!(
+        res,
+        Err(WorldError::BundleDuplicate {
+            component: std::any::type_name::<C0>()
+        })
+    );
+    one(&events, "ecs/bundle_duplicate");
+    assert_eq!(counter.live(), 0, "the refused bundle was dropped");
+    let kept = world.spawn((C1(1), counter.make(2))).unwrap();
+    assert_eq!(counter.live(), 1, "a spawned value lives in the world");
+    world.despawn(kept).unwrap();
+    assert_eq!(counter.live(), 0);
+    assert_eq!(world.len(), 0);
 }
 
 #[test]

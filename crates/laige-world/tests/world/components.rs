@@ -4,6 +4,7 @@ use laige_testkit::capture;
 use laige_world::{ComponentId, World, WorldError, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, Wide, one, pos, world};
+use laige_world::Component;
 
 #[test]
 fn ids_are_dense_from_one_in_registration_order() {
@@ -74,6 +75,7 @@ fn registering_twice_is_an_error_with_an_event() {
 }
 
 struct C<const A: usize, const B: usize>;
+impl<const A: usize, const B: usize> Component for C<A, B> {}
 
 fn row<const A: usize>(world: &mut World, out: &mut Vec<Result<ComponentId, WorldError>>) {
     out.push(world.register_component::<C<A, 0>>());

@@ -4,6 +4,7 @@ use laige_testkit::capture;
 use laige_world::{Entity, World, WorldError, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, one, pos, world, world_with};
+use laige_world::Component;
 
 #[test]
 fn handles_start_at_generation_one_and_print_index_v_generation() {
@@ -251,6 +252,7 @@ fn a_cleared_world_hashes_like_one_that_never_had_entities() {
 
 /// Panics in `drop` when `0` is true.
 struct Bomb(bool);
+impl Component for Bomb {}
 
 impl Drop for Bomb {
     fn drop(&mut self) {

@@ -11,12 +11,14 @@ use rstest::rstest;
 use crate::support::{
     Counted, Counter, Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel, world,
 };
+use laige_world::Component;
 
 #[derive(Debug, PartialEq)]
 struct Time {
     tick: u64,
     dt: f32,
 }
+impl Component for Time {}
 
 #[derive(Debug, PartialEq)]
 struct Score(u32);

@@ -13,6 +13,7 @@ use laige_world::{
 use rstest::rstest;
 
 use crate::support::{Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel};
+use laige_world::Component;
 
 /// What the reader saw: `(entity, x)` per snapshot value.
 #[derive(Debug, Default)]
@@ -486,6 +487,7 @@ struct Tracked {
     /// Cloning this value panics (to test a clone failing midway through a refresh).
     poison: bool,
 }
+impl Component for Tracked {}
 
 impl Tracked {
     fn new(live: &Arc<AtomicIsize>, value: u32) -> Self {

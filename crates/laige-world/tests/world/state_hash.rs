@@ -3,6 +3,7 @@
 use laige_world::{Entity, StateHasher, SystemContext, World, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, pos, vel, world, world_with};
+use laige_world::Component;
 
 fn noop(_: &mut SystemContext<'_>) {}
 
@@ -238,7 +239,7 @@ fn archetype_ids_and_empty_tables_do_not_matter() {
 
 macro_rules! bits {
     ($($t:ident = $bit:literal),*) => {
-        $( #[derive(Default)] struct $t; )*
+        $( #[derive(Default)] struct $t; impl Component for $t {} )*
         /// A world with the eight `Bit` types (ids 1 to 8) and one entity per entry of
         /// `masks`, having `Bit<j>` for each set bit `j` of its mask.
         fn bits_world(masks: impl IntoIterator<Item = u8>) -> World {

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use laige_testkit::Event;
+use laige_world::Component;
 use laige_world::{StateHash, StateHasher, SystemBuilder, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -11,27 +12,33 @@ pub struct Pos {
     pub x: f32,
     pub y: f32,
 }
+impl Component for Pos {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Vel {
     pub x: f32,
     pub y: f32,
 }
+impl Component for Vel {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Health(pub i32);
+impl Component for Health {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Tag;
+impl Component for Tag {}
 
 /// Over-aligned, to check column alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(align(64))]
 pub struct Wide(pub u64);
+impl Component for Wide {}
 
 /// Never registered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unregistered(pub u8);
+impl Component for Unregistered {}
 
 impl StateHash for Pos {
     fn hash_state(&self, h: &mut StateHasher) {
@@ -83,6 +90,7 @@ pub struct Counted {
     dropped: Arc<AtomicUsize>,
     boxed: Box<u32>,
 }
+impl Component for Counted {}
 
 impl Counted {
     pub fn boxed(&self) -> u32 {
@@ -99,6 +107,7 @@ impl Drop for Counted {
 /// A second heap-owning type, to have two droppable columns in one archetype.
 #[derive(Debug)]
 pub struct Named(#[allow(dead_code)] pub String);
+impl Component for Named {}
 
 /// A deterministic world with Pos (hashed), Vel, Health (hashed), Tag, Wide registered
 /// in that order: ids 1..=5.

@@ -9,6 +9,7 @@ use laige_world::{
 };
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, one, pos, vel, world};
+use laige_world::Component;
 
 /// A resource.
 #[derive(Debug, Default, PartialEq)]
@@ -269,7 +270,7 @@ fn the_registry_checks_typed_systems_in_its_own_order() {
 
 macro_rules! components {
     ($($c:ident),*) => {
-        $( #[derive(Clone, Copy, Default)] struct $c; )*
+        $( #[derive(Clone, Copy, Default)] struct $c; impl Component for $c {} )*
         /// A world with 33 more component types, and a system reading all of them.
         fn wide_world() -> World {
             let mut world = World::default();

@@ -35,6 +35,7 @@ pub struct Transform {
     /// Heading, in radians-ish units (only ever compared, never fed to trigonometry).
     pub angle: f32,
 }
+impl Component for Transform {}
 
 /// Units per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,14 +45,17 @@ pub struct Velocity {
     /// Vertical.
     pub y: f32,
 }
+impl Component for Velocity {}
 
 /// Hit points; at or below zero the unit is replaced.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Health(pub f32);
+impl Component for Health {}
 
 /// Side, 0 or 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Team(pub u32);
+impl Component for Team {}
 
 /// Where a unit is heading.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,10 +65,12 @@ pub struct Target {
     /// Vertical.
     pub y: f32,
 }
+impl Component for Target {}
 
 /// Ticks until the next shot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cooldown(pub f32);
+impl Component for Cooldown {}
 
 /// Behaviour state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +80,7 @@ pub struct Ai {
     /// Ticks in this mode.
     pub timer: u32,
 }
+impl Component for Ai {}
 
 /// What is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,22 +92,27 @@ pub struct Sprite {
     /// Inside the camera last tick.
     pub visible: bool,
 }
+impl Component for Sprite {}
 
 /// Ticks left to live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lifetime(pub u32);
+impl Component for Lifetime {}
 
 /// Collision radius.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Collider(pub f32);
+impl Component for Collider {}
 
 /// Grid cell, row-major over `CELLS` × `CELLS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell(pub u32);
+impl Component for Cell {}
 
 /// Damage dealt on hit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Damage(pub f32);
+impl Component for Damage {}
 
 /// A temporary boost.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,10 +122,12 @@ pub struct Buff {
     /// Ticks left.
     pub ticks: u32,
 }
+impl Component for Buff {}
 
 /// A label: kind in the low byte, a counter above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tag(pub u32);
+impl Component for Tag {}
 
 /// A resource: the running score.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
