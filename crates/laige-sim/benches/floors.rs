@@ -6,6 +6,14 @@
 //! seconds (docs/benchmarks.md), which moves a ratio of two criterion medians by 20% or more.
 //!
 //! Run with `cargo bench -p laige-sim --bench floors`; it prints medians and ratios.
+//!
+//! `floors probe <typed|fn|plain> <ticks>` instead runs one side of W1 for `ticks` ticks in
+//! an `#[inline(never)]` function, for instruction counts that the host's load does not move:
+//!
+//! ```text
+//! cargo bench -p laige-sim --bench floors --no-run   # prints the binary's path
+//! valgrind --tool=callgrind --toggle-collect='*probe_w1*' <floors binary> probe typed 20
+//! ```
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -37,7 +45,30 @@ fn interleaved<const N: usize>(batch: u32, mut runs: [&mut dyn FnMut(); N]) -> [
     })
 }
 
+/// Runs `ticks` ticks of one side of W1: the only code callgrind counts in probe mode.
+#[inline(never)]
+fn probe_w1(ticks: u32, tick: &mut dyn FnMut()) {
+    for _ in 0..ticks {
+        tick();
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, probe, side, ticks] = &args[..]
+        && probe == "probe"
+    {
+        let ticks: u32 = ticks.parse().expect("ticks: a number");
+        let (mut world, schedule) = match side.as_str() {
+            "typed" => w1_world(Form::Typed),
+            "fn" => w1_world(Form::FnPointer),
+            _ => {
+                let mut tables = w1_plain_tables();
+                return probe_w1(ticks, &mut || w1_plain_tick(&mut tables));
+            }
+        };
+        return probe_w1(ticks, &mut || world.run_systems(&schedule).unwrap());
+    }
     let (mut typed, typed_schedule) = w1_world(Form::Typed);
     check_w1(&mut typed, &typed_schedule);
     let (mut fn_pointers, fn_schedule) = w1_world(Form::FnPointer);
