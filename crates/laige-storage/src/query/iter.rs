@@ -8,7 +8,7 @@ use laige_registry::ComponentId;
 use super::{Matcher, Prepared, QueryData, QueryDesc};
 use crate::archetype::Archetype;
 use crate::column::TableColumn;
-use crate::context::SystemMeta;
+use crate::queries::SystemMeta;
 use crate::{Entity, QueryError, Storage};
 
 /// Resolves and checks `Q`; reports a refusal.
@@ -136,7 +136,8 @@ fn for_each_table<'s>(storage: &'s Storage, matcher: &Matcher, mut visit: impl F
 /// guarantee.
 // Rows by pointer steps, not indices: in the frag_iter bench the indexed form of the same
 // vectorised loop ran 1.3x slower per table, for the same instruction count.
-pub(crate) unsafe fn each_in<'s, Q: QueryData>(
+#[doc(hidden)]
+pub unsafe fn each_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
     mut f: impl FnMut(Entity, Q::Item<'s>),
@@ -167,7 +168,8 @@ pub(crate) unsafe fn each_in<'s, Q: QueryData>(
 /// # Safety
 ///
 /// As for [`each_in`].
-pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
+#[doc(hidden)]
+pub unsafe fn each_chunk_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
     mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
@@ -193,7 +195,8 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
 /// # Safety
 ///
 /// As for [`each_in`], for as long as the result lives.
-pub(crate) unsafe fn prepared_in<'s, Q: QueryData>(
+#[doc(hidden)]
+pub unsafe fn prepared_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
 ) -> Result<Prepared<'s, Q>, QueryError> {
@@ -207,7 +210,8 @@ pub(crate) unsafe fn prepared_in<'s, Q: QueryData>(
 /// # Safety
 ///
 /// As for [`each_in`], for the entity's row; `state` and `matcher` come from checking `Q`.
-pub(crate) unsafe fn get_in<'s, Q: QueryData>(
+#[doc(hidden)]
+pub unsafe fn get_in<'s, Q: QueryData>(
     storage: &'s Storage,
     state: &Q::State,
     matcher: &Matcher,

@@ -35,20 +35,27 @@ use crate::{Entity, WorldError};
 ///
 /// Through a plain `&Storage` only metadata is readable: liveness, counts, archetypes.
 pub struct Storage {
-    pub(crate) entities: Entities,
-    pub(crate) components: Components,
-    pub(crate) archetypes: Vec<Archetype>,
-    pub(crate) resources: Resources,
-    pub(crate) snapshots: Snapshots,
+    #[doc(hidden)]
+    pub entities: Entities,
+    #[doc(hidden)]
+    pub components: Components,
+    #[doc(hidden)]
+    pub archetypes: Vec<Archetype>,
+    #[doc(hidden)]
+    pub resources: Resources,
+    #[doc(hidden)]
+    pub snapshots: Snapshots,
     by_signature: BTreeMap<[u64; 4], u32>,
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
-    pub(crate) canonical: Vec<u32>,
+    #[doc(hidden)]
+    pub canonical: Vec<u32>,
     /// The column directory: per component index, the archetypes that have it in ascending
     /// id, each with its column of that component. Queries visit only the tables of one
     /// component they require, and reach its columns in one step.
     with_component: Vec<Vec<TableColumn>>,
-    pub(crate) diag: Diagnostics,
+    #[doc(hidden)]
+    pub diag: Diagnostics,
     identity: u64,
 }
 
@@ -65,7 +72,8 @@ impl std::fmt::Debug for Storage {
 }
 
 impl Storage {
-    pub(crate) fn new(capacity: u32, max_entities: u32, diag: Diagnostics) -> Self {
+    #[doc(hidden)]
+    pub fn new(capacity: u32, max_entities: u32, diag: Diagnostics) -> Self {
         use std::sync::atomic::{AtomicU64, Ordering};
         // Identity only tells two worlds apart for command buffers; it never reaches state.
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
@@ -87,12 +95,14 @@ impl Storage {
         }
     }
 
-    pub(crate) fn identity(&self) -> u64 {
+    #[doc(hidden)]
+    pub fn identity(&self) -> u64 {
         self.identity
     }
 
     /// Reports `err` through the rate limiter and returns it.
-    pub(crate) fn report<E: laige_diag::Diagnostic>(&self, err: E) -> E {
+    #[doc(hidden)]
+    pub fn report<E: laige_diag::Diagnostic>(&self, err: E) -> E {
         self.diag.report(err.key(), || err.emit());
         err
     }
@@ -140,14 +150,16 @@ impl Storage {
     }
 
     /// The location of `entity`, or a reported stale error.
-    pub(crate) fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
+    #[doc(hidden)]
+    pub fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
         self.entities
             .location(entity)
             .ok_or_else(|| self.report(WorldError::StaleEntity { entity, op }))
     }
 
     /// The id of the component type `T`, or a reported error: unregistered, or a resource.
-    pub(crate) fn require<T: 'static>(&self) -> Result<ComponentId, WorldError> {
+    #[doc(hidden)]
+    pub fn require<T: 'static>(&self) -> Result<ComponentId, WorldError> {
         let component = std::any::type_name::<T>();
         match self.components.id_of::<T>() {
             Some(id) if self.components.is_resource(id) => {
@@ -159,7 +171,8 @@ impl Storage {
     }
 
     /// A reported error if `signature` names a resource type.
-    pub(crate) fn refuse_resources(&self, signature: &ComponentSet) -> Result<(), WorldError> {
+    #[doc(hidden)]
+    pub fn refuse_resources(&self, signature: &ComponentSet) -> Result<(), WorldError> {
         match signature.first_common(self.components.resources()) {
             Some(id) => Err(self.report(WorldError::ResourceAsComponent {
                 component: self.components.get(id).name(),
@@ -169,7 +182,8 @@ impl Storage {
     }
 
     /// The archetype for `signature`, created (with the next id) when first needed.
-    pub(crate) fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
+    #[doc(hidden)]
+    pub fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
         let key = signature_key(signature);
         if let Some(&id) = self.by_signature.get(&key) {
             return id;
@@ -204,14 +218,16 @@ impl Storage {
     /// The column directory's entries for `component`: the archetypes that have it, in
     /// ascending id, each with its column of it.
     #[inline]
-    pub(crate) fn tables_with(&self, component: ComponentId) -> &[TableColumn] {
+    #[doc(hidden)]
+    pub fn tables_with(&self, component: ComponentId) -> &[TableColumn] {
         self.with_component
             .get(component.index())
             .map_or(&[], Vec::as_slice)
     }
 
     /// How many live entities have `component`: the sum of its columns' lengths.
-    pub(crate) fn rows_with(&self, component: ComponentId) -> usize {
+    #[doc(hidden)]
+    pub fn rows_with(&self, component: ComponentId) -> usize {
         self.tables_with(component)
             .iter()
             // SAFETY: the entries belong to this storage, borrowed shared here, so no `&mut`
@@ -221,7 +237,8 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by adding `component`.
-    pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
+    #[doc(hidden)]
+    pub fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
             return to;
         }
@@ -235,7 +252,8 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by removing `component`.
-    pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
+    #[doc(hidden)]
+    pub fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].remove_edges.get(&component) {
             return to;
         }
@@ -251,6 +269,7 @@ impl Storage {
 
 /// The canonical order of component sets (given as ascending ids): fewer components
 /// first, then lexicographically by ids.
-pub(crate) fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
+#[doc(hidden)]
+pub fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }

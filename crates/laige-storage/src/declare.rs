@@ -20,27 +20,9 @@ struct Need {
     param_index: u16,
 }
 
-/// The parts of a run that belong to the system rather than to the world: at most one
-/// parameter may hold each.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Part {
-    Commands,
-    Rng,
-}
-
-impl Part {
-    /// The type of what a holder reaches.
-    fn name(self) -> &'static str {
-        match self {
-            Part::Commands => type_name::<crate::CommandBuffer>(),
-            Part::Rng => type_name::<crate::Prng>(),
-        }
-    }
-}
-
 /// Collects what a typed system's parameters need while they set up their state.
 ///
-/// Handed to [`SystemParam::init`](crate::SystemParam); it records every access with the
+/// Handed to a typed system parameter's `init`; it records every access with the
 /// parameter that needs it, and keeps the first conflict it sees, which
 /// [`World::system`](crate::World::system)'s `register` reports.
 #[doc(hidden)]
@@ -53,36 +35,45 @@ pub struct ParamInit<'w> {
     /// How many parameters have been set up so far.
     params: u16,
     needs: Vec<Need>,
-    parts: [Option<&'static str>; 2],
+    /// The exclusive parts of a run claimed so far (the type a holder reaches, and the
+    /// parameter that holds it).
+    parts: Vec<(&'static str, &'static str)>,
     error: Option<RegisterError>,
 }
 
 impl<'w> ParamInit<'w> {
-    pub(crate) fn new(components: &'w Components, system: &'static str) -> Self {
+    #[doc(hidden)]
+    pub fn new(components: &'w Components, system: &'static str) -> Self {
         Self {
             components,
             system,
             param: "",
             params: 0,
             needs: Vec::new(),
-            parts: [None; 2],
+            parts: Vec::new(),
             error: None,
         }
     }
 
-    /// Sets up parameter `P`, attributing what it needs to it (a tuple of parameters
-    /// attributes each element's needs to that element).
-    pub(crate) fn param<P: crate::SystemParam>(&mut self) -> P::State {
-        let outer = std::mem::replace(&mut self.param, type_name::<P>());
+    /// Starts setting up the parameter named `param`, attributing what it needs to it (a
+    /// tuple of parameters attributes each element's needs to that element); returns the
+    /// enclosing parameter, for [`ParamInit::leave_param`].
+    #[doc(hidden)]
+    pub fn enter_param(&mut self, param: &'static str) -> &'static str {
         self.params += 1;
-        let state = P::init(self);
+        std::mem::replace(&mut self.param, param)
+    }
+
+    /// Ends setting up a parameter: `outer` is what [`ParamInit::enter_param`] returned.
+    #[doc(hidden)]
+    pub fn leave_param(&mut self, outer: &'static str) {
         self.param = outer;
-        state
     }
 
     /// Records that the current parameter reaches component `T` as `access` (a query
     /// element). A resource type is refused, and a snapshot read needs a versioned component.
-    pub(crate) fn component<T: 'static>(&mut self, access: Access) {
+    #[doc(hidden)]
+    pub fn component<T: 'static>(&mut self, access: Access) {
         let component = self.components.id_of::<T>();
         if let Some(id) = component {
             let info = self.components.get(id);
@@ -97,7 +88,8 @@ impl<'w> ParamInit<'w> {
     }
 
     /// Checks a presence filter on `T`, which needs no access: a resource type is refused.
-    pub(crate) fn filter<T: 'static>(&mut self) {
+    #[doc(hidden)]
+    pub fn filter<T: 'static>(&mut self) {
         if let Some(id) = self.components.id_of::<T>()
             && self.components.is_resource(id)
         {
@@ -107,7 +99,8 @@ impl<'w> ParamInit<'w> {
 
     /// Records that the current parameter reaches resource `T` as `access`, and returns
     /// its id. A component type is refused.
-    pub(crate) fn resource<T: 'static>(&mut self, access: Access) -> Option<ComponentId> {
+    #[doc(hidden)]
+    pub fn resource<T: 'static>(&mut self, access: Access) -> Option<ComponentId> {
         let component = self.components.id_of::<T>();
         if component.is_some_and(|id| !self.components.is_resource(id)) {
             self.kind::<T>("a resource");
@@ -117,14 +110,16 @@ impl<'w> ParamInit<'w> {
         component
     }
 
-    /// Records that the current parameter holds `part`; a second holder is a conflict.
-    pub(crate) fn part(&mut self, part: Part) {
-        let slot = &mut self.parts[part as usize];
-        match *slot {
-            Some(first) => {
+    /// Records that the current parameter holds `part`, a part of the run that belongs to the
+    /// system rather than to the storage (named by the type a holder reaches); a second
+    /// holder is a conflict.
+    #[doc(hidden)]
+    pub fn part(&mut self, part: &'static str) {
+        match self.parts.iter().find(|(held, _)| *held == part) {
+            Some(&(_, first)) => {
                 let err = RegisterError::ParamConflict {
                     name: self.system,
-                    component: part.name(),
+                    component: part,
                     first,
                     first_access: Access::Write,
                     second: self.param,
@@ -133,7 +128,7 @@ impl<'w> ParamInit<'w> {
                 };
                 self.fail(err);
             }
-            None => *slot = Some(self.param),
+            None => self.parts.push((part, self.param)),
         }
     }
 
@@ -186,7 +181,8 @@ impl<'w> ParamInit<'w> {
     }
 
     /// What was collected, without the borrow of the world.
-    pub(crate) fn into_needs(self) -> ParamNeeds {
+    #[doc(hidden)]
+    pub fn into_needs(self) -> ParamNeeds {
         ParamNeeds {
             system: self.system,
             needs: self.needs,
@@ -198,7 +194,8 @@ impl<'w> ParamInit<'w> {
 /// What a typed system's parameters need, collected by [`ParamInit`], kept until the
 /// builder's declarations are final.
 #[derive(Debug)]
-pub(crate) struct ParamNeeds {
+#[doc(hidden)]
+pub struct ParamNeeds {
     system: &'static str,
     needs: Vec<Need>,
     error: Option<RegisterError>,
@@ -213,7 +210,8 @@ impl ParamNeeds {
     ///
     /// The first conflict between parameters, then the first declaration that contradicts
     /// a parameter ([`RegisterError::AccessContradicts`]).
-    pub(crate) fn finish(self, declared: &IoList) -> Result<IoList, RegisterError> {
+    #[doc(hidden)]
+    pub fn finish(self, declared: &IoList) -> Result<IoList, RegisterError> {
         if let Some(err) = self.error {
             return Err(err);
         }

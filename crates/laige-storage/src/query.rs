@@ -18,15 +18,15 @@ use laige_registry::{Access, ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
 use crate::component::Components;
-use crate::context::SystemMeta;
+use crate::declare::ParamInit;
+use crate::queries::SystemMeta;
 use crate::snapshot::{SnapshotView, snapshot_of};
-use crate::system::ParamInit;
 use crate::{QueryError, Storage};
 
-pub(crate) use elements::skip;
-pub use filter::{With, Without};
+pub use elements::skip;
+pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
-pub(crate) use iter::{each_chunk_in, each_in, prepared_in};
+pub use iter::{each_chunk_in, each_in, prepared_in};
 pub use prepared::Prepared;
 
 /// A query over component storage.
@@ -132,7 +132,8 @@ pub unsafe trait QueryData {
 /// Which tables a checked query visits: all it needs of its [`QueryDesc`] while iterating,
 /// small enough to move around in registers.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Matcher {
+#[doc(hidden)]
+pub struct Matcher {
     required: ComponentSet,
     excluded: ComponentSet,
     /// The required component with the fewest tables, if the query requires any.
@@ -145,7 +146,8 @@ pub(crate) struct Matcher {
 impl Matcher {
     /// Whether rows of `archetype` match.
     #[inline]
-    pub(crate) fn matches(&self, archetype: &Archetype) -> bool {
+    #[doc(hidden)]
+    pub fn matches(&self, archetype: &Archetype) -> bool {
         !self.unmatchable
             && self.required.is_subset(archetype.signature())
             && !self.excluded.intersects(archetype.signature())
@@ -155,19 +157,22 @@ impl Matcher {
     /// the fewest tables. `None` when the query requires nothing, so every table must be
     /// tested.
     #[inline]
-    pub(crate) fn driver(&self) -> Option<ComponentId> {
+    #[doc(hidden)]
+    pub fn driver(&self) -> Option<ComponentId> {
         self.driver
     }
 
     /// Whether every table that has the driver matches (it is the query's only condition).
     #[inline]
-    pub(crate) fn exact(&self) -> bool {
+    #[doc(hidden)]
+    pub fn exact(&self) -> bool {
         self.exact
     }
 
     /// Whether no table can match (the query requires a type never registered).
     #[inline]
-    pub(crate) fn unmatchable(&self) -> bool {
+    #[doc(hidden)]
+    pub fn unmatchable(&self) -> bool {
         self.unmatchable
     }
 }
@@ -190,7 +195,8 @@ pub struct QueryDesc<'a> {
 }
 
 impl<'a> QueryDesc<'a> {
-    pub(crate) fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
+    #[doc(hidden)]
+    pub fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
         Self {
             storage,
             declared,
@@ -231,7 +237,8 @@ impl<'a> QueryDesc<'a> {
 
     /// What iterating needs of the checked query: which tables match.
     #[inline]
-    pub(crate) fn matcher(&self) -> Matcher {
+    #[doc(hidden)]
+    pub fn matcher(&self) -> Matcher {
         Matcher {
             required: self.required,
             excluded: self.excluded,
@@ -264,18 +271,14 @@ impl<'a> QueryDesc<'a> {
     }
 
     /// Records a read of `T`; `required` when the entity must have it.
-    pub(crate) fn read<T: 'static>(
-        &mut self,
-        required: bool,
-    ) -> Result<Option<ComponentId>, QueryError> {
+    #[doc(hidden)]
+    pub fn read<T: 'static>(&mut self, required: bool) -> Result<Option<ComponentId>, QueryError> {
         self.access::<T>(Access::Read, required)
     }
 
     /// Records a write of `T`; `required` when the entity must have it.
-    pub(crate) fn write<T: 'static>(
-        &mut self,
-        required: bool,
-    ) -> Result<Option<ComponentId>, QueryError> {
+    #[doc(hidden)]
+    pub fn write<T: 'static>(&mut self, required: bool) -> Result<Option<ComponentId>, QueryError> {
         self.access::<T>(Access::Write, required)
     }
 
@@ -327,7 +330,8 @@ impl<'a> QueryDesc<'a> {
     /// Checks that the query stays inside the system's table footprint: it requires every
     /// component the system declared `matching` (snapshot reads visit no table, so they do
     /// not count either way).
-    pub(crate) fn check_footprint(&self) -> Result<(), QueryError> {
+    #[doc(hidden)]
+    pub fn check_footprint(&self) -> Result<(), QueryError> {
         let Some(meta) = self.declared else {
             return Ok(());
         };
@@ -343,7 +347,8 @@ impl<'a> QueryDesc<'a> {
 
     /// Checks a snapshot read of `T`, which records no live access; see
     /// [`snapshot_of`](crate::snapshot::snapshot_of).
-    pub(crate) fn snapshot<T: Send + Sync + 'static>(
+    #[doc(hidden)]
+    pub fn snapshot<T: Send + Sync + 'static>(
         &mut self,
     ) -> Result<SnapshotView<'a, T>, QueryError> {
         snapshot_of::<T>(self.components(), &self.storage.snapshots, self.declared)
@@ -357,7 +362,8 @@ impl<'a> QueryDesc<'a> {
     }
 
     /// Records a presence filter: with `T` (`present`) or without it.
-    pub(crate) fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
+    #[doc(hidden)]
+    pub fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
         let Some(id) = self.components().id_of::<T>() else {
             // Nothing has an unregistered type.
             self.unmatchable |= present;

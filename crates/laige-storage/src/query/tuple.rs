@@ -7,7 +7,7 @@ use laige_registry::ComponentId;
 use super::{QueryData, QueryDesc};
 use crate::QueryError;
 use crate::archetype::Archetype;
-use crate::system::ParamInit;
+use crate::declare::ParamInit;
 
 macro_rules! tuple_query {
     ($($name:ident),*) => {

@@ -7,10 +7,11 @@ use std::ptr::NonNull;
 
 use laige_registry::{Access, ComponentId};
 
+use super::QueryFilter;
 use super::{QueryData, QueryDesc};
 use crate::QueryError;
 use crate::archetype::Archetype;
-use crate::system::{ParamInit, QueryFilter};
+use crate::declare::ParamInit;
 
 /// A query element that reads `T` as it is this tick: it yields what `&T` yields, and a
 /// typed system that uses it declares `.reads_fresh::<T>()` (the declarative scheduler then

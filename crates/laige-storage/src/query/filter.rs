@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use super::{QueryData, QueryDesc};
 use crate::QueryError;
 use crate::archetype::Archetype;
-use crate::system::ParamInit;
+use crate::declare::ParamInit;
 
 /// A query element that matches only entities that have a `T`, without reading it.
 ///
@@ -66,3 +66,22 @@ macro_rules! filter {
 
 filter!(With, true);
 filter!(Without, false);
+
+/// A filter of a typed system's `Query`: [`With<T>`], [`Without<T>`], or a tuple of them. It narrows the
+/// matched entities and yields nothing.
+pub trait QueryFilter: QueryData {}
+
+impl<T: 'static> QueryFilter for With<T> {}
+impl<T: 'static> QueryFilter for Without<T> {}
+
+macro_rules! tuple_filter {
+    ($($name:ident),*) => {
+        impl<$($name: QueryFilter),*> QueryFilter for ($($name,)*) {}
+    };
+}
+
+tuple_filter!();
+tuple_filter!(A);
+tuple_filter!(A, B);
+tuple_filter!(A, B, C);
+tuple_filter!(A, B, C, D);

@@ -56,9 +56,12 @@ impl fmt::Display for Entity {
 
 /// Where a live entity's row is: its archetype and its row in that archetype's table.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct Location {
-    pub(crate) archetype: u32,
-    pub(crate) row: u32,
+#[doc(hidden)]
+pub struct Location {
+    #[doc(hidden)]
+    pub archetype: u32,
+    #[doc(hidden)]
+    pub row: u32,
 }
 
 /// Marks a slot that holds no live entity.
@@ -80,7 +83,8 @@ struct Slot {
 /// A slot whose generation would pass `u32::MAX` is retired instead of reused, so a handle can
 /// never come back to life by wrap-around.
 #[derive(Debug)]
-pub(crate) struct Entities {
+#[doc(hidden)]
+pub struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
     live: u32,
@@ -89,7 +93,8 @@ pub(crate) struct Entities {
 
 impl Entities {
     /// A table with room reserved for `capacity` slots and at most `max` live entities.
-    pub(crate) fn new(capacity: u32, max: u32) -> Self {
+    #[doc(hidden)]
+    pub fn new(capacity: u32, max: u32) -> Self {
         Self {
             slots: Vec::with_capacity(capacity as usize),
             free: Vec::new(),
@@ -100,23 +105,27 @@ impl Entities {
 
     /// How many entities are live.
     #[inline]
-    pub(crate) fn live(&self) -> u32 {
+    #[doc(hidden)]
+    pub fn live(&self) -> u32 {
         self.live
     }
 
     /// The most entities that may be live at once.
-    pub(crate) fn max(&self) -> u32 {
+    #[doc(hidden)]
+    pub fn max(&self) -> u32 {
         self.max
     }
 
     /// How many slots were ever opened (live, free or retired).
     #[cfg(test)]
-    pub(crate) fn slot_count(&self) -> usize {
+    #[doc(hidden)]
+    pub fn slot_count(&self) -> usize {
         self.slots.len()
     }
 
     /// Takes a slot for a new entity placed at `location`; `None` when the limit is reached.
-    pub(crate) fn alloc(&mut self, location: Location) -> Option<Entity> {
+    #[doc(hidden)]
+    pub fn alloc(&mut self, location: Location) -> Option<Entity> {
         if self.live >= self.max {
             return None;
         }
@@ -148,7 +157,8 @@ impl Entities {
 
     /// Where `entity` lives, or `None` when the handle is stale.
     #[inline]
-    pub(crate) fn location(&self, entity: Entity) -> Option<Location> {
+    #[doc(hidden)]
+    pub fn location(&self, entity: Entity) -> Option<Location> {
         let slot = self.slots.get(entity.index as usize)?;
         (slot.generation == entity.generation && slot.archetype != DEAD).then_some(Location {
             archetype: slot.archetype,
@@ -158,13 +168,15 @@ impl Entities {
 
     /// Whether `entity` is live.
     #[inline]
-    pub(crate) fn is_alive(&self, entity: Entity) -> bool {
+    #[doc(hidden)]
+    pub fn is_alive(&self, entity: Entity) -> bool {
         self.location(entity).is_some()
     }
 
     /// Moves a live entity's record to `location`; the caller knows the entity is live.
     #[inline]
-    pub(crate) fn set_location(&mut self, entity: Entity, location: Location) {
+    #[doc(hidden)]
+    pub fn set_location(&mut self, entity: Entity, location: Location) {
         let slot = &mut self.slots[entity.index as usize];
         debug_assert!(slot.generation == entity.generation && slot.archetype != DEAD);
         slot.archetype = location.archetype;
@@ -172,7 +184,8 @@ impl Entities {
     }
 
     /// Frees a live entity's slot and bumps its generation; the caller knows it is live.
-    pub(crate) fn free(&mut self, entity: Entity) {
+    #[doc(hidden)]
+    pub fn free(&mut self, entity: Entity) {
         let slot = &mut self.slots[entity.index as usize];
         debug_assert!(slot.generation == entity.generation && slot.archetype != DEAD);
         slot.archetype = DEAD;
@@ -190,7 +203,8 @@ impl Entities {
     /// index, then the next lower one (the contract's `clear()` order). A pure function of
     /// the table, so worlds with the same history reuse the same slots. No allocation once
     /// the free list has held every slot.
-    pub(crate) fn clear(&mut self) {
+    #[doc(hidden)]
+    pub fn clear(&mut self) {
         for index in 0..self.slots.len() {
             let slot = self.slots[index];
             if slot.archetype != DEAD {
@@ -206,7 +220,8 @@ impl Entities {
     }
 
     /// Every live entity with its location, in ascending index order.
-    pub(crate) fn iter_live(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
+    #[doc(hidden)]
+    pub fn iter_live(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
         self.slots
             .iter()
             .enumerate()
@@ -230,7 +245,8 @@ impl Entities {
     /// Gives the slot of `index` the generation `generation`, as if it had been reused that
     /// often; for tests of generation exhaustion.
     #[cfg(test)]
-    pub(crate) fn force_generation(&mut self, index: u32, generation: NonZeroU32) {
+    #[doc(hidden)]
+    pub fn force_generation(&mut self, index: u32, generation: NonZeroU32) {
         self.slots[index as usize].generation = generation;
     }
 }

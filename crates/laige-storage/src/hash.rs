@@ -12,7 +12,7 @@ use crate::Entity;
 /// [`StateHasher::write_f32`], ...) feed only the bytes a value has.
 ///
 /// ```
-/// use laige_world::StateHasher;
+/// use laige_storage::StateHasher;
 ///
 /// let mut h = StateHasher::new();
 /// h.write_u64(1);
@@ -109,7 +109,7 @@ impl StateHasher {
 /// [`Entity`] as its index then its generation (four bytes each).
 ///
 /// ```
-/// use laige_world::{StateHash, StateHasher};
+/// use laige_storage::{StateHash, StateHasher};
 ///
 /// struct Pos { x: f32, y: f32 }
 /// impl StateHash for Pos {

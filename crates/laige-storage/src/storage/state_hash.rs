@@ -47,7 +47,8 @@ impl Storage {
     ///    (nothing at all when there is none).
     ///
     /// Allocates nothing.
-    pub(crate) fn hash_components(&self, h: &mut StateHasher) {
+    #[doc(hidden)]
+    pub fn hash_components(&self, h: &mut StateHasher) {
         // A local hasher, so its state can stay in a register for the whole walk.
         let mut hasher = *h;
         hasher.write_u32(self.entities.live());
@@ -119,7 +120,8 @@ impl Storage {
     ///
     /// Row order is a pure function of the operation history, so two worlds with the same
     /// history agree on it; this is a desync finder's checksum, not a layout-free hash.
-    pub(crate) fn written_checksum(&self, component: ComponentId, footprint: &ComponentSet) -> u64 {
+    #[doc(hidden)]
+    pub fn written_checksum(&self, component: ComponentId, footprint: &ComponentSet) -> u64 {
         let mut h = StateHasher::new();
         let hash = self.components.get(component).hash;
         if self.components.resources().contains(component) {

@@ -2,7 +2,7 @@
 
 use laige_registry::Access;
 
-use super::Snapshot;
+use crate::Snapshot;
 use crate::{Entity, QueryError, SystemContext, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,7 +7,7 @@ use laige_registry::{Access, ComponentId};
 
 use super::{QueryData, QueryDesc};
 use crate::archetype::Archetype;
-use crate::system::ParamInit;
+use crate::declare::ParamInit;
 use crate::{Entity, QueryError};
 
 /// The typed column base of `component` in `archetype`, if it has it.
@@ -49,7 +49,8 @@ unsafe fn advance<T>(cursor: &mut NonNull<T>) -> NonNull<T> {
 ///
 /// The target is in bounds of the cursor's column, or one past its end.
 #[inline(always)]
-pub(crate) unsafe fn skip<T>(cursor: &mut NonNull<T>, rows: usize) {
+#[doc(hidden)]
+pub unsafe fn skip<T>(cursor: &mut NonNull<T>, rows: usize) {
     // SAFETY: the caller keeps the target inside the column's allocation (or one past it).
     *cursor = unsafe { cursor.add(rows) };
 }

@@ -12,7 +12,8 @@ use crate::entity::{Entities, Location};
 use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
-pub(crate) struct RowWriter<'a> {
+#[doc(hidden)]
+pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
 }
 
@@ -24,7 +25,8 @@ impl RowWriter<'_> {
     /// `component` is in the row's archetype and written once per row; `src` points to a
     /// valid value of its type, which the caller gives up.
     #[inline]
-    pub(crate) unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
+    #[doc(hidden)]
+    pub unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
         let Some(col) = self.archetype.column_index(component) else {
             debug_assert!(false, "component {component} is not in the row's archetype");
             return;
@@ -62,7 +64,8 @@ impl Storage {
     /// If `fill` runs, it must [`RowWriter::write`] every component of `signature` exactly
     /// once. When the entity limit is reached, or `signature` names a resource type, `fill`
     /// does not run (it is dropped, with what it owns).
-    pub(crate) unsafe fn spawn_with(
+    #[doc(hidden)]
+    pub unsafe fn spawn_with(
         &mut self,
         signature: &ComponentSet,
         fill: impl FnOnce(&mut RowWriter<'_>),
@@ -85,7 +88,8 @@ impl Storage {
 
     /// A pointer to `component`'s value of the entity at `location`, if it has one.
     #[inline]
-    pub(crate) fn value_ptr(&self, location: Location, component: ComponentId) -> Option<*mut u8> {
+    #[doc(hidden)]
+    pub fn value_ptr(&self, location: Location, component: ComponentId) -> Option<*mut u8> {
         let table = &self.archetypes[location.archetype as usize];
         let col = table.column_index(component)?;
         Some(table.columns()[col].ptr_at(location.row as usize))
@@ -100,7 +104,8 @@ impl Storage {
     /// `entity` is live at `location`; `src` points to a valid, aligned value of
     /// `component`'s type that the caller gives up, and is writable (a replaced old value is
     /// dropped in place there).
-    pub(crate) unsafe fn insert_erased(
+    #[doc(hidden)]
+    pub unsafe fn insert_erased(
         &mut self,
         entity: Entity,
         location: Location,
@@ -140,7 +145,8 @@ impl Storage {
     ///
     /// `entity` is live at `location`; `out`, when given, is valid for writing one value of
     /// `component`'s type.
-    pub(crate) unsafe fn remove_erased(
+    #[doc(hidden)]
+    pub unsafe fn remove_erased(
         &mut self,
         entity: Entity,
         location: Location,
@@ -183,7 +189,8 @@ impl Storage {
     ///
     /// Every handle goes stale before any value's drop runs, and every table is emptied even
     /// when one of those drops panics (the tables after it are cleared while unwinding).
-    pub(crate) fn clear(&mut self) {
+    #[doc(hidden)]
+    pub fn clear(&mut self) {
         /// Clears the tables its iterator has not reached when dropped.
         struct ClearRest<'a>(std::slice::IterMut<'a, Archetype>);
         impl Drop for ClearRest<'_> {
@@ -197,7 +204,8 @@ impl Storage {
     }
 
     /// Despawns the live entity at `location`, dropping its values.
-    pub(crate) fn despawn_at(&mut self, entity: Entity, location: Location) {
+    #[doc(hidden)]
+    pub fn despawn_at(&mut self, entity: Entity, location: Location) {
         let table = &mut self.archetypes[location.archetype as usize];
         // SAFETY: the entity is live, so its row is in bounds; every value left past the end
         // is dropped below, once.

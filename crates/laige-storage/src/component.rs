@@ -45,11 +45,14 @@ unsafe fn clone_erased<T: Clone>(src: *const u8, dst: *mut u8) {
 }
 
 /// A type-erased drop function.
-pub(crate) type DropFn = unsafe fn(*mut u8);
+#[doc(hidden)]
+pub type DropFn = unsafe fn(*mut u8);
 /// A type-erased clone function: `(src, dst)`.
-pub(crate) type CloneFn = unsafe fn(*const u8, *mut u8);
+#[doc(hidden)]
+pub type CloneFn = unsafe fn(*const u8, *mut u8);
 /// A type-erased state-hash function: feeds the value at the pointer, hasher in and out.
-pub(crate) type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
+#[doc(hidden)]
+pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
 
 /// How a component type is registered. Build one with [`ComponentOptions::new`] and pass it
 /// to [`World::register_component_with`](crate::World::register_component_with).
@@ -76,7 +79,8 @@ impl ComponentOptions {
     /// clone function, which only the `T: Clone` registration methods
     /// ([`World::register_versioned_component`](crate::World::register_versioned_component))
     /// can supply, so the public way to version a component is through them.
-    pub(crate) const fn versioned(mut self) -> Self {
+    #[doc(hidden)]
+    pub const fn versioned(mut self) -> Self {
         self.versioned = true;
         self
     }
@@ -95,9 +99,12 @@ pub struct ComponentInfo {
     type_id: TypeId,
     name: &'static str,
     layout: Layout,
-    pub(crate) drop: Option<DropFn>,
-    pub(crate) hash: Option<HashFn>,
-    pub(crate) clone_fn: Option<CloneFn>,
+    #[doc(hidden)]
+    pub drop: Option<DropFn>,
+    #[doc(hidden)]
+    pub hash: Option<HashFn>,
+    #[doc(hidden)]
+    pub clone_fn: Option<CloneFn>,
     versioned: bool,
     resource: bool,
 }
@@ -154,7 +161,8 @@ impl ComponentInfo {
 
 /// Why a component type could not be registered.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum RegisterComponentError {
+#[doc(hidden)]
+pub enum RegisterComponentError {
     Duplicate(ComponentInfo),
     Full,
 }
@@ -254,7 +262,8 @@ pub struct Components {
 
 impl Components {
     /// Registers `T`, hashed when `hash` is given.
-    pub(crate) fn register<T: Send + Sync + 'static>(
+    #[doc(hidden)]
+    pub fn register<T: Send + Sync + 'static>(
         &mut self,
         options: ComponentOptions,
         hash: Option<HashFn>,
@@ -281,20 +290,23 @@ impl Components {
     }
 
     /// Gives the versioned component `id` (of type `T`) its clone function.
-    pub(crate) fn set_clone<T: Clone + 'static>(&mut self, id: ComponentId) {
+    #[doc(hidden)]
+    pub fn set_clone<T: Clone + 'static>(&mut self, id: ComponentId) {
         let info = &mut self.infos[id.index()];
         debug_assert!(info.versioned && info.type_id == TypeId::of::<T>());
         info.clone_fn = Some(clone_erased::<T> as CloneFn);
     }
 
     /// Makes the registered type `id` a resource.
-    pub(crate) fn mark_resource(&mut self, id: ComponentId) {
+    #[doc(hidden)]
+    pub fn mark_resource(&mut self, id: ComponentId) {
         self.infos[id.index()].resource = true;
         self.resources.insert(id);
     }
 
     /// Makes the values of `id` (of type `T`) take part in the state hash.
-    pub(crate) fn set_hash<T: StateHash + 'static>(&mut self, id: ComponentId) {
+    #[doc(hidden)]
+    pub fn set_hash<T: StateHash + 'static>(&mut self, id: ComponentId) {
         let info = &mut self.infos[id.index()];
         debug_assert!(info.type_id == TypeId::of::<T>());
         info.hash = Some(Self::hash_fn::<T>());
@@ -302,18 +314,21 @@ impl Components {
 
     /// The ids of the resource types.
     #[inline]
-    pub(crate) fn resources(&self) -> &ComponentSet {
+    #[doc(hidden)]
+    pub fn resources(&self) -> &ComponentSet {
         &self.resources
     }
 
     /// Whether `id` is a resource type.
     #[inline]
-    pub(crate) fn is_resource(&self, id: ComponentId) -> bool {
+    #[doc(hidden)]
+    pub fn is_resource(&self, id: ComponentId) -> bool {
         self.resources.contains(id)
     }
 
     /// The hash function of `T`.
-    pub(crate) fn hash_fn<T: StateHash + 'static>() -> HashFn {
+    #[doc(hidden)]
+    pub fn hash_fn<T: StateHash + 'static>() -> HashFn {
         hash_erased::<T>
     }
 
@@ -346,7 +361,8 @@ impl Components {
 
     /// The info of a registered id; ids in this crate's tables always are.
     #[inline]
-    pub(crate) fn get(&self, id: ComponentId) -> &ComponentInfo {
+    #[doc(hidden)]
+    pub fn get(&self, id: ComponentId) -> &ComponentInfo {
         &self.infos[id.index()]
     }
 }

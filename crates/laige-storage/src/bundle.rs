@@ -20,8 +20,10 @@ pub const MAX_BUNDLE_TUPLE: usize = 16;
 #[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct BundleIds {
-    pub(crate) ids: ArrayVec<ComponentId, MAX_BUNDLE>,
-    pub(crate) set: ComponentSet,
+    #[doc(hidden)]
+    pub ids: ArrayVec<ComponentId, MAX_BUNDLE>,
+    #[doc(hidden)]
+    pub set: ComponentSet,
 }
 
 impl BundleIds {

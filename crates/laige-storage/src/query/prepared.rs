@@ -48,7 +48,8 @@ impl<'a, Q: QueryData> Prepared<'a, Q> {
     ///
     /// For `'a`, the caller has the access `Q` needs to every column it may reach, as for
     /// [`each_in`](super::each_in); `state` and `matcher` come from checking `Q`.
-    pub(crate) unsafe fn new(storage: &'a Storage, state: Q::State, matcher: Matcher) -> Self {
+    #[doc(hidden)]
+    pub unsafe fn new(storage: &'a Storage, state: Q::State, matcher: Matcher) -> Self {
         Self {
             storage,
             state,
