@@ -52,6 +52,12 @@ pub const LAYERING: &[Layer] = &[
         &["laige-depspec", "laige-diag", "tracing"],
         false,
     ),
+    // Storage under the tick layer: it knows no schedule, runner or executor.
+    layer(
+        "laige-storage",
+        &["arrayvec", "laige-diag", "laige-registry"],
+        true,
+    ),
     layer(
         "laige-scheduler",
         &[
@@ -77,9 +83,9 @@ pub const LAYERING: &[Layer] = &[
     layer(
         "laige-world",
         &[
-            "arrayvec",
             "laige-diag",
             "laige-registry",
+            "laige-storage",
             "laige-scheduler",
             "laige-runner",
             "laige-executor",

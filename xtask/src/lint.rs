@@ -562,6 +562,21 @@ mod tests {
     }
 
     #[test]
+    fn storage_depending_on_the_executor_is_reported() {
+        let crates = [krate(
+            "laige-storage",
+            &["laige-registry", "laige-executor"],
+            &[("src/lib.rs", DOC)],
+        )];
+        let res = check_layering(&crates, LAYERING);
+        assert_eq!(
+            rules(&res),
+            [("crates/laige-storage/Cargo.toml", "layering")]
+        );
+        assert!(res[0].fix.contains("`laige-executor`"), "{}", res[0]);
+    }
+
+    #[test]
     fn dev_dependencies_are_free() {
         let mut it = krate("laige-diag", &["tracing"], &[("src/lib.rs", DOC)]);
         it.deps.push(Dependency {
