@@ -4,6 +4,7 @@
 //! (name, dependencies, source files), so tests can feed it seeded violations without touching disk.
 //! [`load_workspace`] builds the models of the real tree from `cargo metadata`.
 
+mod cycles;
 mod lex;
 
 use std::{
@@ -87,6 +88,7 @@ pub fn check_all(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> {
     res.extend(check_crate_docs(crates));
     res.extend(check_honest_tests(crates));
     res.extend(check_unused_dependencies(crates));
+    res.extend(cycles::check_module_cycles(crates));
     res
 }
 

@@ -7,11 +7,7 @@ use arrayvec::ArrayVec;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::WorldError;
-use crate::component::Components;
-
-/// The most components one bundle holds, joined parts included: the laige contract's
-/// `kMaxArchetypeComponents`.
-pub const MAX_BUNDLE: usize = 32;
+use crate::component::{Components, MAX_BUNDLE};
 
 /// The most components one tuple lists; [`Bundle::and`] joins tuples into larger bundles.
 pub const MAX_BUNDLE_TUPLE: usize = 16;

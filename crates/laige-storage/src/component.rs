@@ -370,6 +370,10 @@ impl Components {
 /// The most component types a world registers.
 pub const MAX_COMPONENT_TYPES: usize = MAX_COMPONENTS;
 
+/// The most components one bundle holds, joined parts included: the laige contract's
+/// `kMaxArchetypeComponents`.
+pub const MAX_BUNDLE: usize = 32;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,13 +65,15 @@ pub mod snapshot;
 pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE};
-pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_TYPES};
+pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE};
+pub use component::{ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX_COMPONENT_TYPES};
 pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
 pub use laige_registry::{Access, ComponentId, ComponentSet};
-pub use queries::{Queries, SystemMeta};
-pub use query::{Filtered, Fresh, Prepared, QueryData, QueryFilter, With, Without};
-pub use snapshot::{Snapshot, SnapshotView};
+pub use queries::Queries;
+pub use query::{
+    Filtered, Fresh, Prepared, QueryData, QueryFilter, Snapshot, SystemMeta, With, Without,
+};
+pub use snapshot::SnapshotView;
 pub use storage::Storage;

@@ -1,60 +1,11 @@
 //! What a system declared, and the checked query view a system gets under it.
 
-use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
+use laige_registry::Access;
 
-use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
-use crate::{Entity, QueryError, Storage};
-
-/// Who a context runs for: the system's id, name and declared access.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct SystemMeta {
-    /// The system's id.
-    pub id: SystemId,
-    /// The system's registration name.
-    pub name: &'static str,
-    /// The components it declared read-only.
-    pub reads: ComponentSet,
-    /// The components it declared write (writing includes reading).
-    pub writes: ComponentSet,
-    /// The components it declared read-fresh (a subset of `reads`).
-    pub reads_fresh: ComponentSet,
-    /// The components it declared snapshot reads of (the previous tick's value; not
-    /// readable through live queries).
-    pub reads_snapshot: ComponentSet,
-    /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
-    /// the system touches only tables that hold them all.
-    pub matching: ComponentSet,
-}
-
-impl SystemMeta {
-    /// The meta of a registered system.
-    pub fn of(record: &SystemRecord) -> Self {
-        Self {
-            id: record.id(),
-            name: record.name(),
-            reads: *record.reads(),
-            writes: *record.writes(),
-            reads_fresh: *record.reads_fresh(),
-            reads_snapshot: *record.reads_snapshot(),
-            matching: *record.matching(),
-        }
-    }
-
-    /// How the system declared `component`, if at all.
-    pub fn declared(&self, component: ComponentId) -> Option<Access> {
-        if self.writes.contains(component) {
-            Some(Access::Write)
-        } else if self.reads_fresh.contains(component) {
-            Some(Access::ReadFresh)
-        } else if self.reads.contains(component) {
-            Some(Access::Read)
-        } else if self.reads_snapshot.contains(component) {
-            Some(Access::ReadSnapshot)
-        } else {
-            None
-        }
-    }
-}
+use crate::query::{
+    Prepared, QueryData, SystemMeta, checked_ptr, each_chunk_in, each_in, prepared_in, snapshot_of,
+};
+use crate::{Entity, QueryError, SnapshotView, Storage};
 
 /// The checked query half of a context, split off by [`SystemContext::split`] so a query's
 /// closure can record commands and draw random numbers at the same time.
@@ -131,5 +82,58 @@ impl<'a> Queries<'a> {
     /// The storage's metadata: liveness, counts, archetypes.
     pub fn storage(&self) -> &'a Storage {
         self.storage
+    }
+}
+
+impl Queries<'_> {
+    /// [`SystemContext::resource`] on the query half of a split context.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::resource`].
+    pub fn resource<T: Send + Sync + 'static>(&self) -> Result<&T, QueryError> {
+        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Read)?;
+        // SAFETY: as for `SystemContext::resource`: declared, so no other context writes it,
+        // and this half hands out `&mut T` only from `resource_mut(&mut self)`.
+        Ok(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// [`SystemContext::resource_mut`] on the query half of a split context.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::resource`].
+    pub fn resource_mut<T: Send + Sync + 'static>(&mut self) -> Result<&mut T, QueryError> {
+        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Write)?;
+        // SAFETY: as for `SystemContext::resource_mut`: declared write, and `&mut self`
+        // excludes every other reference from this half (the split context is borrowed by it).
+        Ok(unsafe { &mut *ptr.cast::<T>() })
+    }
+}
+
+impl<'a> Queries<'a> {
+    /// [`SystemContext::snapshot_view`] on the query half of a split context.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::snapshot_view`].
+    pub fn snapshot_view<T: Send + Sync + 'static>(
+        &self,
+    ) -> Result<SnapshotView<'a, T>, QueryError> {
+        let storage = self.storage;
+        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(self.meta))
+            .map_err(|err| storage.report(err))
+    }
+
+    /// [`SystemContext::snapshot`] on the query half of a split context.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::snapshot_view`].
+    pub fn snapshot<T: Send + Sync + 'static>(
+        &self,
+        entity: Entity,
+    ) -> Result<Option<&'a T>, QueryError> {
+        Ok(self.snapshot_view::<T>()?.get(entity))
     }
 }

@@ -10,17 +10,18 @@ mod filter;
 mod fresh;
 mod iter;
 mod prepared;
+mod snapshot;
 mod tuple;
 
+use std::any::type_name;
 use std::ptr::NonNull;
 
-use laige_registry::{Access, ComponentId, ComponentSet};
+use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::archetype::Archetype;
 use crate::component::Components;
 use crate::declare::ParamInit;
-use crate::queries::SystemMeta;
-use crate::snapshot::{SnapshotView, snapshot_of};
+use crate::snapshot::{SnapshotView, Snapshots};
 use crate::{QueryError, Storage};
 
 pub use elements::skip;
@@ -28,6 +29,7 @@ pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
 pub use iter::{each_chunk_in, each_in, prepared_in};
 pub use prepared::Prepared;
+pub use snapshot::Snapshot;
 
 /// A query over component storage.
 ///
@@ -257,7 +259,7 @@ impl<'a> QueryDesc<'a> {
         QueryError::Undeclared {
             system: meta.name,
             system_id: meta.id,
-            component: std::any::type_name::<T>(),
+            component: type_name::<T>(),
             access,
             declared,
         }
@@ -266,7 +268,7 @@ impl<'a> QueryDesc<'a> {
     fn aliased<T>(&self) -> QueryError {
         QueryError::Aliased {
             system: self.declared.map(|meta| meta.name),
-            component: std::any::type_name::<T>(),
+            component: type_name::<T>(),
         }
     }
 
@@ -345,8 +347,7 @@ impl<'a> QueryDesc<'a> {
         }
     }
 
-    /// Checks a snapshot read of `T`, which records no live access; see
-    /// [`snapshot_of`](crate::snapshot::snapshot_of).
+    /// Checks a snapshot read of `T`, which records no live access; see [`snapshot_of`].
     #[doc(hidden)]
     pub fn snapshot<T: Send + Sync + 'static>(
         &mut self,
@@ -357,7 +358,7 @@ impl<'a> QueryDesc<'a> {
     fn resource<T>(&self) -> QueryError {
         QueryError::ResourceInQuery {
             system: self.declared.map(|meta| meta.name),
-            component: std::any::type_name::<T>(),
+            component: type_name::<T>(),
         }
     }
 
@@ -379,4 +380,140 @@ impl<'a> QueryDesc<'a> {
         }
         Ok(())
     }
+}
+
+/// Who a context runs for: the system's id, name and declared access.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SystemMeta {
+    /// The system's id.
+    pub id: SystemId,
+    /// The system's registration name.
+    pub name: &'static str,
+    /// The components it declared read-only.
+    pub reads: ComponentSet,
+    /// The components it declared write (writing includes reading).
+    pub writes: ComponentSet,
+    /// The components it declared read-fresh (a subset of `reads`).
+    pub reads_fresh: ComponentSet,
+    /// The components it declared snapshot reads of (the previous tick's value; not
+    /// readable through live queries).
+    pub reads_snapshot: ComponentSet,
+    /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
+    /// the system touches only tables that hold them all.
+    pub matching: ComponentSet,
+}
+
+impl SystemMeta {
+    /// The meta of a registered system.
+    pub fn of(record: &SystemRecord) -> Self {
+        Self {
+            id: record.id(),
+            name: record.name(),
+            reads: *record.reads(),
+            writes: *record.writes(),
+            reads_fresh: *record.reads_fresh(),
+            reads_snapshot: *record.reads_snapshot(),
+            matching: *record.matching(),
+        }
+    }
+
+    /// How the system declared `component`, if at all.
+    pub fn declared(&self, component: ComponentId) -> Option<Access> {
+        if self.writes.contains(component) {
+            Some(Access::Write)
+        } else if self.reads_fresh.contains(component) {
+            Some(Access::ReadFresh)
+        } else if self.reads.contains(component) {
+            Some(Access::Read)
+        } else if self.reads_snapshot.contains(component) {
+            Some(Access::ReadSnapshot)
+        } else {
+            None
+        }
+    }
+}
+
+/// The snapshot of `T` for a reader: `declared` is the running system, `None` for setup code
+/// on the world. Not reported.
+///
+/// In order: a resource type is [`QueryError::ResourceInQuery`]; a component that is not
+/// versioned is [`QueryError::NotVersioned`]; a system needs a `ReadSnapshot` declaration
+/// ([`QueryError::Undeclared`] otherwise). An unregistered type gives setup code an empty view
+/// and a system [`QueryError::Undeclared`] (it cannot have declared it).
+#[doc(hidden)]
+pub fn snapshot_of<'a, T: Send + Sync + 'static>(
+    components: &Components,
+    snapshots: &'a Snapshots,
+    declared: Option<&SystemMeta>,
+) -> Result<SnapshotView<'a, T>, QueryError> {
+    let component = type_name::<T>();
+    let system = declared.map(|meta| meta.name);
+    let undeclared = |meta: &SystemMeta, declared| QueryError::Undeclared {
+        system: meta.name,
+        system_id: meta.id,
+        component,
+        access: Access::ReadSnapshot,
+        declared,
+    };
+    let Some(id) = components.id_of::<T>() else {
+        return match declared {
+            Some(meta) => Err(undeclared(meta, None)),
+            None => Ok(SnapshotView::default()),
+        };
+    };
+    if components.is_resource(id) {
+        return Err(QueryError::ResourceInQuery { system, component });
+    }
+    // SAFETY: `id` is `T`'s id.
+    let Some(view) = (unsafe { snapshots.view::<T>(id) }) else {
+        return Err(QueryError::NotVersioned { system, component });
+    };
+    if let Some(meta) = declared {
+        let access = meta.declared(id);
+        if access != Some(Access::ReadSnapshot) {
+            return Err(undeclared(meta, access));
+        }
+    }
+    Ok(view)
+}
+
+/// The checked pointer to resource `T` for the system `meta`, needing `access` (read or
+/// write). Reported on failure.
+#[doc(hidden)]
+pub fn checked_ptr<T: 'static>(
+    storage: &Storage,
+    meta: &SystemMeta,
+    access: Access,
+) -> Result<*mut u8, QueryError> {
+    let missing = |is_component| QueryError::NoResource {
+        system: meta.name,
+        system_id: meta.id,
+        component: type_name::<T>(),
+        is_component,
+    };
+    let Some(id) = storage.components.id_of::<T>() else {
+        return Err(storage.report(missing(false)));
+    };
+    if !storage.components.is_resource(id) {
+        return Err(storage.report(missing(true)));
+    }
+    let declared = meta.declared(id);
+    let allowed = match declared {
+        Some(Access::Write) => true,
+        Some(Access::Read | Access::ReadFresh) => access != Access::Write,
+        Some(Access::ReadSnapshot) | None => false,
+    };
+    if !allowed {
+        return Err(storage.report(QueryError::Undeclared {
+            system: meta.name,
+            system_id: meta.id,
+            component: type_name::<T>(),
+            access,
+            declared,
+        }));
+    }
+    storage
+        .resources
+        .ptr(id)
+        .ok_or_else(|| storage.report(missing(false)))
 }

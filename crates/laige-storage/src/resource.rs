@@ -7,15 +7,13 @@
 //! stored on an entity: spawning, inserting or querying a resource type is an error, and so is
 //! inserting a component type as a resource.
 
-use std::any::type_name;
 use std::ptr;
 
-use laige_registry::{Access, ComponentId};
+use laige_registry::ComponentId;
 
+use crate::StateHasher;
 use crate::column::Column;
 use crate::component::{ComponentInfo, Components};
-use crate::queries::{Queries, SystemMeta};
-use crate::{QueryError, StateHasher, Storage};
 
 /// One resource type's value: a column of length 0 (removed) or 1.
 #[derive(Debug)]
@@ -128,72 +126,5 @@ impl Resources {
                 *h = unsafe { hash(slot.column.ptr_at(0), *h) };
             }
         }
-    }
-}
-
-/// The checked pointer to resource `T` for the system `meta`, needing `access` (read or
-/// write). Reported on failure.
-#[doc(hidden)]
-pub fn checked_ptr<T: 'static>(
-    storage: &Storage,
-    meta: &SystemMeta,
-    access: Access,
-) -> Result<*mut u8, QueryError> {
-    let missing = |is_component| QueryError::NoResource {
-        system: meta.name,
-        system_id: meta.id,
-        component: type_name::<T>(),
-        is_component,
-    };
-    let Some(id) = storage.components.id_of::<T>() else {
-        return Err(storage.report(missing(false)));
-    };
-    if !storage.components.is_resource(id) {
-        return Err(storage.report(missing(true)));
-    }
-    let declared = meta.declared(id);
-    let allowed = match declared {
-        Some(Access::Write) => true,
-        Some(Access::Read | Access::ReadFresh) => access != Access::Write,
-        Some(Access::ReadSnapshot) | None => false,
-    };
-    if !allowed {
-        return Err(storage.report(QueryError::Undeclared {
-            system: meta.name,
-            system_id: meta.id,
-            component: type_name::<T>(),
-            access,
-            declared,
-        }));
-    }
-    storage
-        .resources
-        .ptr(id)
-        .ok_or_else(|| storage.report(missing(false)))
-}
-
-impl Queries<'_> {
-    /// [`SystemContext::resource`] on the query half of a split context.
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::resource`].
-    pub fn resource<T: Send + Sync + 'static>(&self) -> Result<&T, QueryError> {
-        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Read)?;
-        // SAFETY: as for `SystemContext::resource`: declared, so no other context writes it,
-        // and this half hands out `&mut T` only from `resource_mut(&mut self)`.
-        Ok(unsafe { &*ptr.cast::<T>() })
-    }
-
-    /// [`SystemContext::resource_mut`] on the query half of a split context.
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::resource`].
-    pub fn resource_mut<T: Send + Sync + 'static>(&mut self) -> Result<&mut T, QueryError> {
-        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Write)?;
-        // SAFETY: as for `SystemContext::resource_mut`: declared write, and `&mut self`
-        // excludes every other reference from this half (the split context is borrowed by it).
-        Ok(unsafe { &mut *ptr.cast::<T>() })
     }
 }

@@ -19,19 +19,16 @@
 
 use std::any::type_name;
 use std::fmt;
-use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::slice;
 
-use laige_registry::{Access, ComponentId};
+use laige_registry::ComponentId;
 
+use crate::Entity;
 use crate::archetype::Archetype;
 use crate::column::Column;
-use crate::component::{CloneFn, ComponentInfo, Components};
-use crate::declare::ParamInit;
-use crate::queries::{Queries, SystemMeta};
-use crate::query::{QueryData, QueryDesc};
-use crate::{Entity, QueryError, Storage};
+use crate::component::{CloneFn, ComponentInfo};
+use crate::entity::Entities;
 
 /// The frozen copy of one versioned component: every live value as of the last refresh,
 /// with its entity, in ascending entity index.
@@ -89,46 +86,66 @@ impl Snapshots {
             .ok()
             .map(|at| &self.stores[at])
     }
-}
 
-impl Storage {
-    /// Refreshes every snapshot store from the live values: drops the old copies, then clones
-    /// each live entity's value in ascending entity index. Reuses the buffers: it allocates
-    /// only when a component is on more entities than ever before.
+    /// The component of store number `store`.
     #[doc(hidden)]
-    pub fn refresh_snapshots(&mut self) {
-        if self.snapshots.stores.is_empty() {
+    pub fn component(&self, store: usize) -> ComponentId {
+        self.stores[store].component
+    }
+
+    /// Drops store number `store`'s old copies and makes room for `count` new ones.
+    #[doc(hidden)]
+    pub fn reset(&mut self, store: usize, count: usize) {
+        let store = &mut self.stores[store];
+        store.entities.clear();
+        store.values.clear();
+        store.entities.reserve(count);
+        store.values.reserve_total(count);
+    }
+
+    /// Clones each live entity's value of every versioned component, in ascending entity
+    /// index, into stores [`Snapshots::reset`] made room in.
+    #[doc(hidden)]
+    pub fn fill(&mut self, entities: &Entities, archetypes: &[Archetype]) {
+        if self.stores.is_empty() {
             return;
         }
-        for s in 0..self.snapshots.stores.len() {
-            let count = self.rows_with(self.snapshots.stores[s].component);
-            let store = &mut self.snapshots.stores[s];
-            store.entities.clear();
-            store.values.clear();
-            store.entities.reserve(count);
-            store.values.reserve_total(count);
-        }
-        let Storage {
-            entities,
-            archetypes,
-            snapshots,
-            ..
-        } = self;
         for (entity, location) in entities.iter_live() {
             let table = &archetypes[location.archetype as usize];
-            for store in &mut snapshots.stores {
+            for store in &mut self.stores {
                 let Some(col) = table.column_index(store.component) else {
                     continue;
                 };
                 let src = table.columns()[col].ptr_at(location.row as usize);
                 // SAFETY: the entity is live, so its row holds a valid value of the column's
-                // type, which `store.clone_fn` is for; `&mut self` excludes writers; the store has
-                // room for every entity with the component (reserved above), and its column
-                // is separate memory from the table's.
+                // type, which `store.clone_fn` is for; `&mut` to the storage excludes writers;
+                // the store has room for every entity with the component (reserved by
+                // `reset`), and its column is separate memory from the table's.
                 unsafe { store.values.push_clone(src, store.clone_fn) };
                 store.entities.push(entity);
             }
         }
+    }
+
+    /// The snapshot of `component` as a view of `T`; `None` when it is not versioned.
+    ///
+    /// # Safety
+    ///
+    /// `T` is the type registered as `component`.
+    #[doc(hidden)]
+    pub unsafe fn view<T: Sync>(&self, component: ComponentId) -> Option<SnapshotView<'_, T>> {
+        let store = self.get(component)?;
+        let len = store.entities.len();
+        debug_assert_eq!(store.values.len(), len);
+        let data = store.values.data().cast::<T>().as_ptr();
+        // SAFETY: the store of `component` holds `len` initialised, aligned values of its type,
+        // `T` (the caller's promise); they change only under `&mut Storage`, which cannot exist
+        // while `self` is borrowed; `T: Sync` makes sharing them across threads fine.
+        let values = unsafe { slice::from_raw_parts(data, len) };
+        Some(SnapshotView {
+            entities: &store.entities,
+            values,
+        })
     }
 }
 
@@ -139,6 +156,16 @@ impl Storage {
 pub struct SnapshotView<'a, T> {
     entities: &'a [Entity],
     values: &'a [T],
+}
+
+impl<T> Default for SnapshotView<'_, T> {
+    /// The view of a component no entity had.
+    fn default() -> Self {
+        Self {
+            entities: &[],
+            values: &[],
+        }
+    }
 }
 
 impl<T> Clone for SnapshotView<'_, T> {
@@ -159,11 +186,6 @@ impl<T> fmt::Debug for SnapshotView<'_, T> {
 }
 
 impl<'a, T> SnapshotView<'a, T> {
-    const EMPTY: Self = Self {
-        entities: &[],
-        values: &[],
-    };
-
     /// `entity`'s value as of the last `end_tick`; `None` when it had none then (spawned,
     /// or given `T`, since), or for a handle that was not live then.
     #[inline]
@@ -206,101 +228,6 @@ impl<'a, T> SnapshotView<'a, T> {
     }
 }
 
-/// The snapshot of `T` for a reader: `declared` is the running system, `None` for setup code
-/// on the world. Not reported.
-///
-/// In order: a resource type is [`QueryError::ResourceInQuery`]; a component that is not
-/// versioned is [`QueryError::NotVersioned`]; a system needs a `ReadSnapshot` declaration
-/// ([`QueryError::Undeclared`] otherwise). An unregistered type gives setup code an empty view
-/// and a system [`QueryError::Undeclared`] (it cannot have declared it).
-#[doc(hidden)]
-pub fn snapshot_of<'a, T: Send + Sync + 'static>(
-    components: &Components,
-    snapshots: &'a Snapshots,
-    declared: Option<&SystemMeta>,
-) -> Result<SnapshotView<'a, T>, QueryError> {
-    let component = type_name::<T>();
-    let system = declared.map(|meta| meta.name);
-    let undeclared = |meta: &SystemMeta, declared| QueryError::Undeclared {
-        system: meta.name,
-        system_id: meta.id,
-        component,
-        access: Access::ReadSnapshot,
-        declared,
-    };
-    let Some(id) = components.id_of::<T>() else {
-        return match declared {
-            Some(meta) => Err(undeclared(meta, None)),
-            None => Ok(SnapshotView::EMPTY),
-        };
-    };
-    if components.is_resource(id) {
-        return Err(QueryError::ResourceInQuery { system, component });
-    }
-    let Some(store) = snapshots.get(id) else {
-        return Err(QueryError::NotVersioned { system, component });
-    };
-    if let Some(meta) = declared {
-        let access = meta.declared(id);
-        if access != Some(Access::ReadSnapshot) {
-            return Err(undeclared(meta, access));
-        }
-    }
-    let len = store.entities.len();
-    debug_assert_eq!(store.values.len(), len);
-    // SAFETY: the store of `T`'s id holds `len` initialised, aligned values of `T`; they
-    // change only under `&mut Storage`, which cannot exist while `snapshots` is borrowed for
-    // `'a`; `T: Sync` makes sharing them across threads fine.
-    let values = unsafe { slice::from_raw_parts(store.values.data().cast::<T>().as_ptr(), len) };
-    Ok(SnapshotView {
-        entities: &store.entities,
-        values,
-    })
-}
-
-impl<'a> Queries<'a> {
-    /// [`SystemContext::snapshot_view`] on the query half of a split context.
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::snapshot_view`].
-    pub fn snapshot_view<T: Send + Sync + 'static>(
-        &self,
-    ) -> Result<SnapshotView<'a, T>, QueryError> {
-        let storage = self.storage;
-        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(self.meta))
-            .map_err(|err| storage.report(err))
-    }
-
-    /// [`SystemContext::snapshot`] on the query half of a split context.
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::snapshot_view`].
-    pub fn snapshot<T: Send + Sync + 'static>(
-        &self,
-        entity: Entity,
-    ) -> Result<Option<&'a T>, QueryError> {
-        Ok(self.snapshot_view::<T>()?.get(entity))
-    }
-}
-
-/// A query element that reads the snapshot of a versioned component:
-/// `ctx.each::<(&mut Vel, Snapshot<&Pos>)>(|e, (vel, old_pos)| ..)`.
-///
-/// Per row it yields `Option<&T>`: the entity's value as of the last
-/// [`World::end_tick`], or `None` when it had none then (one binary search per row). Per
-/// archetype ([`SystemContext::each_chunk`]) it yields the whole [`SnapshotView`]. It does
-/// not narrow the matched entities, and reads no live column, so it aliases nothing: it
-/// needs a `.reads_snapshot::<T>()` declaration, never a read or write of `T`.
-pub struct Snapshot<Q>(PhantomData<fn() -> Q>);
-
-impl<Q> fmt::Debug for Snapshot<Q> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Snapshot<{}>", type_name::<Q>())
-    }
-}
-
 /// A [`SnapshotView`] with its lifetime erased, for a query's state.
 pub struct RawView<T> {
     entities: NonNull<Entity>,
@@ -317,7 +244,8 @@ impl<T> Clone for RawView<T> {
 impl<T> Copy for RawView<T> {}
 
 impl<T> RawView<T> {
-    fn erase(view: SnapshotView<'_, T>) -> Self {
+    #[doc(hidden)]
+    pub fn erase(view: SnapshotView<'_, T>) -> Self {
         Self {
             entities: NonNull::from(view.entities).cast(),
             values: NonNull::from(view.values).cast(),
@@ -328,7 +256,8 @@ impl<T> RawView<T> {
     /// # Safety
     ///
     /// The store it was erased from is unchanged and alive for `'a`.
-    unsafe fn view<'a>(self) -> SnapshotView<'a, T> {
+    #[doc(hidden)]
+    pub unsafe fn view<'a>(self) -> SnapshotView<'a, T> {
         // SAFETY: the pointers and length come from two slices of the store, which the caller
         // guarantees are still valid for `'a`.
         unsafe {
@@ -337,54 +266,5 @@ impl<T> RawView<T> {
                 values: slice::from_raw_parts(self.values.as_ptr(), self.len),
             }
         }
-    }
-}
-
-// SAFETY: `init` checks a snapshot read of `T` (declared `ReadSnapshot`) and records no live
-// access; `item`/`chunk` read only the snapshot store, which does not change while the storage
-// is borrowed (only `&mut Storage` refreshes it), and the archetype's entity column, which no
-// system writes.
-unsafe impl<T: Send + Sync + 'static> QueryData for Snapshot<&T> {
-    type Item<'a> = Option<&'a T>;
-    type Chunk<'a> = SnapshotView<'a, T>;
-    type State = RawView<T>;
-    type Fetch = (RawView<T>, NonNull<Entity>);
-
-    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
-        desc.snapshot::<T>().map(RawView::erase)
-    }
-
-    fn declare(init: &mut ParamInit<'_>) {
-        init.component::<T>(Access::ReadSnapshot);
-    }
-
-    #[inline]
-    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        (*state, archetype.entities_ptr())
-    }
-
-    #[inline]
-    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a T> {
-        let (view, entities) = fetch;
-        // SAFETY: `entities` is at a row of the matched archetype's entity column, so one step
-        // on is at most one past its end; the store is unchanged for `'a` (the storage stays
-        // borrowed while the query runs).
-        unsafe {
-            let entity = *entities.as_ptr();
-            crate::query::skip(entities, 1);
-            view.view().get(entity)
-        }
-    }
-
-    #[inline]
-    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
-        // SAFETY: forwarded from the caller: the target is a row of the entity column.
-        unsafe { crate::query::skip(&mut fetch.1, rows) }
-    }
-
-    #[inline]
-    unsafe fn chunk<'a>(fetch: &Self::Fetch, _: usize) -> SnapshotView<'a, T> {
-        // SAFETY: the store is unchanged for `'a`, as for `item`.
-        unsafe { fetch.0.view() }
     }
 }

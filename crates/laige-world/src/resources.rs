@@ -5,7 +5,7 @@ use std::any::type_name;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 use laige_registry::{Access, ComponentId};
-use laige_storage::resource::checked_ptr;
+use laige_storage::query::checked_ptr;
 
 use crate::{QueryError, StateHash, SystemContext, World, WorldError};
 

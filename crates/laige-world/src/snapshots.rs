@@ -4,7 +4,7 @@
 use std::any::type_name;
 
 use laige_registry::ComponentId;
-use laige_storage::snapshot::snapshot_of;
+use laige_storage::query::snapshot_of;
 
 use crate::{
     ComponentOptions, Entity, QueryError, SnapshotView, StateHash, SystemContext, World, WorldError,

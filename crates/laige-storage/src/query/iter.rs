@@ -5,10 +5,10 @@ use std::slice;
 
 use laige_registry::ComponentId;
 
+use super::SystemMeta;
 use super::{Matcher, Prepared, QueryData, QueryDesc};
 use crate::archetype::Archetype;
 use crate::column::TableColumn;
-use crate::queries::SystemMeta;
 use crate::{Entity, QueryError, Storage};
 
 /// Resolves and checks `Q`; reports a refusal.

@@ -220,3 +220,23 @@ impl Storage {
         }
     }
 }
+
+impl Storage {
+    /// Refreshes every snapshot store from the live values: drops the old copies, then clones
+    /// each live entity's value in ascending entity index. Reuses the buffers: it allocates
+    /// only when a component is on more entities than ever before.
+    #[doc(hidden)]
+    pub fn refresh_snapshots(&mut self) {
+        for store in 0..self.snapshots.len() {
+            let count = self.rows_with(self.snapshots.component(store));
+            self.snapshots.reset(store, count);
+        }
+        let Storage {
+            entities,
+            archetypes,
+            snapshots,
+            ..
+        } = self;
+        snapshots.fill(entities, archetypes);
+    }
+}
