@@ -58,6 +58,8 @@ pub const LAYERING: &[Layer] = &[
         &["arrayvec", "laige-diag", "laige-registry"],
         true,
     ),
+    // Typed, checked queries over the storage's tables, and a system's declared access.
+    layer("laige-query", &["laige-registry", "laige-storage"], true),
     layer(
         "laige-scheduler",
         &[
@@ -86,6 +88,7 @@ pub const LAYERING: &[Layer] = &[
             "laige-diag",
             "laige-registry",
             "laige-storage",
+            "laige-query",
             "laige-scheduler",
             "laige-runner",
             "laige-executor",

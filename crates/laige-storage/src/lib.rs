@@ -4,11 +4,11 @@
 //! `'static + Send + Sync` type, registered to a dense [`ComponentId`]) in archetype tables of
 //! struct-of-arrays columns, resources in the same id space, frozen snapshots of versioned
 //! components, and the layout-independent state hash ([`StateHasher`], [`StateHash`]).
-//! [`Queries`] is the checked view a running system gets of it: every query is checked once
-//! per call against the system's declared access ([`SystemMeta`]).
+//! Typed queries over its tables, and the access checks a running system's view makes, are
+//! the layer above (`laige-query`).
 //!
-//! What it deliberately does **not** know: systems as things that run, schedules, runners,
-//! executors, commands, PRNG streams and ticks. The tick layer above it (`laige-world`) owns
+//! What it deliberately does **not** know: systems as things that run, declared access,
+//! schedules, runners, executors, commands, PRNG streams and ticks. The tick layer above it (`laige-world`) owns
 //! those; it creates a [`Storage`], applies structural changes to it between tracks, and hands
 //! each running system a view under the access the scheduler proved disjoint. Data flows one
 //! way: this crate never calls back up.
@@ -48,15 +48,9 @@ pub mod column;
 #[doc(hidden)]
 pub mod component;
 #[doc(hidden)]
-pub mod declare;
-#[doc(hidden)]
 pub mod entity;
 mod error;
 mod hash;
-#[doc(hidden)]
-pub mod queries;
-#[doc(hidden)]
-pub mod query;
 #[doc(hidden)]
 pub mod resource;
 #[doc(hidden)]
@@ -71,9 +65,5 @@ pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
 pub use laige_registry::{Access, ComponentId, ComponentSet};
-pub use queries::Queries;
-pub use query::{
-    Filtered, Fresh, Prepared, QueryData, QueryFilter, Snapshot, SystemMeta, With, Without,
-};
 pub use snapshot::SnapshotView;
 pub use storage::Storage;

@@ -76,18 +76,21 @@ mod timeline;
 mod world;
 
 // The storage crate's modules under their old paths, so the tick layer reaches them as before.
-use laige_storage::{archetype, bundle, component, entity, query};
+use laige_query::query;
+use laige_storage::{archetype, bundle, component, entity};
 
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
+pub use laige_query::{
+    Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
+};
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use laige_storage::{
-    Archetype, ArchetypeId, Bundle, ComponentInfo, ComponentOptions, Components, Entity, Filtered,
-    Fresh, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, Prepared, Queries, QueryData,
-    QueryError, Snapshot, SnapshotView, StateHash, StateHasher, Storage, SystemMeta, With, Without,
-    WorldError,
+    Archetype, ArchetypeId, Bundle, ComponentInfo, ComponentOptions, Components, Entity, Join,
+    MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
+    StateHasher, Storage, WorldError,
 };
 pub use lockstep::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,

@@ -4,8 +4,8 @@
 use std::any::type_name;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
+use laige_query::query::checked_ptr;
 use laige_registry::{Access, ComponentId};
-use laige_storage::query::checked_ptr;
 
 use crate::{QueryError, StateHash, SystemContext, World, WorldError};
 

@@ -3,8 +3,8 @@
 
 use std::any::type_name;
 
+use laige_query::query::snapshot_of;
 use laige_registry::ComponentId;
-use laige_storage::query::snapshot_of;
 
 use crate::{
     ComponentOptions, Entity, QueryError, SnapshotView, StateHash, SystemContext, World, WorldError,

@@ -48,9 +48,9 @@ use crate::command::CommandBuffer;
 use crate::{Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
-pub use laige_storage::QueryFilter;
-pub use laige_storage::declare::ParamInit;
-pub(crate) use laige_storage::declare::ParamNeeds;
+pub use laige_query::QueryFilter;
+pub use laige_query::declare::ParamInit;
+pub(crate) use laige_query::declare::ParamNeeds;
 pub use params::{Local, Query, Res, ResMut, Rng};
 
 /// Sets up parameter `P` in `init`, attributing what it needs to it (a tuple of parameters
