@@ -82,6 +82,17 @@ pub const LAYERING: &[Layer] = &[
         &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         true,
     ),
+    // The recorders' data and formats, under the World that owns and feeds them.
+    layer(
+        "laige-record",
+        &[
+            "laige-diag",
+            "laige-registry",
+            "laige-scheduler",
+            "laige-storage",
+        ],
+        false,
+    ),
     layer(
         "laige-world",
         &[
@@ -89,6 +100,7 @@ pub const LAYERING: &[Layer] = &[
             "laige-registry",
             "laige-storage",
             "laige-query",
+            "laige-record",
             "laige-scheduler",
             "laige-runner",
             "laige-executor",

@@ -64,7 +64,6 @@
 mod command;
 mod context;
 pub mod host;
-mod lockstep;
 mod observe;
 mod options;
 mod prng;
@@ -72,7 +71,6 @@ mod resources;
 mod run;
 mod snapshots;
 mod system;
-mod timeline;
 mod world;
 
 // The storage crate's modules under their old paths, so the tick layer reaches them as before.
@@ -85,16 +83,16 @@ pub use host::SystemHost;
 pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
 };
+pub use laige_record::{
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
+    RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+};
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, ComponentInfo, ComponentOptions, Components, Entity, Join,
     MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
     StateHasher, Storage, WorldError,
-};
-pub use lockstep::{
-    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
-    RecordedSystem, TickChecksums,
 };
 pub use observe::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
@@ -104,5 +102,4 @@ pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,
     SystemParam, SystemWorld, WithContext,
 };
-pub use timeline::{Timeline, TimelineEvent, TimelineKind};
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

@@ -90,7 +90,8 @@ pub struct Timeline {
 impl Timeline {
     /// An empty timeline keeping the last `capacity` ticks (at least 1), timed on `clock`
     /// from now.
-    pub(crate) fn new(capacity: usize, clock: TickClock) -> Self {
+    #[doc(hidden)]
+    pub fn new(capacity: usize, clock: TickClock) -> Self {
         let origin = clock.raw();
         Self {
             clock,
@@ -109,20 +110,23 @@ impl Timeline {
 
     /// Marks the start of a track: before its first system.
     #[inline]
-    pub(crate) fn mark_start(&mut self) {
+    #[doc(hidden)]
+    pub fn mark_start(&mut self) {
         self.current.start = self.clock.raw();
     }
 
     /// Marks the end of a track's run: its last system returned and the caller knows.
     #[inline]
-    pub(crate) fn mark_ran(&mut self) {
+    #[doc(hidden)]
+    pub fn mark_ran(&mut self) {
         self.current.ran = self.clock.raw();
     }
 
     /// Lays the buffers out for `schedule` when it is not the one they were laid out for
     /// and orders other systems or tracks, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then claims the ring slot of tick `tick`.
-    pub(crate) fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+    #[doc(hidden)]
+    pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
         if self.schedule != schedule.stamp() {
             self.lay_out(schedule, registry);
         }
@@ -161,7 +165,8 @@ impl Timeline {
 
     /// Records track `t` of the current tick, its commands just applied: its marks, and
     /// each system's span from `span_of` (the runner's or the executor's last span of it).
-    pub(crate) fn record_track(&mut self, t: usize, span_of: impl Fn(SystemId) -> ClockSpan) {
+    #[doc(hidden)]
+    pub fn record_track(&mut self, t: usize, span_of: impl Fn(SystemId) -> ClockSpan) {
         self.current.applied = self.clock.raw();
         let (Some(&first), Some(&last)) = (self.track_rows.get(t), self.track_rows.get(t + 1))
         else {

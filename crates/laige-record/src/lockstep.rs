@@ -15,7 +15,7 @@ mod file;
 use laige_registry::{ComponentId, ComponentSet, Registry};
 use laige_scheduler::Schedule;
 
-use crate::Storage;
+use laige_storage::Storage;
 
 pub use compare::{CompareError, Culprit, Desync};
 pub use file::{CHECKSUM_MAGIC, CHECKSUM_VERSION, RecordError};
@@ -83,7 +83,8 @@ impl<'a> TickChecksums<'a> {
 
 impl ChecksumRecord {
     /// An empty live record keeping the last `capacity` ticks (at least 1).
-    pub(crate) fn new(capacity: usize) -> Self {
+    #[doc(hidden)]
+    pub fn new(capacity: usize) -> Self {
         Self {
             systems: Vec::new(),
             capacity: capacity.max(1),
@@ -161,7 +162,8 @@ impl ChecksumRecord {
     /// Lays the record out for `schedule` when it is not the one it was laid out for and
     /// lists other systems, writes or footprints, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then starts the row of tick `tick`.
-    pub(crate) fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+    #[doc(hidden)]
+    pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
         if self.schedule != schedule.stamp() {
             self.lay_out(schedule, registry);
         }
@@ -210,7 +212,8 @@ impl ChecksumRecord {
     }
 
     /// Checksums what the systems of track `t` wrote, into the current row.
-    pub(crate) fn record_track(&mut self, t: usize, storage: &Storage) {
+    #[doc(hidden)]
+    pub fn record_track(&mut self, t: usize, storage: &Storage) {
         let (Some(&first), Some(&last)) = (self.track_slots.get(t), self.track_slots.get(t + 1))
         else {
             return;
@@ -226,7 +229,8 @@ impl ChecksumRecord {
     }
 
     /// Ends the current row with the world's state hash.
-    pub(crate) fn end_tick(&mut self, state_hash: u64) {
+    #[doc(hidden)]
+    pub fn end_tick(&mut self, state_hash: u64) {
         let width = self.width();
         let slot = self.slot(self.recorded.wrapping_sub(1));
         self.rows[slot * width + 1] = state_hash;
