@@ -24,7 +24,7 @@ struct Need {
 ///
 /// Handed to a typed system parameter's `init`; it records every access with the
 /// parameter that needs it, and keeps the first conflict it sees, which
-/// [`World::system`](crate::World::system)'s `register` reports.
+/// `World::system`'s `register` reports.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct ParamInit<'w> {

@@ -6,7 +6,7 @@
 //! [`Queries`] is the checked view a running system gets: before a query touches a row, every
 //! element's access is checked against the system's [`SystemMeta`] (its declared reads, writes,
 //! fresh and snapshot reads, and table footprint), and so are resource and snapshot reads.
-//! [`ParamInit`] collects, at registration, what a typed system's parameters need.
+//! `ParamInit` collects, at registration, what a typed system's parameters need.
 //!
 //! How a query checks access is in three files: `queries.rs` (the entry points), `query/iter.rs`
 //! (resolve and check once per call, then iterate) and `query.rs` (`QueryDesc`, the per-element

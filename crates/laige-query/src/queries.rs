@@ -7,7 +7,7 @@ use crate::query::{
 };
 use crate::{Entity, QueryError, SnapshotView, Storage};
 
-/// The checked query half of a context, split off by [`SystemContext::split`] so a query's
+/// The checked query half of a context, split off by `SystemContext::split` so a query's
 /// closure can record commands and draw random numbers at the same time.
 ///
 /// Every query is checked once per call against the system's declared access.
@@ -86,11 +86,11 @@ impl<'a> Queries<'a> {
 }
 
 impl Queries<'_> {
-    /// [`SystemContext::resource`] on the query half of a split context.
+    /// `SystemContext::resource` on the query half of a split context.
     ///
     /// # Errors
     ///
-    /// As for [`SystemContext::resource`].
+    /// As for `SystemContext::resource`.
     pub fn resource<T: Send + Sync + 'static>(&self) -> Result<&T, QueryError> {
         let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Read)?;
         // SAFETY: as for `SystemContext::resource`: declared, so no other context writes it,
@@ -98,11 +98,11 @@ impl Queries<'_> {
         Ok(unsafe { &*ptr.cast::<T>() })
     }
 
-    /// [`SystemContext::resource_mut`] on the query half of a split context.
+    /// `SystemContext::resource_mut` on the query half of a split context.
     ///
     /// # Errors
     ///
-    /// As for [`SystemContext::resource`].
+    /// As for `SystemContext::resource`.
     pub fn resource_mut<T: Send + Sync + 'static>(&mut self) -> Result<&mut T, QueryError> {
         let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Write)?;
         // SAFETY: as for `SystemContext::resource_mut`: declared write, and `&mut self`
@@ -112,11 +112,11 @@ impl Queries<'_> {
 }
 
 impl<'a> Queries<'a> {
-    /// [`SystemContext::snapshot_view`] on the query half of a split context.
+    /// `SystemContext::snapshot_view` on the query half of a split context.
     ///
     /// # Errors
     ///
-    /// As for [`SystemContext::snapshot_view`].
+    /// As for `SystemContext::snapshot_view`.
     pub fn snapshot_view<T: Send + Sync + 'static>(
         &self,
     ) -> Result<SnapshotView<'a, T>, QueryError> {
@@ -125,11 +125,11 @@ impl<'a> Queries<'a> {
             .map_err(|err| storage.report(err))
     }
 
-    /// [`SystemContext::snapshot`] on the query half of a split context.
+    /// `SystemContext::snapshot` on the query half of a split context.
     ///
     /// # Errors
     ///
-    /// As for [`SystemContext::snapshot_view`].
+    /// As for `SystemContext::snapshot_view`.
     pub fn snapshot<T: Send + Sync + 'static>(
         &self,
         entity: Entity,

@@ -33,9 +33,9 @@ pub use snapshot::Snapshot;
 
 /// A query over component storage.
 ///
-/// `Item<'a>` is what the per-entity closure of [`SystemContext::each`](crate::SystemContext::each)
+/// `Item<'a>` is what the per-entity closure of `SystemContext::each`
 /// gets for one row; `Chunk<'a>` is what the per-archetype closure of
-/// [`SystemContext::each_chunk`](crate::SystemContext::each_chunk) gets: slices over whole
+/// `SystemContext::each_chunk` gets: slices over whole
 /// columns, which the compiler can vectorise.
 ///
 /// | element | item | chunk | access |

@@ -1,7 +1,7 @@
 //! The desync finder for lockstep engines: a per-tick record of checksums, its file form,
 //! and the comparison that names the first tick, system and component where two runs part.
 //!
-//! Each recorded tick holds the world's [`state_hash`](crate::World::state_hash) after the
+//! Each recorded tick holds the world's `state_hash` after the
 //! tick, and, per system in schedule order and per component it declares as a write, a
 //! checksum of that component's values in the tables the system may touch, taken after the
 //! system's track (its commands applied). Two peers that record the same schedule can

@@ -64,7 +64,7 @@ pub struct TimelineEvent {
     pub end_ns: u64,
 }
 
-/// The last ticks' timelines of one world; see [`World::record_timeline`](crate::World::record_timeline).
+/// The last ticks' timelines of one world; see `World::record_timeline`.
 #[derive(Clone, Debug)]
 pub struct Timeline {
     clock: TickClock,

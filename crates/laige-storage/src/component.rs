@@ -55,15 +55,15 @@ pub type CloneFn = unsafe fn(*const u8, *mut u8);
 pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
 
 /// How a component type is registered. Build one with [`ComponentOptions::new`] and pass it
-/// to [`World::register_component_with`](crate::World::register_component_with).
+/// to `World::register_component_with`.
 ///
 /// Hashing and versioning are chosen by the registration method, since they need a bound on
 /// the type: `T: StateHash` for
-/// [`World::register_hashed_component`](crate::World::register_hashed_component) (or
-/// [`World::register_hashed_component_with`](crate::World::register_hashed_component_with)),
+/// `World::register_hashed_component` (or
+/// `World::register_hashed_component_with`),
 /// `T: Clone` for
-/// [`World::register_versioned_component`](crate::World::register_versioned_component) (or
-/// [`World::register_hashed_versioned_component`](crate::World::register_hashed_versioned_component)).
+/// `World::register_versioned_component` (or
+/// `World::register_hashed_versioned_component`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct ComponentOptions {
     versioned: bool,
@@ -77,7 +77,7 @@ impl ComponentOptions {
 
     /// Marks the component as versioned. Crate-internal: a versioned component needs a
     /// clone function, which only the `T: Clone` registration methods
-    /// ([`World::register_versioned_component`](crate::World::register_versioned_component))
+    /// (`World::register_versioned_component`)
     /// can supply, so the public way to version a component is through them.
     #[doc(hidden)]
     pub const fn versioned(mut self) -> Self {
@@ -141,13 +141,13 @@ impl ComponentInfo {
     }
 
     /// Whether it is versioned: it keeps a frozen copy of its values as of the last
-    /// [`World::end_tick`](crate::World::end_tick), for snapshot reads.
+    /// `World::end_tick`, for snapshot reads.
     pub fn is_versioned(&self) -> bool {
         self.versioned
     }
 
     /// Whether the type is a resource (a singleton stored in the world, see
-    /// [`World::insert_resource`](crate::World::insert_resource)) rather than a component
+    /// `World::insert_resource`) rather than a component
     /// stored on entities. Both share one id space.
     pub fn is_resource(&self) -> bool {
         self.resource

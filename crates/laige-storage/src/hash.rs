@@ -94,10 +94,10 @@ impl StateHasher {
     }
 }
 
-/// A component whose value takes part in [`World::state_hash`](crate::World::state_hash).
+/// A component whose value takes part in `World::state_hash`.
 ///
 /// Register such a component with
-/// [`World::register_hashed_component`](crate::World::register_hashed_component); a component
+/// `World::register_hashed_component`; a component
 /// registered without hashing contributes only its presence.
 ///
 /// The provided impls feed every primitive as its big-endian bytes at its own width: `u8`,

@@ -1,12 +1,12 @@
 //! Versioned components: a frozen copy of their values as of the last
-//! [`World::end_tick`], for systems that declared a snapshot read.
+//! `World::end_tick`, for systems that declared a snapshot read.
 //!
-//! A component registered with [`World::register_versioned_component`] (which needs
+//! A component registered with `World::register_versioned_component` (which needs
 //! `T: Clone`) keeps, besides its live values in the archetype tables, one entity-ordered list
 //! of `(Entity, T)`: a *clone* of every live value, taken by `end_tick`. A system that
-//! declared `.reads_snapshot::<T>()` reads that list ([`SystemContext::snapshot`],
-//! [`SystemContext::each_snapshot`], [`SystemContext::snapshot_view`], or the
-//! [`Snapshot<&T>`](Snapshot) query element) while other systems write the live values: the
+//! declared `.reads_snapshot::<T>()` reads that list (`SystemContext::snapshot`,
+//! `SystemContext::each_snapshot`, `SystemContext::snapshot_view`, or the
+//! `Snapshot<&T>` query element (laige-query)) while other systems write the live values: the
 //! copy is separate memory, changed only under `&mut World`, so a snapshot read conflicts with
 //! no writer and needs no edge.
 //!
@@ -150,7 +150,7 @@ impl Snapshots {
 }
 
 /// The snapshot of a versioned component `T`: its values as of the last
-/// [`World::end_tick`], with their entities, in ascending entity index.
+/// `World::end_tick`, with their entities, in ascending entity index.
 ///
 /// Borrowed from the world for `'a`; it stays valid while systems write the live values.
 pub struct SnapshotView<'a, T> {

@@ -21,7 +21,7 @@ use crate::{Entity, WorldError};
 /// # The access contract
 ///
 /// Column data can be written through a shared `&Storage`: that is what lets several
-/// [`SystemContext`](crate::SystemContext)s run at once. It is sound because every such write
+/// `SystemContext`s run at once. It is sound because every such write
 /// happens inside a context, whose `unsafe` constructor demands that no other live context
 /// may write a component this one declares, or read one it writes (the scheduler proves this
 /// from declared access), and because each context checks every query against its system's
@@ -30,7 +30,7 @@ use crate::{Entity, WorldError};
 ///
 /// Resources follow the same contract: they are components without entities, in the same id
 /// space, declared and checked the same way. Snapshots of versioned components change only
-/// under `&mut Storage` ([`World::end_tick`](crate::World::end_tick)), so any number of
+/// under `&mut Storage` (`World::end_tick`), so any number of
 /// contexts may read them while writers change the live values.
 ///
 /// Through a plain `&Storage` only metadata is readable: liveness, counts, archetypes.

@@ -77,7 +77,7 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Fresh<&T> {
 }
 
 /// The query `Q` narrowed by the filter `F`, yielding `Q`'s items only: what a
-/// [`Query<'_, Q, F>`](crate::Query) parameter runs.
+/// `Query<'_, Q, F>` parameter runs.
 pub struct Filtered<Q, F>(PhantomData<fn() -> (Q, F)>);
 
 impl<Q, F> fmt::Debug for Filtered<Q, F> {

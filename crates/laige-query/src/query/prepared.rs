@@ -8,7 +8,7 @@ use crate::{Entity, Storage};
 /// A query checked once against what its system declared, for looking up many entities by
 /// handle (targets, parents, neighbours): [`Prepared::get`] does no check of its own.
 ///
-/// Made by `prepare` on a [`World`](crate::World), a [`SystemContext`](crate::SystemContext)
+/// Made by `prepare` on a `World`, a `SystemContext`
 /// or [`Queries`](crate::Queries), and borrows it: no other query of that context runs while
 /// a `Prepared` lives, and each item borrows the `Prepared`, so items come one at a time.
 ///

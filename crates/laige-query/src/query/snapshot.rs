@@ -18,8 +18,8 @@ use crate::{Entity, QueryError};
 /// `ctx.each::<(&mut Vel, Snapshot<&Pos>)>(|e, (vel, old_pos)| ..)`.
 ///
 /// Per row it yields `Option<&T>`: the entity's value as of the last
-/// [`World::end_tick`], or `None` when it had none then (one binary search per row). Per
-/// archetype ([`SystemContext::each_chunk`]) it yields the whole [`SnapshotView`]. It does
+/// `World::end_tick`, or `None` when it had none then (one binary search per row). Per
+/// archetype (`SystemContext::each_chunk`) it yields the whole [`SnapshotView`]. It does
 /// not narrow the matched entities, and reads no live column, so it aliases nothing: it
 /// needs a `.reads_snapshot::<T>()` declaration, never a read or write of `T`.
 pub struct Snapshot<Q>(PhantomData<fn() -> Q>);

@@ -42,7 +42,7 @@ impl Storage {
     ///    - for each of its hashed components in ascending id, the bytes its
     ///      [`StateHash`](crate::StateHash) writes;
     /// 4. for each resource inserted hashed
-    ///    ([`World::insert_hashed_resource`](crate::World::insert_hashed_resource)) that the
+    ///    (`World::insert_hashed_resource`) that the
     ///    world holds, in ascending id: the id (u16), then the bytes of its `StateHash`
     ///    (nothing at all when there is none).
     ///
