@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the tests of the crates with `unsafe` code (laige-storage, laige-query, laige-world,
 # laige-executor) under Miri, once with Stacked Borrows and once with Tree Borrows, when a
-# nightly toolchain with Miri is installed. Not a CI gate: a full run takes tens of minutes on two cores. docs/testing.md
-# records the last run's results and times.
+# nightly toolchain with Miri is installed. Not a CI gate: a full run takes tens of minutes on
+# two cores. docs/testing.md records the last run's results and times.
 #
 # Usage, from anywhere: bash scripts/miri.sh [extra `cargo miri test` arguments]
 # Install Miri with: rustup component add --toolchain nightly miri rust-src
