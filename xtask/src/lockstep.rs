@@ -2,8 +2,10 @@
 //! bit-identical state in a debug build, a release build and a release build for the host
 //! CPU (`-C target-cpu=native`, which lets LLVM use FMA and wider vectors).
 //!
-//! Each variant is built in its own target directory under `target/` (different flags would
-//! otherwise rebuild one another), runs a short demo with one seed and writes its checksum
+//! The debug and release variants build in `target/` itself, where the `test` gate has just
+//! built the debug demo; the native one, whose flags differ, in `target/lockstep-native`
+//! (sharing a directory, differently flagged builds would rebuild one another). Each runs a
+//! short demo with one seed and writes its checksum
 //! record; the `desync` example then compares the debug record with each release one. When
 //! they differ, its report (the first tick, system and component) is the gate's failure.
 
@@ -12,11 +14,13 @@ use std::process::Command;
 
 use crate::metadata::cargo;
 
-/// A build of the demo: its name, whether it is `--release`, and its `RUSTFLAGS`.
+/// A build of the demo: its name, whether it is `--release`, its `RUSTFLAGS`, and whether
+/// it needs a target directory of its own (for flags the other builds do not use).
 struct Variant {
     name: &'static str,
     release: bool,
     rustflags: &'static str,
+    own_target_dir: bool,
 }
 
 const VARIANTS: [Variant; 3] = [
@@ -24,16 +28,19 @@ const VARIANTS: [Variant; 3] = [
         name: "debug",
         release: false,
         rustflags: "",
+        own_target_dir: false,
     },
     Variant {
         name: "release",
         release: true,
         rustflags: "",
+        own_target_dir: false,
     },
     Variant {
         name: "native",
         release: true,
         rustflags: "-C target-cpu=native",
+        own_target_dir: true,
     },
 ];
 
@@ -53,9 +60,12 @@ const DEMO_ARGS: [&str; 6] = [
 pub fn run(root: &Path) -> Result<(), String> {
     let mut records = Vec::new();
     for variant in &VARIANTS {
-        let target_dir = root
-            .join("target")
-            .join(format!("lockstep-{}", variant.name));
+        let target = root.join("target");
+        let target_dir = if variant.own_target_dir {
+            target.join(format!("lockstep-{}", variant.name))
+        } else {
+            target.clone()
+        };
         let mut build = cargo();
         build
             .args([
@@ -82,7 +92,7 @@ pub fn run(root: &Path) -> Result<(), String> {
         }
         let profile = if variant.release { "release" } else { "debug" };
         let examples = target_dir.join(profile).join("examples");
-        let record = target_dir.join("checksums.bin");
+        let record = target.join(format!("lockstep-{}.bin", variant.name));
         let out = Command::new(examples.join("demo"))
             .args(DEMO_ARGS)
             .arg("--checksums")
