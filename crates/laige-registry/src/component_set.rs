@@ -89,7 +89,7 @@ impl<I> IdSet<I> {
     };
 
     /// Every id (all 256).
-    pub(crate) const FULL: Self = Self::from_words([u64::MAX; 4]);
+    pub const FULL: Self = Self::from_words([u64::MAX; 4]);
 
     /// The first `n` ids (1 to `n`), all of them past 256.
     pub const fn first(n: usize) -> Self {
