@@ -158,29 +158,33 @@ struct ComponentAccessors {
 impl Accessors {
     /// The accessors of every component `registry`'s systems declare.
     pub fn of<R>(registry: &Registry<R>) -> Self {
-        let mut accessors = Self::default();
+        // Systems declare only registered components; room for the highest of them.
+        let len = registry
+            .components()
+            .iter()
+            .last()
+            .map_or(0, |c| c.index() + 1);
+        let mut by_component = vec![ComponentAccessors::default(); len];
         for record in registry.records() {
             let id = record.id();
-            accessors.add(record.writes(), |it| &mut it.writers, id);
-            accessors.add(record.reads(), |it| &mut it.readers, id);
-            accessors.add(record.reads_fresh(), |it| &mut it.fresh, id);
+            let (reads, writes, fresh) = (record.reads(), record.writes(), record.reads_fresh());
+            reads.union(writes).iter().for_each(|c| {
+                if c.index() >= by_component.len() {
+                    by_component.resize(c.index() + 1, ComponentAccessors::default());
+                }
+                let it = &mut by_component[c.index()];
+                if writes.contains(c) {
+                    it.writers.insert(id);
+                }
+                if reads.contains(c) {
+                    it.readers.insert(id);
+                }
+                if fresh.contains(c) {
+                    it.fresh.insert(id);
+                }
+            });
         }
-        accessors
-    }
-
-    fn add(
-        &mut self,
-        components: &ComponentSet,
-        kind: fn(&mut ComponentAccessors) -> &mut SystemSet,
-        system: SystemId,
-    ) {
-        components.iter().for_each(|c| {
-            if c.index() >= self.by_component.len() {
-                self.by_component
-                    .resize(c.index() + 1, ComponentAccessors::default());
-            }
-            kind(&mut self.by_component[c.index()]).insert(system);
-        });
+        Self { by_component }
     }
 
     /// The union over `components` of what `kind` picks from each.

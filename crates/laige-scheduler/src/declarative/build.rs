@@ -384,6 +384,10 @@ fn derived_edges<R>(
 }
 
 /// In one phase, two writers, or a plain reader and a writer, need a path between them.
+///
+/// The first unordered pair (`a` < `b`, by `a` then `b`) is reported. Each system `b` asks
+/// for the earlier systems its reachability does not already order (in a runnable
+/// schedule, none), so the smallest `a` found over all `b` wins.
 fn check_same_phase<R>(
     registry: &Registry<R>,
     layout: &Layout,
@@ -391,43 +395,61 @@ fn check_same_phase<R>(
     pairs: &Pairs,
     reach: &[SystemSet],
 ) -> Result<(), ScheduleError> {
-    let records = registry.records();
-    for a in 0..records.len() {
-        for b in pairs
-            .same_phase(registry, placed, reach, a)
-            .iter()
-            .map(|b| b.index())
-        {
-            if placed.dag[a] != placed.dag[b] || placed.phase[a] != placed.phase[b] {
-                continue;
+    let mut first: Option<(usize, ScheduleError)> = None;
+    for b in 0..registry.len() {
+        for a in pairs.same_phase(registry, placed, reach, b).iter() {
+            let a = a.index();
+            if first.as_ref().is_some_and(|(found, _)| *found <= a) {
+                break;
             }
-            if reach[b].contains(id_at(a)) || reach[a].contains(id_at(b)) {
-                continue;
-            }
-            let (ra, rb) = (&records[a], &records[b]);
-            let phase = layout.dags()[placed.dag[a]].phases[placed.phase[a]];
-            if let Some(c) = ra.writes().first_common(rb.writes()) {
-                return Err(ScheduleError::UnorderedWriters {
-                    component: registry.component_name(c),
-                    first: system_ref(registry, a),
-                    second: system_ref(registry, b),
-                    phase,
-                });
-            }
-            for (reader, writer) in [(a, b), (b, a)] {
-                let plain = plain_reads(&records[reader]);
-                if let Some(c) = plain.first_common(records[writer].writes()) {
-                    return Err(ScheduleError::AmbiguousRead {
-                        component: registry.component_name(c),
-                        reader: system_ref(registry, reader),
-                        writer: system_ref(registry, writer),
-                        phase,
-                    });
-                }
+            if let Some(err) = unordered_in_phase(registry, layout, placed, reach, a, b) {
+                first = Some((a, err));
+                break;
             }
         }
     }
-    Ok(())
+    first.map_or(Ok(()), |(_, err)| Err(err))
+}
+
+/// The error of `a` and `b` (`a` < `b`) when they share a phase, no path orders them, and
+/// they write one component or one reads plainly what the other writes.
+fn unordered_in_phase<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+    placed: &Placed,
+    reach: &[SystemSet],
+    a: usize,
+    b: usize,
+) -> Option<ScheduleError> {
+    if placed.dag[a] != placed.dag[b] || placed.phase[a] != placed.phase[b] {
+        return None;
+    }
+    if reach[b].contains(id_at(a)) || reach[a].contains(id_at(b)) {
+        return None;
+    }
+    let records = registry.records();
+    let (ra, rb) = (&records[a], &records[b]);
+    let phase = layout.dags()[placed.dag[a]].phases[placed.phase[a]];
+    if let Some(c) = ra.writes().first_common(rb.writes()) {
+        return Some(ScheduleError::UnorderedWriters {
+            component: registry.component_name(c),
+            first: system_ref(registry, a),
+            second: system_ref(registry, b),
+            phase,
+        });
+    }
+    for (reader, writer) in [(a, b), (b, a)] {
+        let plain = plain_reads(&records[reader]);
+        if let Some(c) = plain.first_common(records[writer].writes()) {
+            return Some(ScheduleError::AmbiguousRead {
+                component: registry.component_name(c),
+                reader: system_ref(registry, reader),
+                writer: system_ref(registry, writer),
+                phase,
+            });
+        }
+    }
+    None
 }
 
 fn plain_reads(record: &SystemRecord) -> laige_registry::ComponentSet {

@@ -1,13 +1,14 @@
-//! Which pairs each declarative pass looks at: for a system `a`, the later systems `b`
-//! whose pair with it can add an edge or fail a check, found by set algebra.
+//! Which pairs each declarative pass looks at: for a system, the later (or, for the
+//! same-phase check, earlier) systems whose pair with it can add an edge or fail a check,
+//! found by set algebra.
 //!
 //! Each pass (derived edges, the same-phase check, the DAG check) keeps its pair test as it
-//! is and asks here only which later systems to test, in ascending order, so edges and the
-//! first error come out as a scan of every pair gives them. Every set here holds at least
-//! the pairs that test can act on: it is built from the same access sets, transposed per
-//! component ([`Accessors`]), so the work is a few set unions per system instead of one
-//! test per pair. [`Pairs::all`] (every later system) is the scan itself, which the tests
-//! compare against.
+//! is and asks here only which systems to pair with each one, in ascending order, so edges
+//! and the first error come out as a scan of every pair gives them. Every set here holds at
+//! least the pairs that test can act on: it is built from the same access sets, transposed
+//! per component ([`Accessors`]), so the work is a few set unions per system instead of one
+//! test per pair. [`Pairs::all`] (every later or earlier system) is the scan itself, which
+//! the tests compare against.
 
 use laige_registry::{Accessors, Registry, SystemSet};
 
@@ -58,28 +59,29 @@ impl Pairs {
             .intersection(&later(registry, a))
     }
 
-    /// Later systems of `a`'s phase that `reach` does not already order before it, and
-    /// that write what it writes or reads plainly, or read plainly what it writes.
+    /// Earlier systems of `b`'s phase that `reach` does not order before it, and that
+    /// write what it writes or reads plainly, or read plainly what it writes.
     pub(crate) fn same_phase<R>(
         &self,
         registry: &Registry<R>,
         placed: &Placed,
         reach: &[SystemSet],
-        a: usize,
+        b: usize,
     ) -> SystemSet {
+        let earlier = SystemSet::first(b);
         let Some(accessors) = &self.accessors else {
-            return later(registry, a);
+            return earlier;
         };
-        let record = &registry.records()[a];
+        let record = &registry.records()[b];
         let writes = record.writes();
         let plain = record.reads().difference(record.reads_fresh());
         accessors
             .writers_of(writes)
             .union(&accessors.plain_readers_of(writes))
             .union(&accessors.writers_of(&plain))
-            .intersection(placed.phase_members(a))
-            .difference(&reach[a])
-            .intersection(&later(registry, a))
+            .intersection(placed.phase_members(b))
+            .intersection(&earlier)
+            .difference(&reach[b])
     }
 
     /// Later systems whose access conflicts with `a`'s, in another DAG of its track.
