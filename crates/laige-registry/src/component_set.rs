@@ -225,6 +225,14 @@ impl<I: DenseId> IdSet<I> {
         self.words
     }
 
+    /// The set of the ids at the same 0-based positions as those of `other`: the same
+    /// bits, as ids of another kind (system ids as positions in an order that lists them
+    /// by id).
+    #[inline]
+    pub const fn same_positions<J>(other: &IdSet<J>) -> Self {
+        Self::from_words(other.words)
+    }
+
     /// The ids in ascending order.
     pub fn iter(&self) -> Iter<I> {
         Iter {
