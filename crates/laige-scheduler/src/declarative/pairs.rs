@@ -48,7 +48,12 @@ impl Pairs {
         };
         let record = &registry.records()[a];
         let phase = placed.phase_members(a);
-        let across = accessors.conflicting(record).difference(phase);
+        let other_phases = placed.dag_members(a).difference(phase);
+        let across = if other_phases.is_empty() {
+            SystemSet::EMPTY
+        } else {
+            accessors.conflicting(record).intersection(&other_phases)
+        };
         let fresh = accessors
             .fresh_readers_of(record.writes())
             .union(&accessors.writers_of(record.reads_fresh()))
