@@ -125,8 +125,13 @@ impl Plan {
         plan.pred_start.push(0);
         // Reduced predecessors per node, track-local.
         let mut reduced: Vec<Positions> = vec![Positions::EMPTY; len];
+        let mut runs = Runs::new();
         for track in schedule.tracks() {
             let base = plan.nodes.len();
+            runs.clear();
+            // While the track lists systems by id from the first (one track in
+            // registration order, say), a system's position is its index.
+            let mut by_id = true;
             for (j, &b) in track.iter().enumerate() {
                 assert!(
                     b.index() < MAX_SYSTEMS,
@@ -137,15 +142,25 @@ impl Plan {
                 }
                 plan.runs_needed = plan.runs_needed.max(b.index() + 1);
                 plan.nodes.push(b);
-                let after = after.get(b.index()).unwrap_or(&SystemSet::EMPTY);
-                for (i, &a) in track[..j].iter().enumerate() {
-                    if after.contains(a) {
-                        plan.explicit[base + j].insert(Position::at(i));
-                    }
-                    if a == b || conflicts.contains(a, b) {
-                        plan.conflict[base + j].insert(Position::at(i));
-                    }
+                // The systems already in the track that `b` waits for, then where they run:
+                // set algebra over ids instead of a test of every earlier position.
+                let explicit = after
+                    .get(b.index())
+                    .unwrap_or(&SystemSet::EMPTY)
+                    .intersection(&runs.seen);
+                let mut conflict = conflicts.of(b).intersection(&runs.seen);
+                if runs.seen.contains(b) {
+                    conflict.insert(b);
                 }
+                by_id &= b.index() == j;
+                if by_id {
+                    plan.explicit[base + j] = Positions::same_positions(&explicit);
+                    plan.conflict[base + j] = Positions::same_positions(&conflict);
+                } else {
+                    plan.explicit[base + j] = runs.positions(&explicit);
+                    plan.conflict[base + j] = runs.positions(&conflict);
+                }
+                runs.push(b, j);
             }
             let (roots, width) = reduce(
                 &plan.explicit[base..],
@@ -322,6 +337,52 @@ impl Plan {
     }
 }
 
+/// Where each system runs in the part of a track built so far: per system, its latest
+/// position, and per position the previous run of the same system (only a hand-built
+/// schedule lists one twice).
+struct Runs {
+    seen: SystemSet,
+    latest: [u16; MAX_SYSTEMS],
+    previous: [u16; MAX_SYSTEMS],
+}
+
+impl Runs {
+    fn new() -> Self {
+        Self {
+            seen: SystemSet::EMPTY,
+            latest: [NO_POSITION; MAX_SYSTEMS],
+            previous: [NO_POSITION; MAX_SYSTEMS],
+        }
+    }
+
+    /// Forgets the previous track.
+    fn clear(&mut self) {
+        for id in &self.seen {
+            self.latest[id.index()] = NO_POSITION;
+        }
+        self.seen = SystemSet::EMPTY;
+    }
+
+    /// Records that `id` runs at track-local position `position`.
+    fn push(&mut self, id: SystemId, position: usize) {
+        self.previous[position] = self.latest[id.index()];
+        self.latest[id.index()] = position as u16;
+        self.seen.insert(id);
+    }
+
+    /// Every position where a system of `systems` runs.
+    fn positions(&self, systems: &SystemSet) -> Positions {
+        systems.iter().fold(Positions::EMPTY, |mut positions, id| {
+            let mut at = self.latest[id.index()];
+            while at != NO_POSITION {
+                positions.insert(Position::at(usize::from(at)));
+                at = self.previous[usize::from(at)];
+            }
+            positions
+        })
+    }
+}
+
 /// Transitive reduction of one track, nodes in sequential order (every edge points
 /// forward). Fills `reduced` and returns the roots and the largest level.
 fn reduce(
@@ -352,4 +413,76 @@ fn reduce(
         }
     }
     (roots, level_size.into_iter().max().unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use laige_registry::{Conflicts, SystemId, SystemSet};
+    use laige_scheduler::Schedule;
+
+    use super::{Plan, Position};
+
+    fn id(index: usize) -> SystemId {
+        SystemId::new(index as u32 + 1).unwrap()
+    }
+
+    /// The full relation, as sets over ids and the runs of each system, is the relation a
+    /// test of every earlier position gives: explicit when `after` names the earlier
+    /// system, conflict when it is the same system or the pair conflicts, on hand-built
+    /// orders that list systems by id, list systems twice and name systems past the relation.
+    #[test]
+    fn the_relation_is_that_of_every_earlier_position() {
+        let mut state = 0x5EED_u64;
+        let mut below = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % n
+        };
+        for round in 0..60 {
+            let systems = 1 + below(150) as usize;
+            let len = 1 + below(180) as usize;
+            // Often a prefix listed by id (where positions are indices), then anything.
+            let by_id = below(len as u64 + 1) as usize;
+            let order: Vec<SystemId> = (0..len)
+                .map(|i| {
+                    id(if i < by_id {
+                        i
+                    } else {
+                        below(systems as u64 + 5) as usize
+                    })
+                })
+                .collect();
+            let schedule = Schedule::hand_built(systems, &order);
+            let pairs: Vec<(usize, usize)> = (0..systems * 2)
+                .map(|_| {
+                    (
+                        below(systems as u64) as usize,
+                        below(systems as u64) as usize,
+                    )
+                })
+                .collect();
+            let conflict =
+                |a: usize, b: usize| pairs.contains(&(a.min(b), a.max(b))) || a.max(b) >= systems;
+            let conflicts = Conflicts::from_pairs(systems, |a, b| conflict(a.index(), b.index()));
+            let after: Vec<SystemSet> = (0..systems)
+                .map(|_| {
+                    (0..3)
+                        .map(|_| id(below(systems as u64 + 5) as usize))
+                        .collect()
+                })
+                .collect();
+            let plan = Plan::build(&schedule, &after, &conflicts);
+            for (j, b) in order.iter().map(|b| b.index()).enumerate() {
+                for (i, a) in order[..j].iter().map(|a| a.index()).enumerate() {
+                    let explicit = after.get(b).is_some_and(|s| s.contains(id(a)));
+                    let conflicting = a == b || conflict(a, b);
+                    let at = Position::at(i);
+                    let context = format!("round {round}: {a} at {i} before {b} at {j}");
+                    assert_eq!(plan.explicit[j].contains(at), explicit, "{context}");
+                    assert_eq!(plan.conflict[j].contains(at), conflicting, "{context}");
+                }
+            }
+        }
+    }
 }

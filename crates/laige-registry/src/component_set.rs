@@ -89,7 +89,7 @@ impl<I> IdSet<I> {
     };
 
     /// Every id (all 256).
-    pub(crate) const FULL: Self = Self::from_words([u64::MAX; 4]);
+    pub const FULL: Self = Self::from_words([u64::MAX; 4]);
 
     /// The first `n` ids (1 to `n`), all of them past 256.
     pub const fn first(n: usize) -> Self {
@@ -223,6 +223,14 @@ impl<I: DenseId> IdSet<I> {
     #[inline]
     pub const fn to_words(&self) -> [u64; 4] {
         self.words
+    }
+
+    /// The set of the ids at the same 0-based positions as those of `other`: the same
+    /// bits, as ids of another kind (system ids as positions in an order that lists them
+    /// by id).
+    #[inline]
+    pub const fn same_positions<J>(other: &IdSet<J>) -> Self {
+        Self::from_words(other.words)
     }
 
     /// The ids in ascending order.

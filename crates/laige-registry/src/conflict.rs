@@ -78,8 +78,11 @@ pub struct Conflicts {
 impl Conflicts {
     /// No conflicts among `systems` systems.
     pub fn none(systems: usize) -> Self {
+        let systems = systems.min(MAX_SYSTEMS);
+        // Every set holds the ids past the relation: those conflict with all.
+        let unknown = SystemSet::FULL.difference(&SystemSet::first(systems));
         Self {
-            sets: vec![SystemSet::EMPTY; systems.min(MAX_SYSTEMS)],
+            sets: vec![unknown; systems],
         }
     }
 
@@ -111,15 +114,16 @@ impl Conflicts {
         self.sets[b.index()].insert(a);
     }
 
-    /// The systems `id` conflicts with.
+    /// The systems `id` conflicts with, those past the relation included: every system
+    /// `a` for which [`Conflicts::contains`]`(a, id)` holds.
     pub fn of(&self, id: SystemId) -> &SystemSet {
         self.sets.get(id.index()).unwrap_or(&SystemSet::FULL)
     }
 
     /// Whether `a` and `b` conflict.
     pub fn contains(&self, a: SystemId, b: SystemId) -> bool {
-        // Either way round: a system past the relation conflicts with all, both ways.
-        self.of(a).contains(b) || self.of(b).contains(a)
+        // The relation is symmetric, and a system past it is in every set.
+        self.of(b).contains(a)
     }
 
     /// How many systems the relation covers.
@@ -133,18 +137,133 @@ impl Conflicts {
     }
 }
 
+/// Who declares what, per component: the systems that write it, read it as it is this
+/// tick (`reads`, `reads_fresh`) and read it fresh. The transpose of the records' access
+/// sets, so the systems whose access meets one system's are a union of a few sets, one per
+/// component it declares, instead of a pass over every other system.
+///
+/// Built at setup by [`Accessors::of`] (one pass over the records, one allocation).
+#[derive(Clone, Debug, Default)]
+pub struct Accessors {
+    by_component: Vec<ComponentAccessors>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct ComponentAccessors {
+    writers: SystemSet,
+    readers: SystemSet,
+    fresh: SystemSet,
+}
+
+impl Accessors {
+    /// The accessors of every component `registry`'s systems declare.
+    pub fn of<R>(registry: &Registry<R>) -> Self {
+        // Systems declare only registered components; room for the highest of them.
+        let len = registry
+            .components()
+            .iter()
+            .last()
+            .map_or(0, |c| c.index() + 1);
+        let mut by_component = vec![ComponentAccessors::default(); len];
+        for record in registry.records() {
+            let id = record.id();
+            let (reads, writes, fresh) = (record.reads(), record.writes(), record.reads_fresh());
+            reads.union(writes).iter().for_each(|c| {
+                if c.index() >= by_component.len() {
+                    by_component.resize(c.index() + 1, ComponentAccessors::default());
+                }
+                let it = &mut by_component[c.index()];
+                if writes.contains(c) {
+                    it.writers.insert(id);
+                }
+                if reads.contains(c) {
+                    it.readers.insert(id);
+                }
+                if fresh.contains(c) {
+                    it.fresh.insert(id);
+                }
+            });
+        }
+        Self { by_component }
+    }
+
+    /// The union over `components` of what `kind` picks from each.
+    #[inline]
+    fn union_over(
+        &self,
+        components: &ComponentSet,
+        kind: impl Fn(&ComponentAccessors) -> SystemSet,
+    ) -> SystemSet {
+        components.iter().fold(SystemSet::EMPTY, |acc, c| {
+            match self.by_component.get(c.index()) {
+                Some(it) => acc.union(&kind(it)),
+                None => acc,
+            }
+        })
+    }
+
+    /// The systems that write any of `components`.
+    pub fn writers_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.writers)
+    }
+
+    /// The systems that read any of `components` as it is this tick (`reads`,
+    /// `reads_fresh`; snapshot reads are not counted).
+    pub fn readers_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.readers)
+    }
+
+    /// The systems that declared [`crate::Access::ReadFresh`] of any of `components`.
+    pub fn fresh_readers_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.fresh)
+    }
+
+    /// The systems that read any of `components` plainly: this tick's value, not declared
+    /// fresh.
+    pub fn plain_readers_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.readers.difference(&it.fresh))
+    }
+
+    /// The systems that write or read this tick any of `components`.
+    pub fn touchers_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.writers.union(&it.readers))
+    }
+
+    /// The systems `b` for which `record.declared_conflicts(b)` is not empty
+    /// ([`SystemRecord::declared_conflicts`]): those touching what it writes, and those
+    /// writing what it reads. The record's own system is among them when it writes.
+    pub fn conflicting(&self, record: &SystemRecord) -> SystemSet {
+        self.touchers_of(record.writes())
+            .union(&self.writers_of(record.reads()))
+    }
+}
+
 impl<R> Registry<R> {
     /// Every pair of registered systems that conflicts by [`SystemRecord::conflict_with`]:
     /// declared access only, or refined by the footprints over `live` tables.
     ///
-    /// Setup-time work, O(systems² × tables): it allocates one set per system.
+    /// Setup-time work: the pairs whose declared access meets come from [`Accessors`]
+    /// (a few set unions per system); only with `live` is each of those pairs asked again,
+    /// O(pairs × tables). It allocates one set per system.
     pub fn conflicts(&self, live: Option<&LiveTables<'_>>) -> Conflicts {
         let records = self.records();
+        let accessors = Accessors::of(self);
         let mut conflicts = Conflicts::none(records.len());
         for (b, rb) in records.iter().enumerate() {
-            for (a, ra) in records[..b].iter().enumerate() {
-                if ra.conflict_with(rb, live).is_some() {
-                    conflicts.insert(SystemId::from_index(a), SystemId::from_index(b));
+            let id = rb.id();
+            let mut declared = accessors.conflicting(rb);
+            declared.remove(id);
+            match live {
+                // The declared rule is symmetric, so a system's set is all it needs.
+                None => conflicts.sets[b] = conflicts.sets[b].union(&declared),
+                Some(live) => {
+                    // Each pair once, from its later system.
+                    let earlier = declared.intersection(&SystemSet::first(b));
+                    earlier.iter().for_each(|a| {
+                        if records[a.index()].conflict_with(rb, Some(live)).is_some() {
+                            conflicts.insert(a, id);
+                        }
+                    });
                 }
             }
         }

@@ -58,7 +58,7 @@ mod suggest;
 
 pub use budget::Budget;
 pub use component_set::{ComponentSet, DenseId, IdSet, Iter as IdSetIter, SystemSet};
-pub use conflict::{Conflicts, LiveTables};
+pub use conflict::{Accessors, Conflicts, LiveTables};
 pub use def::{Access, Io, IoList, MAX_IO, Placement, SystemDef};
 pub use error::{RegisterError, UnknownSystem};
 pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};

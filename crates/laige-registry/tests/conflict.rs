@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 
 use laige_registry::{
-    ComponentId, ComponentSet, Conflicts, LiveTables, Registry, SystemDef, SystemId, SystemRecord,
+    Accessors, ComponentId, ComponentSet, Conflicts, LiveTables, Registry, SystemDef, SystemId,
+    SystemRecord, SystemSet,
 };
 use proptest::prelude::*;
 
@@ -148,9 +149,9 @@ fn registry(systems: &[System]) -> Registry<Run> {
     for c in 1..=COMPONENTS + RESOURCES {
         registry.register_component(cid(c));
     }
-    let names = ["S0", "S1", "S2", "S3", "S4", "S5"];
     for (i, system) in systems.iter().enumerate() {
-        let mut def = SystemDef::new(names[i], noop as Run).budget_ms(1.0);
+        let name = &*Box::leak(format!("S{i}").into_boxed_str());
+        let mut def = SystemDef::new(name, noop as Run).budget_ms(1.0);
         for (k, &u) in system.uses.iter().enumerate() {
             let c = cid(k as u16 + 1);
             def = match u {
@@ -270,6 +271,76 @@ proptest! {
                 let (ia, ib) = (SystemId::new(a as u32 + 1).unwrap(), SystemId::new(b as u32 + 1).unwrap());
                 prop_assert_eq!(conflicts.contains(ia, ib), expected.is_some());
             }
+        }
+    }
+}
+
+/// The systems of `registry` for which `pick` holds, as a set.
+fn systems_where(registry: &Registry<Run>, pick: impl Fn(&SystemRecord) -> bool) -> SystemSet {
+    registry
+        .records()
+        .iter()
+        .filter(|r| pick(r))
+        .map(|r| r.id())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The set-algebra form of the rule is the rule: over registries large enough to span
+    /// every word of a system set, `Registry::conflicts` (declared, and with live tables)
+    /// holds exactly the pairs `conflict_with` names, and each `Accessors` query is the
+    /// set of systems a scan of every record finds.
+    #[test]
+    fn the_set_algebra_is_the_pairwise_rule(
+        systems in prop::collection::vec(system(), 1..=200),
+        world in world(),
+        query in component_subset(),
+    ) {
+        let registry = registry(&systems);
+        let n = systems.len();
+        let records = registry.records();
+        let pairwise = |live: Option<&LiveTables<'_>>| {
+            Conflicts::from_pairs(n, |a, b| {
+                records[a.index()].conflict_with(&records[b.index()], live).is_some()
+            })
+        };
+        prop_assert_eq!(registry.conflicts(None), pairwise(None));
+        let tables = signatures(&world);
+        let resources = resources();
+        let live = LiveTables::new(&tables, &resources);
+        prop_assert_eq!(registry.conflicts(Some(&live)), pairwise(Some(&live)));
+
+        let accessors = Accessors::of(&registry);
+        let query: ComponentSet = query.into_iter().map(cid).collect();
+        let meets = |set: &ComponentSet| set.intersects(&query);
+        prop_assert_eq!(
+            accessors.writers_of(&query),
+            systems_where(&registry, |r| meets(r.writes()))
+        );
+        prop_assert_eq!(
+            accessors.readers_of(&query),
+            systems_where(&registry, |r| meets(r.reads()))
+        );
+        prop_assert_eq!(
+            accessors.fresh_readers_of(&query),
+            systems_where(&registry, |r| meets(r.reads_fresh()))
+        );
+        prop_assert_eq!(
+            accessors.plain_readers_of(&query),
+            systems_where(&registry, |r| meets(&r.reads().difference(r.reads_fresh())))
+        );
+        prop_assert_eq!(
+            accessors.touchers_of(&query),
+            systems_where(&registry, |r| meets(&r.reads().union(r.writes())))
+        );
+        for record in records {
+            prop_assert_eq!(
+                accessors.conflicting(record),
+                systems_where(&registry, |r| !record.declared_conflicts(r).is_empty()),
+                "system {}", record.name()
+            );
         }
     }
 }

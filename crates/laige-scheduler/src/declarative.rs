@@ -13,6 +13,7 @@
 
 pub(crate) mod build;
 mod layout;
+mod pairs;
 
 pub use layout::{DagDecl, Layout, Phases};
 

@@ -3,6 +3,7 @@
 use laige_registry::{Registry, SystemRecord, SystemSet};
 
 use super::Layout;
+use super::pairs::Pairs;
 use crate::flat::system_ref;
 use crate::graph::{Cause, Edge, Graph, id_at};
 use crate::schedule::StrongEdges;
@@ -13,10 +14,39 @@ use crate::{MAX_TRACKS, Schedule, ScheduleError};
 pub(crate) type DeclaredGraph = Graph<Vec<Edge>>;
 
 /// Where each system sits, by registry position: indices into the layout's DAGs and into
-/// that DAG's phases.
+/// that DAG's phases; and the members of each track, DAG and phase, as sets.
 pub(crate) struct Placed {
     pub(crate) dag: Vec<usize>,
     pub(crate) phase: Vec<usize>,
+    /// Per DAG, its track.
+    dag_track: Vec<usize>,
+    /// Per DAG, where its phases start in `phases`.
+    phase_base: Vec<usize>,
+    tracks: Vec<SystemSet>,
+    dags: Vec<SystemSet>,
+    phases: Vec<SystemSet>,
+}
+
+impl Placed {
+    /// The systems of track `track`.
+    pub(crate) fn track(&self, track: usize) -> &SystemSet {
+        &self.tracks[track]
+    }
+
+    /// The systems of the track system `s` is in.
+    pub(crate) fn track_members(&self, s: usize) -> &SystemSet {
+        &self.tracks[self.dag_track[self.dag[s]]]
+    }
+
+    /// The systems of the DAG system `s` is in.
+    pub(crate) fn dag_members(&self, s: usize) -> &SystemSet {
+        &self.dags[self.dag[s]]
+    }
+
+    /// The systems of the phase system `s` is in.
+    pub(crate) fn phase_members(&self, s: usize) -> &SystemSet {
+        &self.phases[self.phase_base[self.dag[s]] + self.phase[s]]
+    }
 }
 
 /// The derived graph (with exclusive edges), the per-track orders and the placement.
@@ -27,19 +57,27 @@ pub(crate) struct Derived {
 }
 
 pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Derived, ScheduleError> {
+    derive_with(registry, layout, Pairs::indexed)
+}
+
+/// [`derive`], with the pair candidates of each pass from `pairs` (the tests compare the
+/// set-algebra candidates with every pair).
+pub(crate) fn derive_with<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+    pairs: fn(&Registry<R>) -> Pairs,
+) -> Result<Derived, ScheduleError> {
     validate_layout(layout)?;
     let placed = place(registry, layout)?;
     let mut graph = Box::new(DeclaredGraph::new(Vec::new()));
     explicit_edges(registry, layout, &placed, &mut graph)?;
     check_snapshots(registry)?;
-    derived_edges(registry, &placed, &mut graph);
+    let pairs = pairs(registry);
+    derived_edges(registry, &placed, &pairs, &mut graph);
 
     let mut orders = Vec::with_capacity(layout.tracks().len());
     for track in 0..layout.tracks().len() {
-        let members: SystemSet = (0..registry.len())
-            .filter(|&s| layout.track_of(placed.dag[s]) == track)
-            .map(id_at)
-            .collect();
+        let members = *placed.track(track);
         let mut order = Vec::with_capacity(members.len());
         let placed_here = graph.kahn(&members, |s| order.push(s));
         if placed_here.len() < members.len() {
@@ -52,8 +90,8 @@ pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Deriv
     }
     let all: Vec<usize> = orders.iter().flatten().copied().collect();
     let reach = graph.reachability(&all);
-    check_same_phase(registry, layout, &placed, &reach)?;
-    check_dag_conflicts(registry, layout, &placed)?;
+    check_same_phase(registry, layout, &placed, &pairs, &reach)?;
+    check_dag_conflicts(registry, layout, &placed, &pairs)?;
     for order in &orders {
         exclusive_edges(registry, &placed, order, &reach, &mut graph);
     }
@@ -135,10 +173,22 @@ fn validate_layout(layout: &Layout) -> Result<(), ScheduleError> {
 }
 
 fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, ScheduleError> {
+    let dags = layout.dags();
     let mut placed = Placed {
         dag: Vec::with_capacity(registry.len()),
         phase: Vec::with_capacity(registry.len()),
+        dag_track: (0..dags.len()).map(|d| layout.track_of(d)).collect(),
+        phase_base: Vec::with_capacity(dags.len()),
+        tracks: vec![SystemSet::EMPTY; layout.tracks().len()],
+        dags: vec![SystemSet::EMPTY; dags.len()],
+        phases: Vec::new(),
     };
+    for dag in dags {
+        placed.phase_base.push(placed.phases.len());
+        placed
+            .phases
+            .extend(dag.phases.iter().map(|_| SystemSet::EMPTY));
+    }
     for (s, record) in registry.iter().enumerate() {
         let want = record.placement();
         let dag = if want.dag.is_empty() {
@@ -171,6 +221,10 @@ fn place<R>(registry: &Registry<R>, layout: &Layout) -> Result<Placed, ScheduleE
             })?;
         placed.dag.push(dag);
         placed.phase.push(phase);
+        let id = id_at(s);
+        placed.tracks[placed.dag_track[dag]].insert(id);
+        placed.dags[dag].insert(id);
+        placed.phases[placed.phase_base[dag] + phase].insert(id);
     }
     Ok(placed)
 }
@@ -295,10 +349,15 @@ fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
 
 /// Cross-phase conflicts order the earlier phase first; same-phase fresh reads wait for
 /// the writers.
-fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut DeclaredGraph) {
+fn derived_edges<R>(
+    registry: &Registry<R>,
+    placed: &Placed,
+    pairs: &Pairs,
+    graph: &mut DeclaredGraph,
+) {
     let records = registry.records();
     for a in 0..records.len() {
-        for b in a + 1..records.len() {
+        for b in pairs.derived(registry, placed, a).iter().map(|b| b.index()) {
             if placed.dag[a] != placed.dag[b] {
                 continue;
             }
@@ -325,45 +384,72 @@ fn derived_edges<R>(registry: &Registry<R>, placed: &Placed, graph: &mut Declare
 }
 
 /// In one phase, two writers, or a plain reader and a writer, need a path between them.
+///
+/// The first unordered pair (`a` < `b`, by `a` then `b`) is reported. Each system `b` asks
+/// for the earlier systems its reachability does not already order (in a runnable
+/// schedule, none), so the smallest `a` found over all `b` wins.
 fn check_same_phase<R>(
     registry: &Registry<R>,
     layout: &Layout,
     placed: &Placed,
+    pairs: &Pairs,
     reach: &[SystemSet],
 ) -> Result<(), ScheduleError> {
-    let records = registry.records();
-    for a in 0..records.len() {
-        for b in a + 1..records.len() {
-            if placed.dag[a] != placed.dag[b] || placed.phase[a] != placed.phase[b] {
-                continue;
+    let mut first: Option<(usize, ScheduleError)> = None;
+    for b in 0..registry.len() {
+        for a in pairs.same_phase(registry, placed, reach, b).iter() {
+            let a = a.index();
+            if first.as_ref().is_some_and(|(found, _)| *found <= a) {
+                break;
             }
-            if reach[b].contains(id_at(a)) || reach[a].contains(id_at(b)) {
-                continue;
-            }
-            let (ra, rb) = (&records[a], &records[b]);
-            let phase = layout.dags()[placed.dag[a]].phases[placed.phase[a]];
-            if let Some(c) = ra.writes().first_common(rb.writes()) {
-                return Err(ScheduleError::UnorderedWriters {
-                    component: registry.component_name(c),
-                    first: system_ref(registry, a),
-                    second: system_ref(registry, b),
-                    phase,
-                });
-            }
-            for (reader, writer) in [(a, b), (b, a)] {
-                let plain = plain_reads(&records[reader]);
-                if let Some(c) = plain.first_common(records[writer].writes()) {
-                    return Err(ScheduleError::AmbiguousRead {
-                        component: registry.component_name(c),
-                        reader: system_ref(registry, reader),
-                        writer: system_ref(registry, writer),
-                        phase,
-                    });
-                }
+            if let Some(err) = unordered_in_phase(registry, layout, placed, reach, a, b) {
+                first = Some((a, err));
+                break;
             }
         }
     }
-    Ok(())
+    first.map_or(Ok(()), |(_, err)| Err(err))
+}
+
+/// The error of `a` and `b` (`a` < `b`) when they share a phase, no path orders them, and
+/// they write one component or one reads plainly what the other writes.
+fn unordered_in_phase<R>(
+    registry: &Registry<R>,
+    layout: &Layout,
+    placed: &Placed,
+    reach: &[SystemSet],
+    a: usize,
+    b: usize,
+) -> Option<ScheduleError> {
+    if placed.dag[a] != placed.dag[b] || placed.phase[a] != placed.phase[b] {
+        return None;
+    }
+    if reach[b].contains(id_at(a)) || reach[a].contains(id_at(b)) {
+        return None;
+    }
+    let records = registry.records();
+    let (ra, rb) = (&records[a], &records[b]);
+    let phase = layout.dags()[placed.dag[a]].phases[placed.phase[a]];
+    if let Some(c) = ra.writes().first_common(rb.writes()) {
+        return Some(ScheduleError::UnorderedWriters {
+            component: registry.component_name(c),
+            first: system_ref(registry, a),
+            second: system_ref(registry, b),
+            phase,
+        });
+    }
+    for (reader, writer) in [(a, b), (b, a)] {
+        let plain = plain_reads(&records[reader]);
+        if let Some(c) = plain.first_common(records[writer].writes()) {
+            return Some(ScheduleError::AmbiguousRead {
+                component: registry.component_name(c),
+                reader: system_ref(registry, reader),
+                writer: system_ref(registry, writer),
+                phase,
+            });
+        }
+    }
+    None
 }
 
 fn plain_reads(record: &SystemRecord) -> laige_registry::ComponentSet {
@@ -375,10 +461,15 @@ fn check_dag_conflicts<R>(
     registry: &Registry<R>,
     layout: &Layout,
     placed: &Placed,
+    pairs: &Pairs,
 ) -> Result<(), ScheduleError> {
     let records = registry.records();
     for a in 0..records.len() {
-        for b in a + 1..records.len() {
+        for b in pairs
+            .dag_conflicts(registry, placed, a)
+            .iter()
+            .map(|b| b.index())
+        {
             let (da, db) = (placed.dag[a], placed.dag[b]);
             if da == db || layout.track_of(da) != layout.track_of(db) {
                 continue;
