@@ -109,6 +109,15 @@ impl SystemState {
         }
     }
 
+    /// Whether the tick has nothing to do for this system after its run: no panic to report,
+    /// no failure, and a command buffer that applying would not change
+    /// ([`CommandBuffer::is_idle`]). The hosts count the systems that are not, so a track of
+    /// systems that recorded nothing skips settling altogether.
+    #[inline]
+    pub(crate) fn is_settled(&self) -> bool {
+        self.panicked.is_none() && self.failure.is_none() && self.commands.is_idle()
+    }
+
     /// When a run failed since the last apply: drops the recorded commands, never to be
     /// applied, and returns the failure.
     pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
