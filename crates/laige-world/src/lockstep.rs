@@ -161,10 +161,16 @@ impl ChecksumRecord {
     /// Lays the record out for `schedule` when it is not the one it was laid out for and
     /// lists other systems, writes or footprints, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then starts the row of tick `tick`.
-    pub(crate) fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+    /// Lays out the rows for `schedule` now, if they are not yet, so its first tick
+    /// allocates nothing.
+    pub(crate) fn prepare<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
         if self.schedule != schedule.stamp() {
             self.lay_out(schedule, registry);
         }
+    }
+
+    pub(crate) fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+        self.prepare(schedule, registry);
         let width = self.width();
         let slot = self.slot(self.recorded);
         self.rows[slot * width] = tick;

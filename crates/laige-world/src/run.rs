@@ -51,6 +51,14 @@ impl Runtime {
         self.runner.clock()
     }
 
+    /// Whether the cached plan was built for `schedule` over `archetypes` tables.
+    #[inline]
+    fn plan_is_current(&self, schedule: &Schedule, archetypes: usize) -> bool {
+        self.plan
+            .as_ref()
+            .is_some_and(|it| it.schedule == schedule.stamp() && it.archetypes == archetypes)
+    }
+
     /// Whether the executor must time systems: for budgets, or for a timeline's spans.
     fn time_systems(&self) -> bool {
         self.runner.options().timing || self.runner.keeps_spans()
@@ -168,6 +176,38 @@ impl World {
         }
     }
 
+    /// Does ahead of time, for `schedule`, the setup work a tick would otherwise do on its
+    /// first run, so that tick costs what every later one costs and allocates nothing the
+    /// systems themselves do not: it checks the schedule against the registry, builds the
+    /// executor's plan over the tables that exist now (when an executor is set), lays out a
+    /// timeline's or a checksum record's rows, and sizes the versioned components' snapshots.
+    ///
+    /// Optional: a tick does whatever of this is still missing, and the results are the
+    /// same either way. Prepare again after changing the schedule, the executor or the
+    /// recorders; entities spawned since need no new prepare, but a new archetype makes the
+    /// next parallel tick rebuild the plan. The snapshots the first tick's readers see are
+    /// still taken at that tick, so setup between `prepare` and the first tick is seen.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::ScheduleStale`] or [`RunError::ScheduleInvalid`] when `schedule` cannot
+    /// run on this world (its event is emitted); nothing is prepared then.
+    pub fn prepare_schedule(&mut self, schedule: &Schedule) -> Result<(), RunError> {
+        laige_runner::check(schedule, &self.registry)?;
+        if self.runtime.executor.is_some() {
+            let archetypes = self.storage.archetypes().len();
+            if !self.runtime.plan_is_current(schedule, archetypes) {
+                self.rebuild_plan(schedule, archetypes);
+            }
+        }
+        self.prepare_observers(schedule);
+        if !self.runtime.ticked {
+            // Sized now; the first tick refreshes them again for what it starts from.
+            self.end_tick();
+        }
+        Ok(())
+    }
+
     /// Runs every system of `schedule` once: one tick's system phase. Track by track, on
     /// the parallel executor if one is set ([`World::use_executor`]) or one at a time
     /// otherwise; each track's commands are applied after it, in schedule order. Then the
@@ -259,8 +299,7 @@ impl World {
     /// settle, as the sequential host counts them.
     fn run_track_parallel(&mut self, schedule: &Schedule, t: usize) -> Result<usize, ExecError> {
         let archetypes = self.storage.archetypes().len();
-        let cached = self.runtime.plan.as_ref();
-        if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
+        if !self.runtime.plan_is_current(schedule, archetypes) {
             self.rebuild_plan(schedule, archetypes);
         }
         let Runtime {

@@ -122,10 +122,16 @@ impl Timeline {
     /// Lays the buffers out for `schedule` when it is not the one they were laid out for
     /// and orders other systems or tracks, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then claims the ring slot of tick `tick`.
-    pub(crate) fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+    /// Lays out the rows for `schedule` now, if they are not yet, so its first tick
+    /// allocates nothing.
+    pub(crate) fn prepare<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
         if self.schedule != schedule.stamp() {
             self.lay_out(schedule, registry);
         }
+    }
+
+    pub(crate) fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+        self.prepare(schedule, registry);
         let slot = self.slot(self.recorded);
         self.ticks[slot] = tick;
         self.recorded += 1;
