@@ -24,8 +24,10 @@ pub struct SystemState {
     rng: Prng,
     typed: Option<BoxedSystem>,
     failure: Option<BoxError>,
-    /// The panic this system's last run ended in, until the tick settles it.
-    panicked: Option<PanicMessage>,
+    /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
+    /// state every run touches stays small; only a panic allocates it, and a panic allocated
+    /// already.
+    panicked: Option<Box<PanicMessage>>,
 }
 
 impl fmt::Debug for SystemState {
@@ -133,21 +135,29 @@ impl SystemState {
     /// # Safety
     ///
     /// As for [`SystemState::run`].
+    #[inline]
     pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) {
         let res = catch_unwind(AssertUnwindSafe(|| {
             // SAFETY: forwarded from the caller.
             unsafe { self.run(storage, run) }
         }));
         if let Err(payload) = res {
-            self.panicked = Some(PanicMessage::from_payload(&*payload));
-            drop_payload(payload);
+            self.keep_panic(payload);
         }
+    }
+
+    /// Keeps the panic `payload` of the last run, out of the run's path.
+    #[cold]
+    #[inline(never)]
+    fn keep_panic(&mut self, payload: Box<dyn std::any::Any + Send>) {
+        self.panicked = Some(Box::new(PanicMessage::from_payload(&*payload)));
+        drop_payload(payload);
     }
 
     /// The panic of this system's last run, if it panicked; its half-recorded commands are
     /// dropped, so they never reach the world.
     pub(crate) fn take_panic(&mut self) -> Option<PanicMessage> {
-        let message = self.panicked.take()?;
+        let message = *self.panicked.take()?;
         self.commands.clear();
         Some(message)
     }
