@@ -117,7 +117,9 @@ impl SystemState {
     /// systems that recorded nothing skips settling altogether.
     #[inline]
     pub(crate) fn is_settled(&self) -> bool {
-        self.panicked.is_none() && self.failure.is_none() && self.commands.is_idle()
+        // Without branches between the tests: this runs after every system.
+        let troubled = self.panicked.is_some() | self.failure.is_some();
+        !troubled & self.commands.is_idle()
     }
 
     /// When a run failed since the last apply: drops the recorded commands, never to be
