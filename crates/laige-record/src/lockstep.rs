@@ -159,14 +159,21 @@ impl ChecksumRecord {
         &self.rows[slot * width..(slot + 1) * width]
     }
 
+    /// Lays the rows out for `schedule` now, if they are not yet, so its first tick
+    /// allocates nothing.
+    #[doc(hidden)]
+    pub fn prepare<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
+        if self.schedule != schedule.stamp() {
+            self.lay_out(schedule, registry);
+        }
+    }
+
     /// Lays the record out for `schedule` when it is not the one it was laid out for and
     /// lists other systems, writes or footprints, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then starts the row of tick `tick`.
     #[doc(hidden)]
     pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
-        if self.schedule != schedule.stamp() {
-            self.lay_out(schedule, registry);
-        }
+        self.prepare(schedule, registry);
         let width = self.width();
         let slot = self.slot(self.recorded);
         self.rows[slot * width] = tick;

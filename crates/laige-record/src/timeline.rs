@@ -122,14 +122,21 @@ impl Timeline {
         self.current.ran = self.clock.raw();
     }
 
+    /// Lays the rows out for `schedule` now, if they are not yet, so its first tick
+    /// allocates nothing.
+    #[doc(hidden)]
+    pub fn prepare<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
+        if self.schedule != schedule.stamp() {
+            self.lay_out(schedule, registry);
+        }
+    }
+
     /// Lays the buffers out for `schedule` when it is not the one they were laid out for
     /// and orders other systems or tracks, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then claims the ring slot of tick `tick`.
     #[doc(hidden)]
     pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
-        if self.schedule != schedule.stamp() {
-            self.lay_out(schedule, registry);
-        }
+        self.prepare(schedule, registry);
         let slot = self.slot(self.recorded);
         self.ticks[slot] = tick;
         self.recorded += 1;

@@ -1,7 +1,9 @@
 //! What recording costs a World tick: W2 `empty-100` and W3 `chain-100`
 //! (`../shared/bench/workloads.md`), sequential and on two threads, with timing on or off,
 //! and with the timeline or the checksums recorded; every variant measured in turn, round
-//! after round, in one binary, so load changes hit them all alike.
+//! after round, in one binary, so load changes hit them all alike. Beside them, the floor
+//! the World's tick is held to (issue 13): the same ticks on the bare runner over a host
+//! that only calls each system's `fn()`, timed and untimed, and on the bare executor.
 //!
 //! ```text
 //! cargo bench -p laige-sim --bench recording             # every variant, and the ratios
@@ -20,7 +22,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use laige_sim::executor::{Executor, Plan, SharedHost};
 use laige_sim::prelude::*;
+use laige_sim::registry::Registry;
+use laige_sim::runner::{Runner, RunnerOptions};
 
 const SYSTEMS: usize = 100;
 const ROUNDS: usize = 9;
@@ -46,10 +51,44 @@ fn world(chain: bool) -> (World, Schedule) {
 
 struct Variant {
     name: String,
-    world: World,
-    schedule: Schedule,
+    /// One tick of the variant.
+    tick: Box<dyn FnMut()>,
     /// Per round, the median nanoseconds per tick.
     rounds: Vec<f64>,
+}
+
+type BareRun = fn();
+
+fn bare_empty() {}
+
+/// Runs each system's `fn()`; holds no data.
+struct Calls;
+
+// SAFETY: the systems touch nothing.
+unsafe impl SharedHost<BareRun> for Calls {
+    unsafe fn run_system(&self, _: SystemId, run: &BareRun) {
+        run()
+    }
+}
+
+/// The bare crates: W2 or W3 as a registry of `fn()`s and its flat schedule.
+fn bare(chain: bool) -> (Registry<BareRun>, Schedule) {
+    let mut registry = Registry::new();
+    for i in 0..SYSTEMS {
+        let after = if chain && i > 0 {
+            format!("s{:03}", i - 1)
+        } else {
+            String::new()
+        };
+        let name: &'static str = Box::leak(format!("s{i:03}").into_boxed_str());
+        let after: &'static str = Box::leak(after.into_boxed_str());
+        let def = SystemDef::new(name, bare_empty as BareRun)
+            .budget_ms(1.0)
+            .depends_on(after);
+        registry.register(def).expect("a valid system");
+    }
+    let schedule = laige_sim::scheduler::schedule(&registry).expect("a valid schedule");
+    (registry, schedule)
 }
 
 /// The variants to measure: every one, or only the one named `only`.
@@ -80,10 +119,61 @@ impl Variants {
             });
         }
         set_up(&mut world);
+        self.push(
+            name,
+            Box::new(move || world.run_systems(black_box(&schedule)).expect("a tick")),
+        );
+    }
+
+    /// The bare runner (`threads` 0, timed or not) or the bare executor on `threads`.
+    fn add_bare(&mut self, workload: &str, threads: usize, timing: bool) {
+        let setting = if timing { "timing" } else { "untimed" };
+        let name = match threads {
+            0 => format!("{workload}-seq-{setting}-runner"),
+            _ => format!("{workload}-par{threads}-{setting}-executor"),
+        };
+        if self.only.as_ref().is_some_and(|only| *only != name) {
+            return;
+        }
+        let (registry, schedule) = bare(workload == "w3");
+        if threads == 0 {
+            let mut runner = Runner::with_options(RunnerOptions { timing });
+            self.push(
+                name,
+                Box::new(move || {
+                    let mut host = |_: SystemId, run: &BareRun| run();
+                    let schedule = black_box(&schedule);
+                    runner.run(schedule, &registry, &mut host).expect("a tick");
+                }),
+            );
+        } else {
+            let plan = Plan::build_from_access(&schedule, &registry);
+            let mut executor = Executor::new(ExecutorOptions {
+                threads,
+                mode: Mode::Parallel,
+                time_systems: timing,
+            });
+            self.push(
+                name,
+                Box::new(move || {
+                    for t in 0..plan.track_count() {
+                        let runs = registry.runs();
+                        executor
+                            .run_track(black_box(&plan), t, runs, &Calls)
+                            .expect("a track");
+                    }
+                }),
+            );
+        }
+    }
+
+    fn push(&mut self, name: String, tick: Box<dyn FnMut()>) {
+        if self.only.as_ref().is_some_and(|only| *only != name) {
+            return;
+        }
         self.all.push(Variant {
             name,
-            world,
-            schedule,
+            tick,
             rounds: Vec::new(),
         });
     }
@@ -103,6 +193,12 @@ fn variants(off_only: bool, only: Option<String>) -> Vec<Variant> {
     if off_only {
         return v.all;
     }
+    for workload in ["w2", "w3"] {
+        for threads in [0, 2] {
+            v.add_bare(workload, threads, true);
+            v.add_bare(workload, threads, false);
+        }
+    }
     // recording:begin (scripts/bench-recording-off.sh cuts this out for older revisions)
     for threads in [0, 2] {
         v.add("w2", threads, "timeline", |w| w.record_timeline(1_000));
@@ -120,13 +216,13 @@ fn median(values: &mut [f64]) -> f64 {
 /// One round of `v`: a warm-up, then the median per-tick time of its batches.
 fn measure(v: &mut Variant) {
     for _ in 0..200 {
-        v.world.run_systems(&v.schedule).expect("a tick");
+        (v.tick)();
     }
     let mut batches = [0.0; BATCHES];
     for batch in &mut batches {
         let start = Instant::now();
         for _ in 0..TICKS_PER_BATCH {
-            v.world.run_systems(black_box(&v.schedule)).expect("a tick");
+            (v.tick)();
         }
         *batch = start.elapsed().as_nanos() as f64 / f64::from(TICKS_PER_BATCH);
     }
@@ -153,7 +249,7 @@ fn main() {
             std::process::exit(2);
         };
         for _ in 0..ticks {
-            v.world.run_systems(black_box(&v.schedule)).expect("a tick");
+            (v.tick)();
         }
         return;
     }
@@ -187,6 +283,19 @@ fn main() {
             b = b.name
         );
     };
+    // The World against its floor (issue 13): the bare runner, the bare executor.
+    for workload in ["w2", "w3"] {
+        for setting in ["timing", "untimed"] {
+            ratio(
+                &format!("{workload}-seq-{setting}"),
+                &format!("{workload}-seq-{setting}-runner"),
+            );
+            ratio(
+                &format!("{workload}-par2-{setting}"),
+                &format!("{workload}-par2-{setting}-executor"),
+            );
+        }
+    }
     for mode in ["seq", "par2"] {
         ratio(&format!("w2-{mode}-timeline"), &format!("w2-{mode}-timing"));
         ratio(

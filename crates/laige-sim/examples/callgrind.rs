@@ -3,7 +3,10 @@
 //! specified, for the flat rules; `build-single-writer` is its flat variant that schedules,
 //! with 32 `read_before_write` warnings; `build-declared` the runnable declarative build of
 //! the `build` bench, with an `after_weak` edge for every pair the rules would refuse) and a
-//! W2 tick (100 empty systems through `World::run_systems`, sequential).
+//! W2 tick (100 empty typed systems through `World::run_systems`, sequential; `tick` with
+//! timing on, the default, `tick-untimed` with it off) beside the same tick on the bare
+//! runner over a host that only calls each system's `fn()` (`runner`, timing off, and
+//! `runner-timed`), the floor the World's tick is held to.
 //!
 //! Each measured call is an `#[inline(never)]` function, so callgrind counts only it:
 //!
@@ -12,6 +15,7 @@
 //! valgrind --tool=callgrind --toggle-collect='*probe_build*' target/release/examples/callgrind build 100
 //! valgrind --tool=callgrind --toggle-collect='*probe_build*' target/release/examples/callgrind build-declared 10
 //! valgrind --tool=callgrind --toggle-collect='*probe_tick*' target/release/examples/callgrind tick 1000
+//! valgrind --tool=callgrind --toggle-collect='*probe_runner*' target/release/examples/callgrind runner 1000
 //! ```
 //!
 //! Divide the reported total by the count. docs/benchmarks.md records the figures.
@@ -20,6 +24,7 @@ use std::hint::black_box;
 
 use laige_sim::prelude::*;
 use laige_sim::registry::Registry;
+use laige_sim::runner::{Runner, RunnerOptions};
 
 type Run = fn(&mut ());
 
@@ -174,6 +179,16 @@ fn probe_tick(world: &mut World, schedule: &Schedule) {
     world.run_systems(schedule).unwrap();
 }
 
+type BareRun = fn();
+
+fn bare_empty() {}
+
+#[inline(never)]
+fn probe_runner(runner: &mut Runner, schedule: &Schedule, registry: &Registry<BareRun>) {
+    let mut host = |_: SystemId, run: &BareRun| run();
+    runner.run(schedule, registry, &mut host).unwrap();
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let what = args.next().unwrap_or_default();
@@ -197,8 +212,11 @@ fn main() {
                 black_box(probe_build(black_box(&defs), layout));
             }
         }
-        "tick" => {
-            let mut world = World::default();
+        "tick" | "tick-untimed" => {
+            let mut world = World::new(WorldOptions {
+                timing: what == "tick",
+                ..WorldOptions::default()
+            });
             for i in 0..100 {
                 world
                     .system(leak(format!("empty{i:03}")), empty)
@@ -212,6 +230,23 @@ fn main() {
                 probe_tick(&mut world, black_box(&schedule));
             }
         }
-        _ => panic!("usage: callgrind build|build-single-writer|build-declared|tick [count]"),
+        "runner" | "runner-timed" => {
+            let mut registry = Registry::new();
+            for i in 0..100 {
+                let def = SystemDef::new(leak(format!("empty{i:03}")), bare_empty as BareRun);
+                registry.register(def.budget_ms(50.0)).unwrap();
+            }
+            let schedule = laige_sim::scheduler::schedule(&registry).unwrap();
+            let mut runner = Runner::with_options(RunnerOptions {
+                timing: what == "runner-timed",
+            });
+            probe_runner(&mut runner, &schedule, &registry);
+            for _ in 0..count {
+                probe_runner(&mut runner, black_box(&schedule), &registry);
+            }
+        }
+        _ => panic!(
+            "usage: callgrind build|build-single-writer|build-declared|tick|tick-untimed|runner|runner-timed [count]"
+        ),
     }
 }

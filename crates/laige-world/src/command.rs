@@ -147,6 +147,15 @@ impl CommandBuffer {
         self.commands.is_empty()
     }
 
+    /// Whether applying the buffer would change nothing: no command is recorded and the last
+    /// apply spawned nothing, so [`CommandBuffer::last_spawned`] is empty already. A tick
+    /// skips such a buffer instead of applying it.
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        // One test of the two lengths, no branch between them: this runs after every system.
+        (self.commands.len() | self.resolved.len()) == 0
+    }
+
     /// The entities the last apply spawned, by spawn index ([`PendingEntity::index`]);
     /// `None` where a spawn failed. Valid until the next apply.
     pub fn last_spawned(&self) -> &[Option<Entity>] {

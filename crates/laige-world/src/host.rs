@@ -41,6 +41,8 @@ pub struct SystemHost<'w> {
     storage: &'w Storage,
     registry: &'w Registry<SystemRun>,
     systems: &'w mut [SystemState],
+    /// How many systems this host ran were left unsettled ([`SystemState::is_settled`]).
+    unsettled: usize,
 }
 
 impl<'w> SystemHost<'w> {
@@ -53,7 +55,14 @@ impl<'w> SystemHost<'w> {
             storage,
             registry,
             systems,
+            unsettled: 0,
         }
+    }
+
+    /// How many of the systems this host ran through [`Host::run_system`] left something
+    /// for the tick to settle after the track: a panic, a failure, or commands to apply.
+    pub(crate) fn unsettled(&self) -> usize {
+        self.unsettled
     }
 
     /// A fresh context for system `id`.
@@ -126,6 +135,7 @@ impl Host<SystemRun> for SystemHost<'_> {
             // SAFETY: as for `run`.
             unsafe { state.run_contained(storage, run) };
         });
+        self.unsettled += usize::from(!state.is_settled());
     }
 }
 
@@ -187,6 +197,9 @@ impl World {
             if let Some(failure) = state.drop_failed_commands() {
                 stats.dropped_buffers += 1;
                 failed(&self.registry, id, failure);
+                continue;
+            }
+            if state.commands().is_idle() {
                 continue;
             }
             // A system's own buffer was bound to this world by its commands, so it is never foreign.

@@ -154,6 +154,17 @@ impl World {
         self.observers.tick += 1;
     }
 
+    /// Lays out the recorders' rows for `schedule` ahead of its first tick
+    /// ([`World::prepare_schedule`]).
+    pub(crate) fn prepare_observers(&mut self, schedule: &Schedule) {
+        if let Some(timeline) = &mut self.observers.timeline {
+            timeline.prepare(schedule, &self.registry);
+        }
+        if let Some(checksums) = &mut self.observers.checksums {
+            checksums.prepare(schedule, &self.registry);
+        }
+    }
+
     #[inline(never)]
     fn begin_recorded_tick(&mut self, schedule: &Schedule) {
         let tick = self.observers.tick;

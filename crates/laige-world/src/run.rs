@@ -5,6 +5,8 @@
 //! plan ordering every conflicting pair as the sequential order does, is why world state is
 //! bit-identical for any worker count.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use laige_diag::{ClockSpan, TickClock};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
@@ -47,6 +49,14 @@ impl Runtime {
     /// The clock systems are timed with.
     pub(crate) fn clock(&self) -> &TickClock {
         self.runner.clock()
+    }
+
+    /// Whether the cached plan was built for `schedule` over `archetypes` tables.
+    #[inline]
+    fn plan_is_current(&self, schedule: &Schedule, archetypes: usize) -> bool {
+        self.plan
+            .as_ref()
+            .is_some_and(|it| it.schedule == schedule.stamp() && it.archetypes == archetypes)
     }
 
     /// Whether the executor must time systems: for budgets, or for a timeline's spans.
@@ -166,6 +176,38 @@ impl World {
         }
     }
 
+    /// Does ahead of time, for `schedule`, the setup work a tick would otherwise do on its
+    /// first run, so that tick costs what every later one costs and allocates nothing the
+    /// systems themselves do not: it checks the schedule against the registry, builds the
+    /// executor's plan over the tables that exist now (when an executor is set), lays out a
+    /// timeline's or a checksum record's rows, and sizes the versioned components' snapshots.
+    ///
+    /// Optional: a tick does whatever of this is still missing, and the results are the
+    /// same either way. Prepare again after changing the schedule, the executor or the
+    /// recorders; entities spawned since need no new prepare, but a new archetype makes the
+    /// next parallel tick rebuild the plan. The snapshots the first tick's readers see are
+    /// still taken at that tick, so setup between `prepare` and the first tick is seen.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::ScheduleStale`] or [`RunError::ScheduleInvalid`] when `schedule` cannot
+    /// run on this world (its event is emitted); nothing is prepared then.
+    pub fn prepare_schedule(&mut self, schedule: &Schedule) -> Result<(), RunError> {
+        laige_runner::check(schedule, &self.registry)?;
+        if self.runtime.executor.is_some() {
+            let archetypes = self.storage.archetypes().len();
+            if !self.runtime.plan_is_current(schedule, archetypes) {
+                self.rebuild_plan(schedule, archetypes);
+            }
+        }
+        self.prepare_observers(schedule);
+        if !self.runtime.ticked {
+            // Sized now; the first tick refreshes them again for what it starts from.
+            self.end_tick();
+        }
+        Ok(())
+    }
+
     /// Runs every system of `schedule` once: one tick's system phase. Track by track, on
     /// the parallel executor if one is set ([`World::use_executor`]) or one at a time
     /// otherwise; each track's commands are applied after it, in schedule order. Then the
@@ -187,9 +229,14 @@ impl World {
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
             self.observe_track_start();
-            if self.runtime.executor.is_some() {
-                if let Err(err) = self.run_track_parallel(schedule, t) {
-                    first_error.get_or_insert(TickError::Exec(err));
+            let unsettled = if self.runtime.executor.is_some() {
+                match self.run_track_parallel(schedule, t) {
+                    Ok(unsettled) => unsettled,
+                    Err(err) => {
+                        first_error.get_or_insert(TickError::Exec(err));
+                        // Nothing ran; settle whatever the buffers hold, as after any track.
+                        track.len()
+                    }
                 }
             } else {
                 let mut host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
@@ -197,12 +244,13 @@ impl World {
                 self.runtime
                     .runner
                     .run_checked(track, &self.registry, &mut host);
-            }
+                host.unsettled()
+            };
             self.observe_track_ran();
-            if let Some(err) = self.settle_panics(track) {
-                first_error.get_or_insert(err);
-            }
-            if let Err(err) = self.finish_track(track) {
+            // A track whose systems left no panic, failure or command costs nothing more.
+            if unsettled > 0
+                && let Some(err) = self.settle_track(track)
+            {
                 first_error.get_or_insert(err);
             }
             self.observe_track(t);
@@ -210,6 +258,16 @@ impl World {
         self.end_tick();
         self.observe_tick_end();
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// What a tick does after a track some of whose systems panicked, failed or recorded
+    /// commands: their panics are settled first, then the commands applied (a failed run's
+    /// dropped). The first error of the two.
+    #[inline(never)]
+    fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
+        let panicked = self.settle_panics(track);
+        let finished = self.finish_track(track);
+        panicked.or(finished.err())
     }
 
     /// Settles the panics of `track`'s systems, in schedule order, whichever way the track
@@ -237,10 +295,11 @@ impl World {
         first
     }
 
-    fn run_track_parallel(&mut self, schedule: &Schedule, t: usize) -> Result<(), ExecError> {
+    /// Runs track `t` on the executor; returns how many of its systems left something to
+    /// settle, as the sequential host counts them.
+    fn run_track_parallel(&mut self, schedule: &Schedule, t: usize) -> Result<usize, ExecError> {
         let archetypes = self.storage.archetypes().len();
-        let cached = self.runtime.plan.as_ref();
-        if cached.is_none_or(|it| it.schedule != schedule.stamp() || it.archetypes != archetypes) {
+        if !self.runtime.plan_is_current(schedule, archetypes) {
             self.rebuild_plan(schedule, archetypes);
         }
         let Runtime {
@@ -251,12 +310,14 @@ impl World {
         } = &mut self.runtime;
         let (executor, plan) = match (executor, plan) {
             (Some(executor), Some(cached)) => (executor, &cached.plan),
-            _ => return Ok(()),
+            // Unreachable (the plan was just built); settle the whole track as after any.
+            _ => return Ok(usize::MAX),
         };
         let host = ParallelHost {
             storage: &self.storage,
             systems: self.systems.as_mut_ptr(),
             len: self.systems.len(),
+            unsettled: AtomicUsize::new(0),
         };
         // The host contains every system's panic itself (`SystemState::run_contained`), so the
         // executor never sees one; `settle_panics` reports them after the track.
@@ -272,7 +333,8 @@ impl World {
                     .observe(record, executor.last_duration(id), diag);
             }
         }
-        res.map(|_| ())
+        // `run_track` returned after every worker finished the track, so every count is in.
+        res.map(|_| host.unsettled.into_inner())
     }
 
     /// Setup-time work, kept out of the tick's code: a new schedule, or new archetypes since
@@ -393,6 +455,8 @@ struct ParallelHost<'w> {
     storage: &'w Storage,
     systems: *mut SystemState,
     len: usize,
+    /// How many systems were left unsettled ([`SystemState::is_settled`]).
+    unsettled: AtomicUsize,
 }
 
 // SAFETY: the raw pointer is only dereferenced at `systems[id.index()]` by the thread
@@ -420,5 +484,8 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
             // and is not borrowed mutably during a tick.
             unsafe { state.run_contained(self.storage, run) };
         });
+        if !state.is_settled() {
+            self.unsettled.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }

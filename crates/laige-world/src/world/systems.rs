@@ -24,8 +24,10 @@ pub struct SystemState {
     rng: Prng,
     typed: Option<BoxedSystem>,
     failure: Option<BoxError>,
-    /// The panic this system's last run ended in, until the tick settles it.
-    panicked: Option<PanicMessage>,
+    /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
+    /// state every run touches stays small; only a panic allocates it, and a panic allocated
+    /// already.
+    panicked: Option<Box<PanicMessage>>,
 }
 
 impl fmt::Debug for SystemState {
@@ -109,6 +111,17 @@ impl SystemState {
         }
     }
 
+    /// Whether the tick has nothing to do for this system after its run: no panic to report,
+    /// no failure, and a command buffer that applying would not change
+    /// ([`CommandBuffer::is_idle`]). The hosts count the systems that are not, so a track of
+    /// systems that recorded nothing skips settling altogether.
+    #[inline]
+    pub(crate) fn is_settled(&self) -> bool {
+        // Without branches between the tests: this runs after every system.
+        let troubled = self.panicked.is_some() | self.failure.is_some();
+        !troubled & self.commands.is_idle()
+    }
+
     /// When a run failed since the last apply: drops the recorded commands, never to be
     /// applied, and returns the failure.
     pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
@@ -124,21 +137,29 @@ impl SystemState {
     /// # Safety
     ///
     /// As for [`SystemState::run`].
+    #[inline]
     pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) {
         let res = catch_unwind(AssertUnwindSafe(|| {
             // SAFETY: forwarded from the caller.
             unsafe { self.run(storage, run) }
         }));
         if let Err(payload) = res {
-            self.panicked = Some(PanicMessage::from_payload(&*payload));
-            drop_payload(payload);
+            self.keep_panic(payload);
         }
+    }
+
+    /// Keeps the panic `payload` of the last run, out of the run's path.
+    #[cold]
+    #[inline(never)]
+    fn keep_panic(&mut self, payload: Box<dyn std::any::Any + Send>) {
+        self.panicked = Some(Box::new(PanicMessage::from_payload(&*payload)));
+        drop_payload(payload);
     }
 
     /// The panic of this system's last run, if it panicked; its half-recorded commands are
     /// dropped, so they never reach the world.
     pub(crate) fn take_panic(&mut self) -> Option<PanicMessage> {
-        let message = self.panicked.take()?;
+        let message = *self.panicked.take()?;
         self.commands.clear();
         Some(message)
     }
