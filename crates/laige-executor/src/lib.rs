@@ -76,6 +76,7 @@ mod idle;
 mod plan;
 mod pool;
 mod sync;
+mod work;
 
 #[cfg(all(test, loom))]
 mod loom_tests;
