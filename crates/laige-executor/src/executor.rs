@@ -192,6 +192,8 @@ impl Executor {
         }
         let (base, len) = plan.track_span(t);
         let (mode, sample) = self.choose(plan, t);
+        // A system's `par_each` finds the pool through this, whichever way the track runs.
+        let _current = self.pool.enter();
         let timed = self.options.time_systems;
         let clock = self.pool.timer();
         let start = if timed || sample { clock.raw() } else { 0 };

@@ -106,6 +106,30 @@ impl Naps {
         }
     }
 
+    /// Wakes the workers that nap, if any (not the calling thread, whose handle comes with a
+    /// track): a shared loop (`crate::batch`) has batches for them. Best effort, as
+    /// [`Naps::wake_if_any`].
+    pub(crate) fn wake_workers_if_any(&self) {
+        if self.napping.load(Ordering::Relaxed) != 0 {
+            for me in 1..self.slots.len() {
+                if self.slots[me].napping.load(Ordering::Relaxed) {
+                    self.unpark(me);
+                }
+            }
+        }
+    }
+
+    /// Unparks worker `me` (not the calling thread, 0), once it registered.
+    pub(crate) fn unpark(&self, me: usize) {
+        #[cfg(not(loom))]
+        if let Some(thread) = self.slots[me].thread.get() {
+            crate::sync::happens_after(&self.slots[me].thread);
+            thread.unpark();
+        }
+        #[cfg(loom)]
+        let _ = me;
+    }
+
     /// Naps taken since the pool started.
     pub(crate) fn taken(&self) -> u64 {
         self.taken.load(Ordering::Relaxed)
@@ -116,18 +140,13 @@ impl Naps {
             if !slot.napping.load(Ordering::Relaxed) {
                 continue;
             }
-            #[cfg(not(loom))]
             match me {
+                #[cfg(not(loom))]
                 0 => caller.unpark(),
-                _ => {
-                    if let Some(thread) = slot.thread.get() {
-                        crate::sync::happens_after(&slot.thread);
-                        thread.unpark();
-                    }
-                }
+                _ => self.unpark(me),
             }
             #[cfg(loom)]
-            let _ = (me, caller);
+            let _ = caller;
         }
     }
 }

@@ -69,6 +69,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod batch;
 mod error;
 mod executor;
 mod host;
@@ -81,6 +82,7 @@ mod work;
 #[cfg(all(test, loom))]
 mod loom_tests;
 
+pub use batch::run_batches;
 pub use error::{ExecError, PANIC_MESSAGE_BYTES, PanicMessage};
 pub use executor::{
     AUTO_PARALLEL_NANOS, AUTO_SAMPLE_EVERY, AUTO_SEQUENTIAL_NANOS, ChosenMode, Executor,

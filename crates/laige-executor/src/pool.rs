@@ -44,6 +44,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_diag::{ClockSpan, TickClock};
 use laige_registry::{MAX_SYSTEMS, SystemId};
 
+use crate::batch::{Batches, CurrentPool};
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::idle::{Handle, Naps};
 use crate::plan::{Plan, Positions, WORDS};
@@ -152,6 +153,8 @@ pub(crate) struct Shared {
     spans: Box<[SpanSlot]>,
     slots: Box<[CachePadded<Slot>]>,
     pub(crate) naps: Naps,
+    /// The shared loop of a `par_each`, which idle threads help with.
+    pub(crate) batches: Batches,
     /// Paces the idle loops: always the machine's clock.
     pub(crate) clock: TickClock,
     /// Times systems and tracks: the executor's (possibly manual) clock.
@@ -203,6 +206,7 @@ impl Pool {
                 })
                 .collect(),
             naps: Naps::new(threads),
+            batches: Batches::new(),
             clock: TickClock::new(),
             timer,
             threads: threads as u32,
@@ -242,6 +246,12 @@ impl Pool {
     /// How many naps threads (the caller included) took inside tracks since the pool started.
     pub(crate) fn naps(&self) -> u64 {
         self.shared.naps.taken()
+    }
+
+    /// Makes this pool the calling thread's until the guard drops, so a system's
+    /// `par_each` finds it ([`crate::run_batches`]).
+    pub(crate) fn enter(&self) -> CurrentPool {
+        CurrentPool::enter(&self.shared)
     }
 
     /// The last recorded span of the system at `index`.
@@ -330,6 +340,19 @@ impl Drop for Pool {
 }
 
 impl Shared {
+    /// Wakes the workers that sleep between tracks or nap inside one, so they help with the
+    /// shared loop just opened. Best effort: the loop's owner runs what nobody takes.
+    pub(crate) fn wake_helpers(&self) {
+        fence(Ordering::SeqCst);
+        for me in 1..self.slots.len() {
+            let sleeping = &self.slots[me].sleeping;
+            if sleeping.load(Ordering::Relaxed) && sleeping.swap(false, Ordering::Relaxed) {
+                self.naps.unpark(me);
+            }
+        }
+        self.naps.wake_workers_if_any();
+    }
+
     /// Deals `roots` out to the threads' ready words in contiguous blocks of positions,
     /// the lowest block to the caller, which starts on it at once.
     fn deal(&self, roots: &Positions) {
@@ -408,6 +431,7 @@ impl Shared {
 /// A worker thread: wait for a track, join it, work, leave; until shutdown.
 fn worker_main(shared: &Shared, me: usize) {
     shared.naps.register_current(me);
+    let _current = CurrentPool::enter(shared);
     shared.started.fetch_add(1, Ordering::Release);
     let mut seen = 0;
     loop {
@@ -465,6 +489,11 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
         if news(state) {
             return state;
         }
+        if shared.batches.help() {
+            backoff.reset();
+            since = spin_start(shared);
+            continue;
+        }
         if !spin_budget_spent(shared, &backoff, since) {
             backoff.snooze();
             continue;
@@ -479,6 +508,10 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
         if news(state) {
             sleeping.store(false, Ordering::Relaxed);
             return state;
+        }
+        if shared.batches.wants_help() {
+            sleeping.store(false, Ordering::Relaxed);
+            continue;
         }
         thread::park();
         sleeping.store(false, Ordering::Relaxed);

@@ -47,6 +47,11 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             if shared.remaining.load(Ordering::Acquire) == 0 {
                 break;
             }
+            if shared.batches.help() {
+                backoff.reset();
+                idle_since = None;
+                continue;
+            }
             let since = *idle_since.get_or_insert_with(|| spin_start(shared));
             // The clock is read every 8 spins: after a `yield_now` that gave the core away
             // for a while, the nap should not wait for 63 more spins.
@@ -55,7 +60,9 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                 && shared.clock.delta_as_nanos(since, shared.clock.raw()) > NAP_AFTER_NANOS
             {
                 shared.naps.nap(me, || {
-                    shared.remaining.load(Ordering::Acquire) != 0 && !any_ready(shared, words)
+                    shared.remaining.load(Ordering::Acquire) != 0
+                        && !any_ready(shared, words)
+                        && !shared.batches.wants_help()
                 });
             }
             backoff.snooze();
