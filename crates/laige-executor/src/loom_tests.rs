@@ -172,3 +172,40 @@ fn loom_tick_start_finish_handshake() {
         }
     });
 }
+
+/// A shared loop (`crate::batch`) of two batches, each writing its own cell: the owner and a
+/// helper that tries to join twice. Loom checks that the owner reads both cells only after
+/// the batch that wrote it (its wait for `active == 0` synchronises with the helper's
+/// leave), that no helper touches the job after `Batches::run` returned, and that the next
+/// loop's reset cannot race a helper of the last one.
+#[test]
+fn loom_shared_loop_hands_batches_to_a_helper() {
+    check("shared loop", || {
+        let batches = loom::sync::Arc::new(crate::batch::Batches::new());
+        let helper = {
+            let batches = loom::sync::Arc::clone(&batches);
+            loom::thread::spawn(move || {
+                for _ in 0..2 {
+                    batches.help();
+                    loom::thread::yield_now();
+                }
+            })
+        };
+        for round in 1..=2u32 {
+            let cells = [UnsafeCell::new(0u32), UnsafeCell::new(0u32)];
+            let write = |batch: u32| {
+                // SAFETY (test): each batch is claimed by one thread and writes its own cell.
+                cells[batch as usize].with_mut(|it| unsafe { *it = round + batch });
+            };
+            let job = crate::batch::loom_job(2, &write);
+            // SAFETY (test): `write` touches only its batch's cell, so batches may overlap.
+            unsafe { batches.run(&job, || {}) };
+            for (batch, cell) in cells.iter().enumerate() {
+                // SAFETY (test): every batch finished before `run` returned.
+                let value = cell.with(|it| unsafe { *it });
+                assert_eq!(value, round + batch as u32);
+            }
+        }
+        helper.join().unwrap();
+    });
+}

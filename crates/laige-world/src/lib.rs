@@ -102,7 +102,9 @@ pub use lockstep::{
 pub use observe::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
-pub use query::{Filtered, Fresh, Prepared, QueryData, With, Without};
+pub use query::{
+    Batch, BatchScratch, Filtered, Fresh, PAR_BATCH_ROWS, Prepared, QueryData, With, Without,
+};
 pub use run::TickError;
 pub use snapshot::{Snapshot, SnapshotView};
 pub use storage::Storage;

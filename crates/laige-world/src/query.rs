@@ -9,6 +9,7 @@ mod elements;
 mod filter;
 mod fresh;
 mod iter;
+mod par;
 mod prepared;
 mod tuple;
 
@@ -27,6 +28,8 @@ pub(crate) use elements::skip;
 pub use filter::{With, Without};
 pub use fresh::{Filtered, Fresh};
 pub(crate) use iter::{each_chunk_in, each_in, prepared_in};
+pub(crate) use par::par_batches_in;
+pub use par::{Batch, BatchScratch, PAR_BATCH_ROWS};
 pub use prepared::Prepared;
 
 /// A query over component storage.

@@ -13,7 +13,10 @@ use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
-use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
+use crate::{
+    BatchScratch, CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun,
+    World,
+};
 
 /// What the world keeps per registered system besides its registry record: its meta (as
 /// contexts see it), its command buffer, its PRNG substream, and for a typed system its
@@ -22,6 +25,8 @@ pub struct SystemState {
     meta: SystemMeta,
     commands: CommandBuffer,
     rng: Prng,
+    /// What its `par_each` loops keep between runs: per-batch command buffers.
+    batches: BatchScratch,
     typed: Option<BoxedSystem>,
     failure: Option<BoxError>,
     /// The panic this system's last run ended in, until the tick settles it.
@@ -75,6 +80,23 @@ impl SystemState {
         (&self.meta, &mut self.commands, &mut self.rng)
     }
 
+    /// [`SystemState::parts_mut`] and the scratch of the system's `par_each` loops.
+    pub(crate) fn parts_with_batches(
+        &mut self,
+    ) -> (
+        &SystemMeta,
+        &mut CommandBuffer,
+        &mut Prng,
+        &mut BatchScratch,
+    ) {
+        (
+            &self.meta,
+            &mut self.commands,
+            &mut self.rng,
+            &mut self.batches,
+        )
+    }
+
     /// Runs the system once: a low-level system's `fn` with a fresh context, or a typed
     /// system's function with its parameters. A typed system's failure is kept (see
     /// [`SystemState::failure`]) until its commands are next applied, which drops them
@@ -91,8 +113,13 @@ impl SystemState {
         // with its box, so the box alone tells.
         match (&mut self.typed, run.as_fn()) {
             (Some(typed), _) => {
-                let world =
-                    SystemWorld::new(storage, &self.meta, &mut self.commands, &mut self.rng);
+                let world = SystemWorld::new(
+                    storage,
+                    &self.meta,
+                    &mut self.commands,
+                    &mut self.rng,
+                    &mut self.batches,
+                );
                 // SAFETY: the caller's promise covers the declared access, which registration
                 // derived from the parameters and checked for overlaps between them.
                 unsafe { typed.run(world, &mut self.failure) };
@@ -100,7 +127,13 @@ impl SystemState {
             (None, Some(run)) => {
                 // SAFETY: the caller's promise is `new`'s contract.
                 let mut ctx = unsafe {
-                    SystemContext::new(storage, &self.meta, &mut self.commands, &mut self.rng)
+                    SystemContext::with_batches(
+                        storage,
+                        &self.meta,
+                        &mut self.commands,
+                        &mut self.rng,
+                        &mut self.batches,
+                    )
                 };
                 run(&mut ctx);
             }
@@ -114,6 +147,7 @@ impl SystemState {
     pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
         let failure = self.failure.take()?;
         self.commands.clear();
+        self.batches.clear();
         Some(failure)
     }
 
@@ -140,6 +174,7 @@ impl SystemState {
     pub(crate) fn take_panic(&mut self) -> Option<PanicMessage> {
         let message = self.panicked.take()?;
         self.commands.clear();
+        self.batches.clear();
         Some(message)
     }
 }
@@ -229,6 +264,9 @@ impl World {
             meta: SystemMeta::of(record),
             commands: CommandBuffer::new(),
             rng: Prng::derive_substream(self.options().seed, id.get()),
+            batches: BatchScratch::new(
+                Prng::derive_substream(self.options().seed, id.get()).seed(),
+            ),
             typed,
             failure: None,
             panicked: None,
