@@ -23,12 +23,17 @@ use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
 /// under loom too, where nobody naps).
 pub(crate) type Handle = std::thread::Thread;
 
-/// How long a worker idles inside a track before it naps.
+/// How long a thread that has a core of its own idles inside a track before it naps.
 pub(crate) const NAP_AFTER_NANOS: u64 = 100_000;
 
-/// The longest nap; also the most a missed wake-up delays a newly ready system.
+/// How long a thread beyond the machine's core count idles before it naps or parks: it can
+/// only spin on a core some other thread needs, so it barely spins at all.
+pub(crate) const OVERSUBSCRIBED_SPIN_NANOS: u64 = 2_000;
+
+/// The longest nap. Every way work reaches a napper wakes it behind a `SeqCst` fence (the
+/// end of a track, newly ready systems, a shared loop), so the timeout is only a backstop.
 #[cfg_attr(loom, allow(dead_code))]
-pub(crate) const NAP_NANOS: u64 = 50_000;
+pub(crate) const NAP_NANOS: u64 = 250_000;
 
 /// Per thread: whether it naps right now, and its handle for waking it.
 #[derive(Default)]
@@ -98,17 +103,38 @@ impl Naps {
         self.unpark_nappers(caller);
     }
 
-    /// Wakes napping threads, if any, after new systems became ready. Best effort: no
-    /// fence, so a thread that starts a nap meanwhile sleeps through it (one nap at most).
-    pub(crate) fn wake_if_any(&self, caller: &Handle) {
-        if self.napping.load(Ordering::Relaxed) != 0 {
-            self.unpark_nappers(caller);
+    /// Wakes up to `ready` napping threads after `ready` systems became ready. The `SeqCst`
+    /// fence pairs with the one in [`Naps::nap`] (Dekker: the publisher stores the ready bits
+    /// then loads `napping`, the napper stores `napping` then loads the ready bits), so a
+    /// napper either sees the new systems or is woken; waking no more threads than there
+    /// are systems keeps a crowd of idle threads from all waking for one system.
+    pub(crate) fn wake_for(&self, ready: u32, caller: &Handle) {
+        fence(Ordering::SeqCst);
+        if self.napping.load(Ordering::Relaxed) == 0 {
+            return;
         }
+        let mut left = ready;
+        for (me, slot) in self.slots.iter().enumerate() {
+            if left == 0 {
+                return;
+            }
+            if slot.napping.load(Ordering::Relaxed) {
+                left -= 1;
+                match me {
+                    #[cfg(not(loom))]
+                    0 => caller.unpark(),
+                    _ => self.unpark(me),
+                }
+            }
+        }
+        #[cfg(loom)]
+        let _ = caller;
     }
 
     /// Wakes the workers that nap, if any (not the calling thread, whose handle comes with a
-    /// track): a shared loop (`crate::batch`) has batches for them. Best effort, as
-    /// [`Naps::wake_if_any`].
+    /// track): a shared loop (`crate::batch`) has batches for them. The caller issued the
+    /// `SeqCst` fence after opening the loop, which pairs with the napper's, as in
+    /// [`Naps::wake_for`].
     pub(crate) fn wake_workers_if_any(&self) {
         if self.napping.load(Ordering::Relaxed) != 0 {
             for me in 1..self.slots.len() {

@@ -46,7 +46,7 @@ use laige_registry::{MAX_SYSTEMS, SystemId};
 
 use crate::batch::{Batches, CurrentPool};
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
-use crate::idle::{Handle, Naps};
+use crate::idle::{Handle, NAP_AFTER_NANOS, Naps, OVERSUBSCRIBED_SPIN_NANOS};
 use crate::plan::{Plan, Positions, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
@@ -66,10 +66,6 @@ const NO_PANIC: u32 = u32::MAX;
 /// The most systems one claim takes. Larger chunks mean fewer contended RMWs for tiny
 /// systems, but bind more systems to one thread when they turn out long.
 pub(crate) const MAX_CHUNK: u32 = 8;
-
-/// How long an idle worker spins between tracks before it parks.
-#[cfg(not(loom))]
-const SPIN_NANOS: u64 = 100_000;
 
 /// Under loom, spin twice and park: spinning only multiplies the interleavings.
 #[cfg(loom)]
@@ -160,6 +156,9 @@ pub(crate) struct Shared {
     /// Times systems and tracks: the executor's (possibly manual) clock.
     pub(crate) timer: TickClock,
     pub(crate) threads: u32,
+    /// How many threads may spin for long: as many as the machine has cores. The others
+    /// (higher indices) would spin on a core another thread needs.
+    spinners: u32,
     pub(crate) started: AtomicU32,
 }
 
@@ -210,6 +209,7 @@ impl Pool {
             clock: TickClock::new(),
             timer,
             threads: threads as u32,
+            spinners: cores(threads),
             started: AtomicU32::new(0),
         });
         let workers = (1..threads)
@@ -303,10 +303,17 @@ impl Pool {
         happens_before(&*shared.state);
         shared.state.fetch_add(EPOCH_ONE | OPEN, Ordering::Release);
         fence(Ordering::SeqCst);
+        // Wake no more sleepers than the track can ever keep busy besides the caller: a
+        // thread woken for nothing costs a futex wake here and its core meanwhile.
+        let mut wanted = plan.max_width(job.track).saturating_sub(1);
         for (worker, slot) in self.workers.iter().zip(&shared.slots[1..]) {
+            if wanted == 0 {
+                break;
+            }
             if slot.sleeping.load(Ordering::Relaxed) && slot.sleeping.swap(false, Ordering::Relaxed)
             {
                 worker.thread().unpark();
+                wanted -= 1;
             }
         }
         // 3. Work.
@@ -340,6 +347,16 @@ impl Drop for Pool {
 }
 
 impl Shared {
+    /// How long thread `me` idles before it naps (inside a track) or parks (between tracks).
+    #[inline]
+    pub(crate) fn spin_nanos(&self, me: usize) -> u64 {
+        if (me as u32) < self.spinners {
+            NAP_AFTER_NANOS
+        } else {
+            OVERSUBSCRIBED_SPIN_NANOS
+        }
+    }
+
     /// Wakes the workers that sleep between tracks or nap inside one, so they help with the
     /// shared loop just opened. Best effort: the loop's owner runs what nobody takes.
     pub(crate) fn wake_helpers(&self) {
@@ -428,6 +445,16 @@ impl Shared {
     }
 }
 
+/// How many threads may spin for long: the machine's cores (all of them under loom, whose
+/// threads have no cores).
+fn cores(threads: usize) -> u32 {
+    #[cfg(not(loom))]
+    let cores = thread::available_parallelism().map_or(1, usize::from);
+    #[cfg(loom)]
+    let cores = threads;
+    cores.min(threads) as u32
+}
+
 /// A worker thread: wait for a track, join it, work, leave; until shutdown.
 fn worker_main(shared: &Shared, me: usize) {
     shared.naps.register_current(me);
@@ -477,8 +504,8 @@ fn worker_main(shared: &Shared, me: usize) {
     }
 }
 
-/// Waits until the epoch differs from `seen` or shutdown is asked: spins for
-/// [`SPIN_NANOS`], then parks. Returns the state word it saw.
+/// Waits until the epoch differs from `seen` or shutdown is asked, helping with shared
+/// loops meanwhile: spins for [`Shared::spin_nanos`], then parks. Returns the state word it saw.
 fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
     let sleeping = &shared.slots[me].sleeping;
     let news = |state: u64| state >> EPOCH_SHIFT != seen || state & SHUTDOWN != 0;
@@ -494,7 +521,7 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
             since = spin_start(shared);
             continue;
         }
-        if !spin_budget_spent(shared, &backoff, since) {
+        if !spin_budget_spent(shared, me, &backoff, since) {
             backoff.snooze();
             continue;
         }
@@ -526,10 +553,10 @@ pub(crate) fn spin_start(shared: &Shared) -> u64 {
 }
 
 #[cfg(not(loom))]
-fn spin_budget_spent(shared: &Shared, backoff: &Backoff, since: u64) -> bool {
-    // One clock read per 64 spins.
-    backoff.spins() % 64 == 63
-        && shared.clock.delta_as_nanos(since, shared.clock.raw()) > SPIN_NANOS
+fn spin_budget_spent(shared: &Shared, me: usize, backoff: &Backoff, since: u64) -> bool {
+    // One clock read per 8 spins (a `yield_now` every 64 may have given the core away).
+    backoff.spins() % 8 == 7
+        && shared.clock.delta_as_nanos(since, shared.clock.raw()) > shared.spin_nanos(me)
 }
 
 #[cfg(loom)]
@@ -538,7 +565,7 @@ pub(crate) fn spin_start(_: &Shared) -> u64 {
 }
 
 #[cfg(loom)]
-fn spin_budget_spent(_: &Shared, backoff: &Backoff, _: u64) -> bool {
+fn spin_budget_spent(_: &Shared, _: usize, backoff: &Backoff, _: u64) -> bool {
     backoff.spins() >= SPIN_LIMIT
 }
 

@@ -1,7 +1,6 @@
 //! Inside a track: claiming ready systems, stealing them, running them and counting down
 //! their dependents. See `crate::pool` for the protocol around it.
 
-use crate::idle::NAP_AFTER_NANOS;
 use crate::plan::{Plan, WORDS};
 use crate::pool::{Job, MAX_CHUNK, Shared, drop_payload, spin_start};
 use crate::sync::{AtomicU64, Backoff, Ordering, happens_after, happens_before};
@@ -57,7 +56,7 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             // for a while, the nap should not wait for 63 more spins.
             if cfg!(not(loom))
                 && backoff.spins() % 8 == 7
-                && shared.clock.delta_as_nanos(since, shared.clock.raw()) > NAP_AFTER_NANOS
+                && shared.clock.delta_as_nanos(since, shared.clock.raw()) > shared.spin_nanos(me)
             {
                 shared.naps.nap(me, || {
                     shared.remaining.load(Ordering::Acquire) != 0
@@ -75,7 +74,7 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
         // dependent with this system as its only predecessor is ready now, no RMW needed:
         // nobody else ever counts it down (so a chain touches no shared counter).
         let mut publish = [0u64; WORDS];
-        let mut any = false;
+        let mut published = 0u32;
         for &dependent in plan.dependents(job.base + local) {
             let dependent = usize::from(dependent);
             if plan.pred_count(job.base + dependent) != 1 {
@@ -89,17 +88,17 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                 next = Some(dependent);
             } else {
                 publish[dependent / 64] |= 1 << (dependent % 64);
-                any = true;
+                published += 1;
             }
         }
-        if any {
+        if published != 0 {
             for (word, bits) in shared.ready[me].iter().zip(publish) {
                 if bits != 0 {
                     happens_before(word);
                     word.fetch_or(bits, Ordering::Release);
                 }
             }
-            shared.naps.wake_if_any(&job.caller);
+            shared.naps.wake_for(published, &job.caller);
         }
     }
     if busy != 0 {
