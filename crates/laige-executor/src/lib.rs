@@ -74,6 +74,7 @@ mod error;
 mod executor;
 mod host;
 mod idle;
+mod order;
 mod plan;
 mod pool;
 mod sync;

@@ -47,6 +47,7 @@ use laige_registry::{MAX_SYSTEMS, SystemId};
 use crate::batch::{Batches, CurrentPool};
 use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::idle::{Handle, NAP_AFTER_NANOS, Naps, OVERSUBSCRIBED_SPIN_NANOS};
+use crate::order::PickOrder;
 use crate::plan::{Plan, Positions, WORDS};
 use crate::sync::{
     Arc, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Ordering,
@@ -101,6 +102,8 @@ pub(crate) struct Job {
     pub(crate) alive: Liveness,
     /// The calling thread, so whoever ends the track can wake it from a nap.
     pub(crate) caller: Handle,
+    /// Which ready system to take first (`crate::order`).
+    pub(crate) order: *const PickOrder,
 }
 
 /// A thread's earliest panic of the current track, written only by its owner during the
@@ -290,7 +293,9 @@ impl Pool {
             let count = u32::from(plan.pred_count(job.base + i));
             shared.pending[i].store(count, Ordering::Relaxed);
         }
-        shared.deal(plan.roots(job.track));
+        // SAFETY: the caller keeps the pick order alive until we return, like the plan.
+        let order = unsafe { &*job.order };
+        shared.deal(plan.roots(job.track), order);
         shared.remaining.store(job.len as u32, Ordering::Relaxed);
         shared.panicked.store(NO_PANIC, Ordering::Relaxed);
         shared.busy.store(0, Ordering::Relaxed);
@@ -372,9 +377,9 @@ impl Shared {
 
     /// Deals `roots` out to the threads' ready words in contiguous blocks of positions,
     /// the lowest block to the caller, which starts on it at once.
-    fn deal(&self, roots: &Positions) {
+    fn deal(&self, roots: &Positions, order: &PickOrder) {
         let share = (roots.len() as u32).div_ceil(self.threads);
-        let mut rest = roots.to_words();
+        let mut rest = order.slots_of(roots.to_words());
         for own in self.ready.iter() {
             let mut quota = share;
             for (word, bits) in own.iter().zip(rest.iter_mut()) {

@@ -9,6 +9,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// Runs systems of `job` until the whole track has run. Called by the caller (`me == 0`)
 /// and by every worker that joined.
 pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
+    // SAFETY: `Pool::run`'s caller keeps the pick order alive until it returns, and every
+    // thread that runs `work` for this job does so before that.
+    let order = unsafe { &*job.order };
     let words = job.len.div_ceil(64);
     let mut done = 0u32;
     let mut next: Option<usize> = None;
@@ -23,7 +26,7 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
         } else if chunk.1 != 0 {
             let bit = chunk.1.trailing_zeros() as usize;
             chunk.1 &= chunk.1 - 1;
-            chunk.0 * 64 + bit
+            order.position(chunk.0 * 64 + bit)
         } else if let Some(claimed) = claim_own(shared, me, words) {
             chunk = claimed;
             idle_since = None;
@@ -87,7 +90,8 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             if next.is_none() && chunk.1 == 0 {
                 next = Some(dependent);
             } else {
-                publish[dependent / 64] |= 1 << (dependent % 64);
+                let slot = order.slot(dependent);
+                publish[slot / 64] |= 1 << (slot % 64);
                 published += 1;
             }
         }
