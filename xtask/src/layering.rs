@@ -52,6 +52,14 @@ pub const LAYERING: &[Layer] = &[
         &["laige-depspec", "laige-diag", "tracing"],
         false,
     ),
+    // Storage under the tick layer: it knows no schedule, runner or executor.
+    layer(
+        "laige-storage",
+        &["arrayvec", "laige-diag", "laige-registry"],
+        true,
+    ),
+    // Typed, checked queries over the storage's tables, and a system's declared access.
+    layer("laige-query", &["laige-registry", "laige-storage"], true),
     layer(
         "laige-scheduler",
         &[
@@ -74,12 +82,25 @@ pub const LAYERING: &[Layer] = &[
         &["laige-diag", "laige-registry", "laige-scheduler", "tracing"],
         true,
     ),
+    // The recorders' data and formats, under the World that owns and feeds them.
+    layer(
+        "laige-record",
+        &[
+            "laige-diag",
+            "laige-registry",
+            "laige-scheduler",
+            "laige-storage",
+        ],
+        false,
+    ),
     layer(
         "laige-world",
         &[
-            "arrayvec",
             "laige-diag",
             "laige-registry",
+            "laige-storage",
+            "laige-query",
+            "laige-record",
             "laige-scheduler",
             "laige-runner",
             "laige-executor",

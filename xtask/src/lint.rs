@@ -4,6 +4,7 @@
 //! (name, dependencies, source files), so tests can feed it seeded violations without touching disk.
 //! [`load_workspace`] builds the models of the real tree from `cargo metadata`.
 
+mod cycles;
 mod lex;
 
 use std::{
@@ -87,6 +88,7 @@ pub fn check_all(crates: &[CrateModel], table: &[Layer]) -> Vec<Violation> {
     res.extend(check_crate_docs(crates));
     res.extend(check_honest_tests(crates));
     res.extend(check_unused_dependencies(crates));
+    res.extend(cycles::check_module_cycles(crates));
     res
 }
 
@@ -559,6 +561,21 @@ mod tests {
             [("crates/laige-registry/Cargo.toml", "layering")]
         );
         assert!(res[0].fix.contains("`laige-scheduler`"), "{}", res[0]);
+    }
+
+    #[test]
+    fn storage_depending_on_the_executor_is_reported() {
+        let crates = [krate(
+            "laige-storage",
+            &["laige-registry", "laige-executor"],
+            &[("src/lib.rs", DOC)],
+        )];
+        let res = check_layering(&crates, LAYERING);
+        assert_eq!(
+            rules(&res),
+            [("crates/laige-storage/Cargo.toml", "layering")]
+        );
+        assert!(res[0].fix.contains("`laige-executor`"), "{}", res[0]);
     }
 
     #[test]

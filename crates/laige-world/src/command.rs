@@ -18,6 +18,7 @@ use crate::component::DropFn;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
 
+pub(crate) use apply::ApplyCommands;
 pub use apply::ApplyStats;
 
 /// A placeholder for an entity spawned by a command; it gets its real [`Entity`] when the

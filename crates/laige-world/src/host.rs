@@ -25,7 +25,7 @@ use std::error::Error;
 use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
-use crate::command::ApplyStats;
+use crate::command::{ApplyCommands, ApplyStats};
 use crate::system::BoxError;
 use crate::world::SystemState;
 use crate::{Storage, SystemContext, SystemRun, TickError, World, WorldError};

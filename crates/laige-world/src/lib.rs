@@ -61,56 +61,47 @@
 //! ```
 #![deny(missing_docs)]
 
-mod archetype;
-mod bundle;
-mod column;
 mod command;
-mod component;
 mod context;
-mod entity;
-mod error;
-mod hash;
 pub mod host;
-mod lockstep;
 mod observe;
 mod options;
+mod par;
 mod prng;
-mod query;
-mod resource;
+mod resources;
 mod run;
-mod snapshot;
-mod storage;
+mod snapshots;
 mod system;
-mod timeline;
 mod world;
 
-pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE};
+// The storage crate's modules under their old paths, so the tick layer reaches them as before.
+use laige_query::query;
+use laige_storage::{archetype, bundle, component, entity};
+
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
-pub use component::{ComponentInfo, ComponentOptions, Components, MAX_COMPONENT_TYPES};
-pub use context::{Queries, SystemContext, SystemFn, SystemMeta, SystemRun};
-pub use entity::Entity;
-pub use error::{QueryError, WorldError};
-pub use hash::{StateHash, StateHasher};
+pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
+pub use laige_query::{
+    Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
+};
+pub use laige_record::{
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
+    RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+};
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
-pub use lockstep::{
-    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
-    RecordedSystem, TickChecksums,
+pub use laige_storage::{
+    Archetype, ArchetypeId, Bundle, ComponentInfo, ComponentOptions, Components, Entity, Join,
+    MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
+    StateHasher, Storage, WorldError,
 };
 pub use observe::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
+pub use par::{Batch, BatchScratch, PAR_BATCH_ROWS};
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
-pub use query::{
-    Batch, BatchScratch, Filtered, Fresh, PAR_BATCH_ROWS, Prepared, QueryData, With, Without,
-};
 pub use run::TickError;
-pub use snapshot::{Snapshot, SnapshotView};
-pub use storage::Storage;
 pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,
     SystemParam, SystemWorld, WithContext,
 };
-pub use timeline::{Timeline, TimelineEvent, TimelineKind};
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

@@ -9,8 +9,7 @@ use laige_registry::SystemId;
 use laige_scheduler::Schedule;
 
 use crate::World;
-use crate::lockstep::ChecksumRecord;
-use crate::timeline::Timeline;
+use laige_record::{ChecksumRecord, Timeline};
 
 /// The most ticks a timeline or a checksum record keeps; a larger capacity is cut to this.
 pub const MAX_RECORDED_TICKS: usize = 1 << 20;

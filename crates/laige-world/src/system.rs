@@ -37,7 +37,6 @@
 //! ```
 
 mod function;
-mod init;
 mod params;
 
 use std::error::Error;
@@ -49,9 +48,19 @@ use crate::command::CommandBuffer;
 use crate::{BatchScratch, Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
-pub use init::ParamInit;
-pub(crate) use init::{ParamNeeds, Part};
-pub use params::{Local, Query, QueryFilter, Res, ResMut, Rng};
+pub use laige_query::QueryFilter;
+pub use laige_query::declare::ParamInit;
+pub(crate) use laige_query::declare::ParamNeeds;
+pub use params::{Local, Query, Res, ResMut, Rng};
+
+/// Sets up parameter `P` in `init`, attributing what it needs to it (a tuple of parameters
+/// attributes each element's needs to that element).
+pub(crate) fn init_param<P: SystemParam>(init: &mut ParamInit<'_>) -> P::State {
+    let outer = init.enter_param(std::any::type_name::<P>());
+    let state = P::init(init);
+    init.leave_param(outer);
+    state
+}
 
 /// What a failing system returns, boxed: any error type converts into it with `?`.
 pub type BoxError = Box<dyn Error + Send + Sync + 'static>;

@@ -11,7 +11,7 @@ use laige_registry::{ComponentId, Registry};
 
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
-use crate::command::{ApplyStats, CommandBuffer, Commands};
+use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observe::Observers;
 use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::run::Runtime;

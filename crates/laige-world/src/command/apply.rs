@@ -33,7 +33,14 @@ impl CommandBuffer {
     }
 }
 
-impl Storage {
+/// Applying command buffers to the storage: the tick layer's side of structural changes,
+/// written as a trait because the storage is another crate's type.
+pub(crate) trait ApplyCommands {
+    /// See the impl for [`Storage`].
+    fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError>;
+}
+
+impl ApplyCommands for Storage {
     /// Applies every command of `buffer` in recording order, then empties it (keeping its
     /// capacity). A command whose target is stale is skipped, its value dropped, and reported
     /// (`ecs/stale_entity_access`, or `ecs/stale_entity_destroy` for a despawn).
@@ -42,7 +49,7 @@ impl Storage {
     ///
     /// [`WorldError::ForeignCommandBuffer`] when the buffer was filled for another world; it
     /// is then cleared without applying anything.
-    pub(crate) fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
+    fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
         if buffer.world != 0 && buffer.world != self.identity() {
             buffer.clear();
             return Err(self.report(WorldError::ForeignCommandBuffer));
@@ -78,7 +85,7 @@ impl Storage {
                     buffer.resolved.push(spawned.ok());
                     spawned.is_ok()
                 }
-                Command::Despawn { target } => match self.live_target(buffer, target, "despawn") {
+                Command::Despawn { target } => match live_target(self, buffer, target, "despawn") {
                     Some((entity, location)) => {
                         self.despawn_at(entity, location);
                         true
@@ -86,7 +93,7 @@ impl Storage {
                     None => false,
                 },
                 Command::Insert { target, value } => {
-                    match self.live_target(buffer, target, "insert") {
+                    match live_target(self, buffer, target, "insert") {
                         Some((entity, location)) => {
                             let value = &mut buffer.values[value as usize];
                             value.live = false;
@@ -104,7 +111,7 @@ impl Storage {
                     }
                 }
                 Command::Remove { target, component } => {
-                    match self.live_target(buffer, target, "remove") {
+                    match live_target(self, buffer, target, "remove") {
                         Some((entity, location)) => {
                             // SAFETY: the entity is live at `location`; no output: the value is dropped.
                             unsafe { self.remove_erased(entity, location, component, None) };
@@ -123,17 +130,17 @@ impl Storage {
         buffer.reset();
         Ok(stats)
     }
+}
 
-    /// The live entity a command targets, or `None` (reported when stale; a failed spawn was
-    /// reported when it failed).
-    fn live_target(
-        &self,
-        buffer: &CommandBuffer,
-        target: Target,
-        op: &'static str,
-    ) -> Option<(Entity, crate::entity::Location)> {
-        let entity = buffer.resolve(target)?;
-        let location = self.locate(entity, op).ok()?;
-        Some((entity, location))
-    }
+/// The live entity a command targets, or `None` (reported when stale; a failed spawn was
+/// reported when it failed).
+fn live_target(
+    storage: &Storage,
+    buffer: &CommandBuffer,
+    target: Target,
+    op: &'static str,
+) -> Option<(Entity, crate::entity::Location)> {
+    let entity = buffer.resolve(target)?;
+    let location = storage.locate(entity, op).ok()?;
+    Some((entity, location))
 }

@@ -20,7 +20,7 @@ macro_rules! function_system {
             type State = ($($p::State,)*);
 
             fn init(init: &mut ParamInit<'_>) -> Self::State {
-                ($(init.param::<$p>(),)*)
+                ($(super::init_param::<$p>(init),)*)
             }
 
             #[inline(always)]

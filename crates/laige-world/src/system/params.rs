@@ -9,30 +9,12 @@ use std::ptr::NonNull;
 
 use laige_registry::{Access, ComponentId};
 
-use super::{ParamInit, Part, SystemParam, SystemWorld};
-use crate::query::{
-    Batch, BatchScratch, Filtered, QueryData, each_chunk_in, each_in, par_batches_in, prepared_in,
+use super::{ParamInit, SystemParam, SystemWorld, init_param};
+use crate::par::{Batch, BatchScratch, par_batches_in};
+use crate::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
+use crate::{
+    CommandBuffer, Commands, Entity, Prepared, Prng, QueryError, QueryFilter, Storage, SystemMeta,
 };
-use crate::{Commands, Entity, Prepared, Prng, QueryError, Storage, SystemMeta, With, Without};
-
-/// A filter of a [`Query`]: [`With<T>`], [`Without<T>`], or a tuple of them. It narrows the
-/// matched entities and yields nothing.
-pub trait QueryFilter: QueryData {}
-
-impl<T: 'static> QueryFilter for With<T> {}
-impl<T: 'static> QueryFilter for Without<T> {}
-
-macro_rules! tuple_filter {
-    ($($name:ident),*) => {
-        impl<$($name: QueryFilter),*> QueryFilter for ($($name,)*) {}
-    };
-}
-
-tuple_filter!();
-tuple_filter!(A);
-tuple_filter!(A, B);
-tuple_filter!(A, B, C);
-tuple_filter!(A, B, C, D);
 
 /// A system parameter that queries entities: `Query<'_, (&mut Pos, &Vel)>`, or with a filter,
 /// `Query<'_, &mut Pos, With<Player>>`.
@@ -345,7 +327,7 @@ unsafe impl SystemParam for Rng<'_> {
     type Item<'a> = Rng<'a>;
 
     fn init(init: &mut ParamInit<'_>) {
-        init.part(Part::Rng);
+        init.part(type_name::<Prng>());
     }
 
     #[inline]
@@ -362,7 +344,7 @@ unsafe impl SystemParam for Commands<'_> {
     type Item<'a> = Commands<'a>;
 
     fn init(init: &mut ParamInit<'_>) {
-        init.part(Part::Commands);
+        init.part(type_name::<CommandBuffer>());
     }
 
     #[inline]
@@ -423,7 +405,7 @@ macro_rules! tuple_param {
             type Item<'a> = ($($p::Item<'a>,)*);
 
             fn init(init: &mut ParamInit<'_>) -> Self::State {
-                ($(init.param::<$p>(),)*)
+                ($(init_param::<$p>(init),)*)
             }
 
             #[inline]

@@ -1,0 +1,313 @@
+//! What a typed system's parameters need, collected once at registration: checked against
+//! each other here, then merged with the builder's declarations into the registry's list.
+
+use std::any::type_name;
+
+use laige_registry::{Access, ComponentId, Io, IoList, RegisterError};
+
+use crate::component::Components;
+
+/// What one parameter needs of one component or resource.
+#[derive(Clone, Copy, Debug)]
+struct Need {
+    /// `None` for a type the world never registered: the registry refuses it as
+    /// `io_unregistered`, at this entry's position.
+    component: Option<ComponentId>,
+    type_name: &'static str,
+    access: Access,
+    param: &'static str,
+    /// Which parameter (or element of a tuple of parameters), counted from 0.
+    param_index: u16,
+}
+
+/// Collects what a typed system's parameters need while they set up their state.
+///
+/// Handed to a typed system parameter's `init`; it records every access with the
+/// parameter that needs it, and keeps the first conflict it sees, which
+/// `World::system`'s `register` reports.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ParamInit<'w> {
+    components: &'w Components,
+    system: &'static str,
+    /// The parameter being set up, for messages.
+    param: &'static str,
+    /// How many parameters have been set up so far.
+    params: u16,
+    needs: Vec<Need>,
+    /// The exclusive parts of a run claimed so far (the type a holder reaches, and the
+    /// parameter that holds it).
+    parts: Vec<(&'static str, &'static str)>,
+    error: Option<RegisterError>,
+}
+
+impl<'w> ParamInit<'w> {
+    #[doc(hidden)]
+    pub fn new(components: &'w Components, system: &'static str) -> Self {
+        Self {
+            components,
+            system,
+            param: "",
+            params: 0,
+            needs: Vec::new(),
+            parts: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// Starts setting up the parameter named `param`, attributing what it needs to it (a
+    /// tuple of parameters attributes each element's needs to that element); returns the
+    /// enclosing parameter, for [`ParamInit::leave_param`].
+    #[doc(hidden)]
+    pub fn enter_param(&mut self, param: &'static str) -> &'static str {
+        self.params += 1;
+        std::mem::replace(&mut self.param, param)
+    }
+
+    /// Ends setting up a parameter: `outer` is what [`ParamInit::enter_param`] returned.
+    #[doc(hidden)]
+    pub fn leave_param(&mut self, outer: &'static str) {
+        self.param = outer;
+    }
+
+    /// Records that the current parameter reaches component `T` as `access` (a query
+    /// element). A resource type is refused, and a snapshot read needs a versioned component.
+    #[doc(hidden)]
+    pub fn component<T: 'static>(&mut self, access: Access) {
+        let component = self.components.id_of::<T>();
+        if let Some(id) = component {
+            let info = self.components.get(id);
+            if info.is_resource() {
+                return self.kind::<T>("a component");
+            }
+            if access == Access::ReadSnapshot && !info.is_versioned() {
+                return self.kind::<T>("a versioned component");
+            }
+        }
+        self.need::<T>(component, access);
+    }
+
+    /// Checks a presence filter on `T`, which needs no access: a resource type is refused.
+    #[doc(hidden)]
+    pub fn filter<T: 'static>(&mut self) {
+        if let Some(id) = self.components.id_of::<T>()
+            && self.components.is_resource(id)
+        {
+            self.kind::<T>("a component");
+        }
+    }
+
+    /// Records that the current parameter reaches resource `T` as `access`, and returns
+    /// its id. A component type is refused.
+    #[doc(hidden)]
+    pub fn resource<T: 'static>(&mut self, access: Access) -> Option<ComponentId> {
+        let component = self.components.id_of::<T>();
+        if component.is_some_and(|id| !self.components.is_resource(id)) {
+            self.kind::<T>("a resource");
+            return None;
+        }
+        self.need::<T>(component, access);
+        component
+    }
+
+    /// Records that the current parameter holds `part`, a part of the run that belongs to the
+    /// system rather than to the storage (named by the type a holder reaches); a second
+    /// holder is a conflict.
+    #[doc(hidden)]
+    pub fn part(&mut self, part: &'static str) {
+        match self.parts.iter().find(|(held, _)| *held == part) {
+            Some(&(_, first)) => {
+                let err = RegisterError::ParamConflict {
+                    name: self.system,
+                    component: part,
+                    first,
+                    first_access: Access::Write,
+                    second: self.param,
+                    second_access: Access::Write,
+                    within_one: false,
+                };
+                self.fail(err);
+            }
+            None => self.parts.push((part, self.param)),
+        }
+    }
+
+    fn kind<T>(&mut self, expected: &'static str) {
+        let err = RegisterError::ParamKind {
+            name: self.system,
+            param: self.param,
+            component: type_name::<T>(),
+            expected,
+        };
+        self.fail(err);
+    }
+
+    fn fail(&mut self, err: RegisterError) {
+        self.error.get_or_insert(err);
+    }
+
+    /// Adds a need, merged with an earlier one on the same component: reads merge (a fresh
+    /// read wins over a plain one); a write beside anything else, or a live read beside a
+    /// snapshot read, is a conflict.
+    fn need<T>(&mut self, component: Option<ComponentId>, access: Access) {
+        let need = Need {
+            component,
+            type_name: type_name::<T>(),
+            access,
+            param: self.param,
+            param_index: self.params,
+        };
+        let earlier =
+            component.and_then(|id| self.needs.iter_mut().find(|it| it.component == Some(id)));
+        let Some(earlier) = earlier else {
+            self.needs.push(need);
+            return;
+        };
+        match merged(earlier.access, access) {
+            Some(access) => earlier.access = access,
+            None => {
+                let err = RegisterError::ParamConflict {
+                    name: self.system,
+                    component: need.type_name,
+                    first: earlier.param,
+                    first_access: earlier.access,
+                    second: need.param,
+                    second_access: access,
+                    within_one: earlier.param_index == need.param_index,
+                };
+                self.fail(err);
+            }
+        }
+    }
+
+    /// What was collected, without the borrow of the world.
+    #[doc(hidden)]
+    pub fn into_needs(self) -> ParamNeeds {
+        ParamNeeds {
+            system: self.system,
+            needs: self.needs,
+            error: self.error,
+        }
+    }
+}
+
+/// What a typed system's parameters need, collected by [`ParamInit`], kept until the
+/// builder's declarations are final.
+#[derive(Debug)]
+#[doc(hidden)]
+pub struct ParamNeeds {
+    system: &'static str,
+    needs: Vec<Need>,
+    error: Option<RegisterError>,
+}
+
+impl ParamNeeds {
+    /// The system's access list: what the parameters need, each component once in the
+    /// order first needed, then the builder's `declared` list as written (the registry
+    /// checks that one as for any system).
+    ///
+    /// # Errors
+    ///
+    /// The first conflict between parameters, then the first declaration that contradicts
+    /// a parameter ([`RegisterError::AccessContradicts`]).
+    #[doc(hidden)]
+    pub fn finish(self, declared: &IoList) -> Result<IoList, RegisterError> {
+        if let Some(err) = self.error {
+            return Err(err);
+        }
+        let mut io = IoList::EMPTY;
+        for need in &self.needs {
+            let explicit = need.component.and_then(|id| {
+                declared
+                    .as_slice()
+                    .iter()
+                    .find(|it| it.component == Some(id))
+            });
+            match explicit {
+                Some(it) if !covers(it.access, need.access) => {
+                    return Err(RegisterError::AccessContradicts {
+                        name: self.system,
+                        component: need.type_name,
+                        declared: it.access,
+                        param: need.param,
+                        needs: need.access,
+                    });
+                }
+                Some(_) => {}
+                None => io.push(Io {
+                    component: need.component,
+                    access: need.access,
+                }),
+            }
+        }
+        for &it in declared.as_slice() {
+            io.push(it);
+        }
+        if declared.overflowed() {
+            // The declared list alone filled `io`; one more push only marks it overflowed,
+            // so the registry still reports `io_too_many`.
+            io.push(Io {
+                component: None,
+                access: Access::Read,
+            });
+        }
+        Ok(io)
+    }
+}
+
+/// Two parameters' accesses to one component as one declaration, if they can coexist.
+fn merged(a: Access, b: Access) -> Option<Access> {
+    use Access::{Read, ReadFresh, ReadSnapshot, Write};
+    match (a, b) {
+        (Write, _) | (_, Write) => None,
+        (ReadSnapshot, ReadSnapshot) => Some(ReadSnapshot),
+        (ReadSnapshot, _) | (_, ReadSnapshot) => None,
+        (Read, Read) => Some(Read),
+        _ => Some(ReadFresh),
+    }
+}
+
+/// Whether a declaration allows what a parameter needs: a write allows every live access, a
+/// fresh read allows reads, and a snapshot read allows only itself.
+fn covers(declared: Access, needs: Access) -> bool {
+    use Access::{Read, ReadFresh, ReadSnapshot, Write};
+    match needs {
+        Read => matches!(declared, Read | ReadFresh | Write),
+        ReadFresh => matches!(declared, ReadFresh | Write),
+        Write => declared == Write,
+        ReadSnapshot => declared == ReadSnapshot,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_merge_and_writes_or_mixed_kinds_conflict() {
+        use Access::{Read, ReadFresh, ReadSnapshot, Write};
+        assert_eq!(merged(Read, Read), Some(Read));
+        assert_eq!(merged(Read, ReadFresh), Some(ReadFresh));
+        assert_eq!(merged(ReadFresh, Read), Some(ReadFresh));
+        assert_eq!(merged(ReadSnapshot, ReadSnapshot), Some(ReadSnapshot));
+        for (a, b) in [
+            (Write, Read),
+            (Read, Write),
+            (Write, Write),
+            (ReadSnapshot, Read),
+            (ReadFresh, ReadSnapshot),
+        ] {
+            assert_eq!(merged(a, b), None, "{a:?} with {b:?}");
+        }
+    }
+
+    #[test]
+    fn a_declaration_covers_what_it_allows() {
+        use Access::{Read, ReadFresh, ReadSnapshot, Write};
+        assert!(covers(Write, Read) && covers(Write, ReadFresh) && covers(Write, Write));
+        assert!(covers(ReadFresh, Read) && covers(Read, Read));
+        assert!(!covers(Read, ReadFresh) && !covers(Read, Write));
+        assert!(!covers(ReadSnapshot, Read) && !covers(Write, ReadSnapshot));
+        assert!(covers(ReadSnapshot, ReadSnapshot));
+    }
+}

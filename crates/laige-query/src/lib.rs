@@ -1,0 +1,56 @@
+//! laige-query: typed queries over the archetype tables of a `laige-storage` [`Storage`],
+//! each checked once per call against what the running system declared.
+//!
+//! A query is a type ([`QueryData`]): `&T`, `&mut T`, `Option<..>`, [`Fresh<&T>`],
+//! [`Snapshot<&T>`], [`Entity`], the filters [`With<T>`] and [`Without<T>`], or tuples of these.
+//! [`Queries`] is the checked view a running system gets: before a query touches a row, every
+//! element's access is checked against the system's [`SystemMeta`] (its declared reads, writes,
+//! fresh and snapshot reads, and table footprint), and so are resource and snapshot reads.
+//! `ParamInit` collects, at registration, what a typed system's parameters need.
+//!
+//! How a query checks access is in three files: `queries.rs` (the entry points), `query/iter.rs`
+//! (resolve and check once per call, then iterate) and `query.rs` (`QueryDesc`, the per-element
+//! rule against `SystemMeta::declared`, and the snapshot and resource checks).
+//!
+//! What it deliberately does **not** know: schedules, runners, executors, commands and ticks.
+//! It trusts the caller (the tick layer, `laige-world`) to hand a view only under access the
+//! scheduler proved disjoint; that is the safety contract of [`Queries::new`].
+//!
+//! # Example
+//!
+//! ```
+//! use laige_query::SystemMeta;
+//! use laige_registry::{Access, ComponentId, ComponentSet, SystemId};
+//!
+//! let pos = ComponentId::new(1).unwrap();
+//! let mut writes = ComponentSet::EMPTY;
+//! writes.insert(pos);
+//! let meta = SystemMeta {
+//!     id: SystemId::new(1).unwrap(),
+//!     name: "Movement",
+//!     reads: ComponentSet::EMPTY,
+//!     writes,
+//!     reads_fresh: ComponentSet::EMPTY,
+//!     reads_snapshot: ComponentSet::EMPTY,
+//!     matching: ComponentSet::EMPTY,
+//! };
+//! assert_eq!(meta.declared(pos), Some(Access::Write));
+//! ```
+#![deny(missing_docs)]
+
+#[doc(hidden)]
+pub mod declare;
+#[doc(hidden)]
+pub mod queries;
+#[doc(hidden)]
+pub mod query;
+
+// The storage's modules and types under the paths these files used inside it.
+use laige_storage::{
+    Entity, QueryError, SnapshotView, Storage, archetype, column, component, snapshot,
+};
+
+pub use queries::Queries;
+pub use query::{
+    Filtered, Fresh, Prepared, QueryData, QueryFilter, Snapshot, SystemMeta, With, Without,
+};

@@ -1,0 +1,519 @@
+//! Typed queries: what a system asks for, checked once per call against what it declared.
+//!
+//! A query is a type: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Fresh<&T>`],
+//! [`Entity`](crate::Entity), the filters [`With<T>`] and [`Without<T>`], or a tuple of up to 8
+//! of these (tuples nest).
+//! Matched archetypes are visited in ascending id, rows in table order.
+
+mod elements;
+mod filter;
+mod fresh;
+mod iter;
+mod prepared;
+mod snapshot;
+mod tuple;
+
+use std::any::type_name;
+use std::ptr::NonNull;
+
+use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
+
+use crate::archetype::Archetype;
+use crate::component::Components;
+use crate::declare::ParamInit;
+use crate::snapshot::{SnapshotView, Snapshots};
+use crate::{QueryError, Storage};
+
+pub use elements::skip;
+pub use filter::{QueryFilter, With, Without};
+pub use fresh::{Filtered, Fresh};
+pub use iter::{each_chunk_in, each_in, prepared_in};
+pub use prepared::Prepared;
+pub use snapshot::Snapshot;
+
+/// A query over component storage.
+///
+/// `Item<'a>` is what the per-entity closure of `SystemContext::each`
+/// gets for one row; `Chunk<'a>` is what the per-archetype closure of
+/// `SystemContext::each_chunk` gets: slices over whole
+/// columns, which the compiler can vectorise.
+///
+/// | element | item | chunk | access |
+/// |---|---|---|---|
+/// | `&T` | `&T` | `&[T]` | read `T`; entity must have `T` |
+/// | `&mut T` | `&mut T` | `&mut [T]` | write `T`; entity must have `T` |
+/// | `Option<&T>` | `Option<&T>` | `Option<&[T]>` | read `T` |
+/// | `Option<&mut T>` | `Option<&mut T>` | `Option<&mut [T]>` | write `T` |
+/// | `Entity` | `Entity` | `&[Entity]` | none |
+/// | `With<T>` / `Without<T>` | `()` | `()` | none (presence only) |
+/// | `Snapshot<&T>` | `Option<&T>` | `SnapshotView<T>` | snapshot read of the versioned `T` |
+///
+/// | `Fresh<&T>` | `&T` | `&[T]` | read `T`; a typed system declares it `reads_fresh` |
+///
+/// # Safety
+///
+/// Implementations must declare in `init` and in `declare` every component they read or
+/// write, and `item` / `chunk` must touch nothing else. The impls in this crate do; the
+/// hidden methods use crate-internal types, so it cannot be implemented elsewhere.
+pub unsafe trait QueryData {
+    /// What one row yields.
+    type Item<'a>;
+    /// What one archetype yields.
+    type Chunk<'a>;
+    /// The resolved component ids.
+    #[doc(hidden)]
+    type State: Copy;
+    /// Raw column pointers for one archetype.
+    #[doc(hidden)]
+    type Fetch: Copy;
+
+    /// Resolves component ids and records the access in `desc`, checking it.
+    #[doc(hidden)]
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError>;
+
+    /// Records, for a typed system's registration, the access each element needs.
+    #[doc(hidden)]
+    fn declare(init: &mut ParamInit<'_>);
+
+    /// The column pointers of a matched archetype.
+    #[doc(hidden)]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch;
+
+    /// [`QueryData::fetch`] for an archetype the query matched through the column directory of
+    /// `driver`, without the checks that makes redundant (a required component always has
+    /// its column there). An element that requires `driver` takes `driver_column` instead of
+    /// looking its column up in the table, which spares the walk through the table when the
+    /// driver is all a query needs of it.
+    ///
+    /// # Safety
+    ///
+    /// `state` comes from `init` on a [`QueryDesc`] whose matcher accepts `archetype` (it has
+    /// every component the query requires); `driver_column` is the base of `archetype`'s
+    /// column of `driver`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn fetch_driven(
+        state: &Self::State,
+        archetype: &Archetype,
+        driver: ComponentId,
+        driver_column: NonNull<u8>,
+    ) -> Self::Fetch {
+        let _ = (driver, driver_column);
+        Self::fetch(state, archetype)
+    }
+
+    /// The item of the row `fetch` is at, moving `fetch` on to the next row. A fetch starts at
+    /// row 0; iterating by pointer steps rather than row indices lets the compiler vectorise
+    /// the per-row loop the way it does a slice iterator.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched archetype and is at one of its rows; the caller has the
+    /// declared access for `'a`; the same row is not yielded twice while a mutable item of it
+    /// lives.
+    #[doc(hidden)]
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a>;
+
+    /// Moves `fetch` on by `rows` rows, to reach one entity's row.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched archetype, at a row at least `rows` before its end.
+    #[doc(hidden)]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize);
+
+    /// The chunk of a whole archetype of `len` rows.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QueryData::item`], for all `len` rows at once.
+    #[doc(hidden)]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
+}
+
+/// Which tables a checked query visits: all it needs of its [`QueryDesc`] while iterating,
+/// small enough to move around in registers.
+#[derive(Clone, Copy, Debug)]
+#[doc(hidden)]
+pub struct Matcher {
+    required: ComponentSet,
+    excluded: ComponentSet,
+    /// The required component with the fewest tables, if the query requires any.
+    driver: Option<ComponentId>,
+    /// Whether the driver is the query's only condition: every table that has it matches.
+    exact: bool,
+    unmatchable: bool,
+}
+
+impl Matcher {
+    /// Whether rows of `archetype` match.
+    #[inline]
+    #[doc(hidden)]
+    pub fn matches(&self, archetype: &Archetype) -> bool {
+        !self.unmatchable
+            && self.required.is_subset(archetype.signature())
+            && !self.excluded.intersects(archetype.signature())
+    }
+
+    /// The component whose column directory the query walks: the required component with
+    /// the fewest tables. `None` when the query requires nothing, so every table must be
+    /// tested.
+    #[inline]
+    #[doc(hidden)]
+    pub fn driver(&self) -> Option<ComponentId> {
+        self.driver
+    }
+
+    /// Whether every table that has the driver matches (it is the query's only condition).
+    #[inline]
+    #[doc(hidden)]
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Whether no table can match (the query requires a type never registered).
+    #[inline]
+    #[doc(hidden)]
+    pub fn unmatchable(&self) -> bool {
+        self.unmatchable
+    }
+}
+
+/// What a query touches, built by [`QueryData::init`] and checked element by element.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct QueryDesc<'a> {
+    storage: &'a Storage,
+    declared: Option<&'a SystemMeta>,
+    required: ComponentSet,
+    excluded: ComponentSet,
+    reads: ComponentSet,
+    writes: ComponentSet,
+    /// Kept as components are required, so that iterating needs no pass over the sets.
+    driver: Option<ComponentId>,
+    /// How many distinct components are required or excluded.
+    conditions: u16,
+    unmatchable: bool,
+}
+
+impl<'a> QueryDesc<'a> {
+    #[doc(hidden)]
+    pub fn new(storage: &'a Storage, declared: Option<&'a SystemMeta>) -> Self {
+        Self {
+            storage,
+            declared,
+            required: ComponentSet::EMPTY,
+            excluded: ComponentSet::EMPTY,
+            reads: ComponentSet::EMPTY,
+            writes: ComponentSet::EMPTY,
+            driver: None,
+            conditions: 0,
+            unmatchable: false,
+        }
+    }
+
+    fn components(&self) -> &'a Components {
+        &self.storage.components
+    }
+
+    /// Records that matched entities must have `id`; the driver becomes the required
+    /// component with the fewest tables (which one wins a tie does not matter: every driver
+    /// visits the same matching tables in the same ascending order).
+    fn require(&mut self, id: ComponentId) {
+        if !self.required.insert(id) {
+            return;
+        }
+        self.conditions += 1;
+        let tables = |c| self.storage.tables_with(c).len();
+        if self.driver.is_none_or(|driver| tables(id) < tables(driver)) {
+            self.driver = Some(id);
+        }
+    }
+
+    /// Records that matched entities must not have `id`.
+    fn exclude(&mut self, id: ComponentId) {
+        if self.excluded.insert(id) {
+            self.conditions += 1;
+        }
+    }
+
+    /// What iterating needs of the checked query: which tables match.
+    #[inline]
+    #[doc(hidden)]
+    pub fn matcher(&self) -> Matcher {
+        Matcher {
+            required: self.required,
+            excluded: self.excluded,
+            driver: self.driver,
+            exact: self.conditions == 1,
+            unmatchable: self.unmatchable,
+        }
+    }
+
+    fn undeclared<T>(
+        &self,
+        meta: &SystemMeta,
+        access: Access,
+        declared: Option<Access>,
+    ) -> QueryError {
+        QueryError::Undeclared {
+            system: meta.name,
+            system_id: meta.id,
+            component: type_name::<T>(),
+            access,
+            declared,
+        }
+    }
+
+    fn aliased<T>(&self) -> QueryError {
+        QueryError::Aliased {
+            system: self.declared.map(|meta| meta.name),
+            component: type_name::<T>(),
+        }
+    }
+
+    /// Records a read of `T`; `required` when the entity must have it.
+    #[doc(hidden)]
+    pub fn read<T: 'static>(&mut self, required: bool) -> Result<Option<ComponentId>, QueryError> {
+        self.access::<T>(Access::Read, required)
+    }
+
+    /// Records a write of `T`; `required` when the entity must have it.
+    #[doc(hidden)]
+    pub fn write<T: 'static>(&mut self, required: bool) -> Result<Option<ComponentId>, QueryError> {
+        self.access::<T>(Access::Write, required)
+    }
+
+    fn access<T: 'static>(
+        &mut self,
+        access: Access,
+        required: bool,
+    ) -> Result<Option<ComponentId>, QueryError> {
+        let write = access == Access::Write;
+        let Some(id) = self.components().id_of::<T>() else {
+            // A type never registered can neither be declared nor stored.
+            if let Some(meta) = self.declared {
+                return Err(self.undeclared::<T>(meta, access, None));
+            }
+            self.unmatchable |= required;
+            return Ok(None);
+        };
+        if self.components().is_resource(id) {
+            return Err(self.resource::<T>());
+        }
+        let aliased = self.writes.contains(id) || (write && self.reads.contains(id));
+        if aliased {
+            return Err(self.aliased::<T>());
+        }
+        if let Some(meta) = self.declared {
+            let declared = meta.declared(id);
+            // A live read needs a read (plain or fresh) or a write declaration; a snapshot
+            // declaration promises not to read the live value.
+            let allowed = match declared {
+                Some(Access::Write) => true,
+                Some(Access::Read | Access::ReadFresh) => !write,
+                Some(Access::ReadSnapshot) | None => false,
+            };
+            if !allowed {
+                return Err(self.undeclared::<T>(meta, access, declared));
+            }
+        }
+        if write {
+            self.writes.insert(id);
+        } else {
+            self.reads.insert(id);
+        }
+        if required {
+            self.require(id);
+        }
+        Ok(Some(id))
+    }
+
+    /// Checks that the query stays inside the system's table footprint: it requires every
+    /// component the system declared `matching` (snapshot reads visit no table, so they do
+    /// not count either way).
+    #[doc(hidden)]
+    pub fn check_footprint(&self) -> Result<(), QueryError> {
+        let Some(meta) = self.declared else {
+            return Ok(());
+        };
+        match meta.matching.difference(&self.required).iter().next() {
+            Some(component) => Err(QueryError::Unmatched {
+                system: meta.name,
+                system_id: meta.id,
+                component: self.components().get(component).name(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks a snapshot read of `T`, which records no live access; see [`snapshot_of`].
+    #[doc(hidden)]
+    pub fn snapshot<T: Send + Sync + 'static>(
+        &mut self,
+    ) -> Result<SnapshotView<'a, T>, QueryError> {
+        snapshot_of::<T>(self.components(), &self.storage.snapshots, self.declared)
+    }
+
+    fn resource<T>(&self) -> QueryError {
+        QueryError::ResourceInQuery {
+            system: self.declared.map(|meta| meta.name),
+            component: type_name::<T>(),
+        }
+    }
+
+    /// Records a presence filter: with `T` (`present`) or without it.
+    #[doc(hidden)]
+    pub fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
+        let Some(id) = self.components().id_of::<T>() else {
+            // Nothing has an unregistered type.
+            self.unmatchable |= present;
+            return Ok(());
+        };
+        if self.components().is_resource(id) {
+            return Err(self.resource::<T>());
+        }
+        if present {
+            self.require(id);
+        } else {
+            self.exclude(id);
+        }
+        Ok(())
+    }
+}
+
+/// Who a context runs for: the system's id, name and declared access.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SystemMeta {
+    /// The system's id.
+    pub id: SystemId,
+    /// The system's registration name.
+    pub name: &'static str,
+    /// The components it declared read-only.
+    pub reads: ComponentSet,
+    /// The components it declared write (writing includes reading).
+    pub writes: ComponentSet,
+    /// The components it declared read-fresh (a subset of `reads`).
+    pub reads_fresh: ComponentSet,
+    /// The components it declared snapshot reads of (the previous tick's value; not
+    /// readable through live queries).
+    pub reads_snapshot: ComponentSet,
+    /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
+    /// the system touches only tables that hold them all.
+    pub matching: ComponentSet,
+}
+
+impl SystemMeta {
+    /// The meta of a registered system.
+    pub fn of(record: &SystemRecord) -> Self {
+        Self {
+            id: record.id(),
+            name: record.name(),
+            reads: *record.reads(),
+            writes: *record.writes(),
+            reads_fresh: *record.reads_fresh(),
+            reads_snapshot: *record.reads_snapshot(),
+            matching: *record.matching(),
+        }
+    }
+
+    /// How the system declared `component`, if at all.
+    pub fn declared(&self, component: ComponentId) -> Option<Access> {
+        if self.writes.contains(component) {
+            Some(Access::Write)
+        } else if self.reads_fresh.contains(component) {
+            Some(Access::ReadFresh)
+        } else if self.reads.contains(component) {
+            Some(Access::Read)
+        } else if self.reads_snapshot.contains(component) {
+            Some(Access::ReadSnapshot)
+        } else {
+            None
+        }
+    }
+}
+
+/// The snapshot of `T` for a reader: `declared` is the running system, `None` for setup code
+/// on the world. Not reported.
+///
+/// In order: a resource type is [`QueryError::ResourceInQuery`]; a component that is not
+/// versioned is [`QueryError::NotVersioned`]; a system needs a `ReadSnapshot` declaration
+/// ([`QueryError::Undeclared`] otherwise). An unregistered type gives setup code an empty view
+/// and a system [`QueryError::Undeclared`] (it cannot have declared it).
+#[doc(hidden)]
+pub fn snapshot_of<'a, T: Send + Sync + 'static>(
+    components: &Components,
+    snapshots: &'a Snapshots,
+    declared: Option<&SystemMeta>,
+) -> Result<SnapshotView<'a, T>, QueryError> {
+    let component = type_name::<T>();
+    let system = declared.map(|meta| meta.name);
+    let undeclared = |meta: &SystemMeta, declared| QueryError::Undeclared {
+        system: meta.name,
+        system_id: meta.id,
+        component,
+        access: Access::ReadSnapshot,
+        declared,
+    };
+    let Some(id) = components.id_of::<T>() else {
+        return match declared {
+            Some(meta) => Err(undeclared(meta, None)),
+            None => Ok(SnapshotView::default()),
+        };
+    };
+    if components.is_resource(id) {
+        return Err(QueryError::ResourceInQuery { system, component });
+    }
+    // SAFETY: `id` is `T`'s id.
+    let Some(view) = (unsafe { snapshots.view::<T>(id) }) else {
+        return Err(QueryError::NotVersioned { system, component });
+    };
+    if let Some(meta) = declared {
+        let access = meta.declared(id);
+        if access != Some(Access::ReadSnapshot) {
+            return Err(undeclared(meta, access));
+        }
+    }
+    Ok(view)
+}
+
+/// The checked pointer to resource `T` for the system `meta`, needing `access` (read or
+/// write). Reported on failure.
+#[doc(hidden)]
+pub fn checked_ptr<T: 'static>(
+    storage: &Storage,
+    meta: &SystemMeta,
+    access: Access,
+) -> Result<*mut u8, QueryError> {
+    let missing = |is_component| QueryError::NoResource {
+        system: meta.name,
+        system_id: meta.id,
+        component: type_name::<T>(),
+        is_component,
+    };
+    let Some(id) = storage.components.id_of::<T>() else {
+        return Err(storage.report(missing(false)));
+    };
+    if !storage.components.is_resource(id) {
+        return Err(storage.report(missing(true)));
+    }
+    let declared = meta.declared(id);
+    let allowed = match declared {
+        Some(Access::Write) => true,
+        Some(Access::Read | Access::ReadFresh) => access != Access::Write,
+        Some(Access::ReadSnapshot) | None => false,
+    };
+    if !allowed {
+        return Err(storage.report(QueryError::Undeclared {
+            system: meta.name,
+            system_id: meta.id,
+            component: type_name::<T>(),
+            access,
+            declared,
+        }));
+    }
+    storage
+        .resources
+        .ptr(id)
+        .ok_or_else(|| storage.report(missing(false)))
+}

@@ -1,0 +1,300 @@
+//! The data elements of a query: `&T`, `&mut T`, their `Option`s, and `Entity`.
+
+use std::ptr::NonNull;
+use std::slice;
+
+use laige_registry::{Access, ComponentId};
+
+use super::{QueryData, QueryDesc};
+use crate::archetype::Archetype;
+use crate::declare::ParamInit;
+use crate::{Entity, QueryError};
+
+/// The typed column base of `component` in `archetype`, if it has it.
+#[inline]
+fn column<T>(archetype: &Archetype, component: Option<ComponentId>) -> Option<NonNull<T>> {
+    component
+        .and_then(|c| archetype.column_ptr(c))
+        .map(NonNull::cast)
+}
+
+/// The typed column base of the required `component` in a matched `archetype`.
+///
+/// # Safety
+///
+/// `component` is `Some`, and `archetype` has it.
+#[inline]
+unsafe fn fetch_required<T>(component: Option<ComponentId>, archetype: &Archetype) -> NonNull<T> {
+    debug_assert!(component.is_some());
+    // SAFETY: the caller guarantees a registered, present component.
+    unsafe { archetype.column_ptr_unchecked(component.unwrap_unchecked()) }.cast()
+}
+
+/// Returns the row `cursor` is at and moves it on by one.
+///
+/// # Safety
+///
+/// `cursor` is at a row of its column (so the next position is in bounds or one past the end).
+#[inline(always)]
+unsafe fn advance<T>(cursor: &mut NonNull<T>) -> NonNull<T> {
+    let current = *cursor;
+    // SAFETY: `current` is at a row, so one step on is at most one past the end.
+    unsafe { skip(cursor, 1) };
+    current
+}
+
+/// Moves `cursor` on by `rows` rows.
+///
+/// # Safety
+///
+/// The target is in bounds of the cursor's column, or one past its end.
+#[inline(always)]
+#[doc(hidden)]
+pub unsafe fn skip<T>(cursor: &mut NonNull<T>, rows: usize) {
+    // SAFETY: the caller keeps the target inside the column's allocation (or one past it).
+    *cursor = unsafe { cursor.add(rows) };
+}
+
+/// [`fetch_required`], taking the base of `driver`'s column when the component is the driver.
+///
+/// # Safety
+///
+/// As for [`fetch_required`]; `driver_column` is the base of `archetype`'s column of `driver`.
+#[inline]
+unsafe fn fetch_required_driven<T>(
+    component: Option<ComponentId>,
+    archetype: &Archetype,
+    driver: ComponentId,
+    driver_column: NonNull<u8>,
+) -> NonNull<T> {
+    if component == Some(driver) {
+        driver_column.cast()
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { fetch_required(component, archetype) }
+    }
+}
+
+// SAFETY: `init` records a read of `T` (required); `item`/`chunk` only read `T`'s column.
+unsafe impl<T: Send + Sync + 'static> QueryData for &T {
+    type Item<'a> = &'a T;
+    type Chunk<'a> = &'a [T];
+    type State = Option<ComponentId>;
+    type Fetch = NonNull<T>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.read::<T>(true)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Read);
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        // A matched archetype has the column; the dangling fallback is never dereferenced.
+        column(archetype, *state).unwrap_or(NonNull::dangling())
+    }
+
+    #[inline]
+    unsafe fn fetch_driven(
+        state: &Self::State,
+        archetype: &Archetype,
+        driver: ComponentId,
+        driver_column: NonNull<u8>,
+    ) -> Self::Fetch {
+        // SAFETY: `init` required `T`, so a matched archetype means `T` is registered (the
+        // state is `Some`) and the archetype has its column; the caller vouches for both.
+        unsafe { fetch_required_driven(*state, archetype, driver, driver_column) }
+    }
+
+    #[inline(always)]
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> &'a T {
+        // SAFETY: the caller guarantees `fetch` is at a row of a matched archetype's column
+        // of `T`, and read access for `'a`.
+        unsafe { &*advance(fetch).as_ptr() }
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { skip(fetch, rows) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a [T] {
+        // SAFETY: the column holds `len` initialised, aligned values; read access for `'a`.
+        unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
+    }
+}
+
+// SAFETY: `init` records a write of `T` (required), which rejects any other access to `T`
+// in the same query; `item`/`chunk` only touch `T`'s column.
+unsafe impl<T: Send + Sync + 'static> QueryData for &mut T {
+    type Item<'a> = &'a mut T;
+    type Chunk<'a> = &'a mut [T];
+    type State = Option<ComponentId>;
+    type Fetch = NonNull<T>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.write::<T>(true)
+    }
+
+    // The column pointers are those of `&T`; only the items differ.
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Write);
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        <&T>::fetch(state, archetype)
+    }
+
+    #[inline]
+    unsafe fn fetch_driven(
+        state: &Self::State,
+        archetype: &Archetype,
+        driver: ComponentId,
+        driver_column: NonNull<u8>,
+    ) -> Self::Fetch {
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::fetch_driven(state, archetype, driver, driver_column) }
+    }
+
+    #[inline(always)]
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> &'a mut T {
+        // SAFETY: at a row, exclusive write access for `'a`, and each row yielded once.
+        unsafe { &mut *advance(fetch).as_ptr() }
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::skip_rows(fetch, rows) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a mut [T] {
+        // SAFETY: `len` initialised values, exclusive write access for `'a`, one chunk per
+        // archetype.
+        unsafe { slice::from_raw_parts_mut(fetch.as_ptr(), len) }
+    }
+}
+
+// SAFETY: `init` records a read of `T` (optional); only `T`'s column is read.
+unsafe impl<T: Send + Sync + 'static> QueryData for Option<&T> {
+    type Item<'a> = Option<&'a T>;
+    type Chunk<'a> = Option<&'a [T]>;
+    type State = Option<ComponentId>;
+    type Fetch = Option<NonNull<T>>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.read::<T>(false)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Read);
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        column(archetype, *state)
+    }
+
+    #[inline(always)]
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a T> {
+        // SAFETY: as for `&T`, when the archetype has the column.
+        fetch.as_mut().map(|p| unsafe { &*advance(p).as_ptr() })
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        if let Some(p) = fetch {
+            // SAFETY: forwarded from the caller, when the archetype has the column.
+            unsafe { skip(p, rows) }
+        }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Option<&'a [T]> {
+        // SAFETY: as for `&T`, when the archetype has the column.
+        fetch.map(|p| unsafe { slice::from_raw_parts(p.as_ptr(), len) })
+    }
+}
+
+// SAFETY: `init` records a write of `T` (optional); only `T`'s column is touched.
+unsafe impl<T: Send + Sync + 'static> QueryData for Option<&mut T> {
+    type Item<'a> = Option<&'a mut T>;
+    type Chunk<'a> = Option<&'a mut [T]>;
+    type State = Option<ComponentId>;
+    type Fetch = Option<NonNull<T>>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+        desc.write::<T>(false)
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Write);
+    }
+
+    #[inline]
+    fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+        column(archetype, *state)
+    }
+
+    #[inline(always)]
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a mut T> {
+        // SAFETY: as for `&mut T`, when the archetype has the column.
+        fetch.as_mut().map(|p| unsafe { &mut *advance(p).as_ptr() })
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { <Option<&T>>::skip_rows(fetch, rows) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Option<&'a mut [T]> {
+        // SAFETY: as for `&mut T`, when the archetype has the column.
+        fetch.map(|p| unsafe { slice::from_raw_parts_mut(p.as_ptr(), len) })
+    }
+}
+
+// SAFETY: reads only the entity column, which no system writes (it changes only under
+// `&mut Storage`).
+unsafe impl QueryData for Entity {
+    type Item<'a> = Entity;
+    type Chunk<'a> = &'a [Entity];
+    type State = ();
+    type Fetch = NonNull<Entity>;
+
+    fn init(_: &mut QueryDesc<'_>) -> Result<(), QueryError> {
+        Ok(())
+    }
+
+    fn declare(_: &mut ParamInit<'_>) {}
+
+    #[inline]
+    fn fetch(_: &(), archetype: &Archetype) -> Self::Fetch {
+        archetype.entities_ptr()
+    }
+
+    #[inline(always)]
+    unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a> {
+        // SAFETY: `fetch` is at a row of the archetype's entity column.
+        unsafe { *advance(fetch).as_ptr() }
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { skip(fetch, rows) }
+    }
+
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a [Entity] {
+        // SAFETY: the entity column holds `len` entities and is not written while `'a` lives.
+        unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
+    }
+}

@@ -1,0 +1,88 @@
+//! Tuples of query elements, up to 8 (tuples nest for more).
+
+use std::ptr::NonNull;
+
+use laige_registry::ComponentId;
+
+use super::{QueryData, QueryDesc};
+use crate::QueryError;
+use crate::archetype::Archetype;
+use crate::declare::ParamInit;
+
+macro_rules! tuple_query {
+    ($($name:ident),*) => {
+        // SAFETY: every element's access is recorded (and checked against the others) by its
+        // own `init`; each element touches only what it recorded.
+        unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
+            type Item<'a> = ($($name::Item<'a>,)*);
+            type Chunk<'a> = ($($name::Chunk<'a>,)*);
+            type State = ($($name::State,)*);
+            type Fetch = ($($name::Fetch,)*);
+
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
+                Ok(($($name::init(desc)?,)*))
+            }
+
+            #[allow(unused_variables)]
+            fn declare(init: &mut ParamInit<'_>) {
+                $($name::declare(init);)*
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
+                let ($($name,)*) = state;
+                ($($name::fetch($name, archetype),)*)
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn fetch_driven(
+                state: &Self::State,
+                archetype: &Archetype,
+                driver: ComponentId,
+                driver_column: NonNull<u8>,
+            ) -> Self::Fetch {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded from the caller: the archetype matches the tuple, so it
+                // matches every element (their requirements are the tuple's).
+                ($(unsafe { $name::fetch_driven($name, archetype, driver, driver_column) },)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $name::next_item($name) },)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                $(unsafe { $name::skip_rows($name, rows) };)*
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $name::chunk($name, len) },)*)
+            }
+        }
+    };
+}
+
+tuple_query!();
+tuple_query!(A);
+tuple_query!(A, B);
+tuple_query!(A, B, C);
+tuple_query!(A, B, C, D);
+tuple_query!(A, B, C, D, E);
+tuple_query!(A, B, C, D, E, F);
+tuple_query!(A, B, C, D, E, F, G);
+tuple_query!(A, B, C, D, E, F, G, H);

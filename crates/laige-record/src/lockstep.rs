@@ -1,0 +1,248 @@
+//! The desync finder for lockstep engines: a per-tick record of checksums, its file form,
+//! and the comparison that names the first tick, system and component where two runs part.
+//!
+//! Each recorded tick holds the world's `state_hash` after the
+//! tick, and, per system in schedule order and per component it declares as a write, a
+//! checksum of that component's values in the tables the system may touch, taken after the
+//! system's track (its commands applied). Two peers that record the same schedule can
+//! compare records ([`ChecksumRecord::first_desync`]); the first checksum that differs names
+//! the system that wrote differently, usually because it read something that was not the
+//! same on both sides (an unseeded random source, a hash map's order, a platform `sin`).
+
+mod compare;
+mod file;
+
+use laige_registry::{ComponentId, ComponentSet, Registry};
+use laige_scheduler::Schedule;
+
+use laige_storage::Storage;
+
+pub use compare::{CompareError, Culprit, Desync};
+pub use file::{CHECKSUM_MAGIC, CHECKSUM_VERSION, RecordError};
+
+/// One system of a record: its name and the components it declares as writes (ascending id).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedSystem {
+    /// The system's registration name.
+    pub name: String,
+    /// The names of the components it writes, each with one checksum per tick.
+    pub writes: Vec<String>,
+}
+
+/// What a live record checksums: one (component, the writer's footprint) per slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Slot {
+    component: ComponentId,
+    footprint: ComponentSet,
+}
+
+/// Per-tick checksums of one world, or of a record read from a file.
+///
+/// A tick's row is its tick number, the state hash, then one checksum per slot: per system
+/// in schedule order, per written component in ascending id. It keeps the last `capacity`
+/// ticks; all rows are reserved when the schedule is first seen, so recording allocates
+/// nothing per tick.
+#[derive(Clone, Debug)]
+pub struct ChecksumRecord {
+    systems: Vec<RecordedSystem>,
+    capacity: usize,
+    /// How many ticks were recorded in all; the ring holds the last `capacity`.
+    recorded: u64,
+    /// `capacity` rows of `width()` words.
+    rows: Vec<u64>,
+    /// A live record's schedule stamp (0 for a record read from a file) and its slots.
+    schedule: u64,
+    slots: Vec<Slot>,
+    /// Per track, its slots: `track_slots[t]..track_slots[t + 1]`.
+    track_slots: Vec<usize>,
+}
+
+/// One recorded tick of a [`ChecksumRecord`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TickChecksums<'a> {
+    row: &'a [u64],
+}
+
+impl<'a> TickChecksums<'a> {
+    /// The world's tick number (0 for the first tick it ran).
+    pub fn tick(&self) -> u64 {
+        self.row[0]
+    }
+
+    /// The world's state hash after the tick.
+    pub fn state_hash(&self) -> u64 {
+        self.row[1]
+    }
+
+    /// The written-component checksums: per system in schedule order, per component it
+    /// writes in ascending id (as [`ChecksumRecord::systems`] lists them).
+    pub fn checksums(&self) -> &'a [u64] {
+        &self.row[2..]
+    }
+}
+
+impl ChecksumRecord {
+    /// An empty live record keeping the last `capacity` ticks (at least 1).
+    #[doc(hidden)]
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            systems: Vec::new(),
+            capacity: capacity.max(1),
+            recorded: 0,
+            rows: Vec::new(),
+            schedule: 0,
+            slots: Vec::new(),
+            track_slots: Vec::new(),
+        }
+    }
+
+    /// A record of `systems` holding `rows` (each `2 + slots` words, oldest first), as read
+    /// from a file.
+    fn from_rows(systems: Vec<RecordedSystem>, rows: Vec<u64>) -> Self {
+        let width = 2 + systems.iter().map(|it| it.writes.len()).sum::<usize>();
+        let ticks = rows.len() / width;
+        Self {
+            systems,
+            capacity: ticks.max(1),
+            recorded: ticks as u64,
+            rows,
+            schedule: 0,
+            slots: Vec::new(),
+            track_slots: Vec::new(),
+        }
+    }
+
+    /// The systems in schedule order, each with the components it writes.
+    pub fn systems(&self) -> &[RecordedSystem] {
+        &self.systems
+    }
+
+    /// Words per row: the tick number, the state hash, one per slot.
+    fn width(&self) -> usize {
+        2 + self.systems.iter().map(|it| it.writes.len()).sum::<usize>()
+    }
+
+    /// How many ticks the record holds (at most its capacity).
+    pub fn len(&self) -> usize {
+        self.recorded.min(self.capacity as u64) as usize
+    }
+
+    /// Whether it holds no tick.
+    pub fn is_empty(&self) -> bool {
+        self.recorded == 0
+    }
+
+    /// How many ticks it keeps: the last ones.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The ticks held, oldest first.
+    pub fn ticks(&self) -> impl ExactSizeIterator<Item = TickChecksums<'_>> + '_ {
+        let first = self.recorded - self.len() as u64;
+        (0..self.len()).map(move |k| TickChecksums {
+            row: self.row(self.slot(first + k as u64)),
+        })
+    }
+
+    /// The last tick recorded, if any: what a lockstep peer sends each tick.
+    pub fn latest(&self) -> Option<TickChecksums<'_>> {
+        self.ticks().last()
+    }
+
+    fn slot(&self, index: u64) -> usize {
+        (index % self.capacity as u64) as usize
+    }
+
+    fn row(&self, slot: usize) -> &[u64] {
+        let width = self.width();
+        &self.rows[slot * width..(slot + 1) * width]
+    }
+
+    /// Lays the record out for `schedule` when it is not the one it was laid out for and
+    /// lists other systems, writes or footprints, which drops the ticks recorded so far
+    /// (setup-time work: a new schedule). Then starts the row of tick `tick`.
+    #[doc(hidden)]
+    pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
+        if self.schedule != schedule.stamp() {
+            self.lay_out(schedule, registry);
+        }
+        let width = self.width();
+        let slot = self.slot(self.recorded);
+        self.rows[slot * width] = tick;
+        self.recorded += 1;
+    }
+
+    fn lay_out<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
+        self.schedule = schedule.stamp();
+        let mut systems = Vec::new();
+        let mut slots = Vec::new();
+        let mut track_slots = Vec::new();
+        for track in schedule.tracks() {
+            track_slots.push(slots.len());
+            for &id in track {
+                let Ok(record) = registry.get(id) else {
+                    continue;
+                };
+                let mut writes = Vec::new();
+                for component in record.writes().iter() {
+                    writes.push(component_name(registry, component));
+                    slots.push(Slot {
+                        component,
+                        footprint: *record.matching(),
+                    });
+                }
+                systems.push(RecordedSystem {
+                    name: record.name().to_owned(),
+                    writes,
+                });
+            }
+        }
+        track_slots.push(slots.len());
+        let same =
+            (&systems, &slots, &track_slots) == (&self.systems, &self.slots, &self.track_slots);
+        if same && !self.rows.is_empty() {
+            return;
+        }
+        self.systems = systems;
+        self.slots = slots;
+        self.track_slots = track_slots;
+        self.recorded = 0;
+        self.rows = vec![0; self.capacity * self.width()];
+    }
+
+    /// Checksums what the systems of track `t` wrote, into the current row.
+    #[doc(hidden)]
+    pub fn record_track(&mut self, t: usize, storage: &Storage) {
+        let (Some(&first), Some(&last)) = (self.track_slots.get(t), self.track_slots.get(t + 1))
+        else {
+            return;
+        };
+        let width = self.width();
+        let base = self.slot(self.recorded.wrapping_sub(1)) * width + 2;
+        for (slot, value) in self.slots[first..last]
+            .iter()
+            .zip(&mut self.rows[base + first..base + last])
+        {
+            *value = storage.written_checksum(slot.component, &slot.footprint);
+        }
+    }
+
+    /// Ends the current row with the world's state hash.
+    #[doc(hidden)]
+    pub fn end_tick(&mut self, state_hash: u64) {
+        let width = self.width();
+        let slot = self.slot(self.recorded.wrapping_sub(1));
+        self.rows[slot * width + 1] = state_hash;
+    }
+}
+
+/// How a record names `component`: its registered name, or `component <id>`.
+fn component_name<R>(registry: &Registry<R>, component: ComponentId) -> String {
+    let name = registry.component_name(component);
+    if name.name.is_empty() {
+        format!("component {}", component.get())
+    } else {
+        name.name.to_owned()
+    }
+}

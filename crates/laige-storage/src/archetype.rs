@@ -1,0 +1,328 @@
+//! One archetype table: the entities that have exactly one set of components, stored as
+//! struct-of-arrays columns plus an entity column.
+
+use std::collections::BTreeMap;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
+
+use crate::Entity;
+use crate::column::{Column, ColumnBlock, TableColumn};
+use crate::component::{Components, HashFn};
+
+/// An archetype's id: dense from 0 in the order its component set was first needed.
+/// Id 0 is always the empty set (entities without components).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ArchetypeId(pub(crate) u32);
+
+impl ArchetypeId {
+    /// The archetype of entities without components.
+    pub const EMPTY: Self = Self(0);
+
+    /// The id's value.
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+
+const NO_COLUMN: u16 = u16::MAX;
+
+/// A table of all entities with one exact component set.
+///
+/// Rows are kept dense by swap-remove (see `docs/decisions/0002-row-layout.md`): removing row
+/// `r` moves the last row into `r`. Every column and the entity column always have the same
+/// length.
+pub struct Archetype {
+    id: ArchetypeId,
+    signature: ComponentSet,
+    /// The component ids in ascending order; `columns[i]` stores `components[i]`.
+    components: Vec<ComponentId>,
+    columns: ColumnBlock,
+    /// The hashed columns: column index and the state-hash function of its component, in
+    /// ascending id (a column without one enters the hash by presence only).
+    hashers: Box<[(usize, HashFn)]>,
+    /// Scratch for the state hash: this table's position among the non-empty tables in
+    /// canonical order. Every hash rewrites it before reading it, and concurrent hashes of
+    /// one storage (which cannot change meanwhile) write the same values.
+    hash_rank: AtomicU32,
+    /// Column index by component index, [`NO_COLUMN`] when absent.
+    column_of: [u16; MAX_COMPONENTS],
+    entities: Vec<Entity>,
+    #[doc(hidden)]
+    pub add_edges: BTreeMap<ComponentId, u32>,
+    #[doc(hidden)]
+    pub remove_edges: BTreeMap<ComponentId, u32>,
+}
+
+impl Archetype {
+    #[doc(hidden)]
+    pub fn new(id: ArchetypeId, signature: ComponentSet, components: &Components) -> Self {
+        let ids: Vec<ComponentId> = signature.iter().collect();
+        let mut column_of = [NO_COLUMN; MAX_COMPONENTS];
+        for (i, c) in ids.iter().enumerate() {
+            // At most MAX_COMPONENTS (256) columns, so the index fits in a u16 below NO_COLUMN.
+            column_of[c.index()] = i as u16;
+        }
+        let columns = ids
+            .iter()
+            .map(|&c| Column::new(components.get(c)))
+            .collect();
+        // Hashing is fixed at registration for types stored on entities (only resources,
+        // which never get a table, are made hashed later), so the table can keep it.
+        let hashers = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &c)| Some((i, components.get(c).hash?)))
+            .collect();
+        Self {
+            id,
+            signature,
+            components: ids,
+            columns: ColumnBlock::new(columns),
+            hashers,
+            hash_rank: AtomicU32::new(0),
+            column_of,
+            entities: Vec::new(),
+            add_edges: BTreeMap::new(),
+            remove_edges: BTreeMap::new(),
+        }
+    }
+
+    /// The archetype's id.
+    pub fn id(&self) -> ArchetypeId {
+        self.id
+    }
+
+    /// The component set.
+    pub fn signature(&self) -> &ComponentSet {
+        &self.signature
+    }
+
+    /// The component ids in ascending order.
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+
+    /// The entities in row order.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the table has no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// How many rows fit before the columns grow.
+    pub fn capacity(&self) -> usize {
+        self.entities.capacity()
+    }
+
+    /// The column index of `component`, if the archetype has it.
+    #[inline]
+    #[doc(hidden)]
+    pub fn column_index(&self, component: ComponentId) -> Option<usize> {
+        // A component index is below MAX_COMPONENTS (a power of two), so the mask changes
+        // nothing; it only spares the bounds check.
+        const { assert!(MAX_COMPONENTS.is_power_of_two()) };
+        let idx = self.column_of[component.index() & (MAX_COMPONENTS - 1)];
+        (idx != NO_COLUMN).then_some(idx as usize)
+    }
+
+    /// The base pointer of `component`'s column, if the archetype has it.
+    #[inline]
+    #[doc(hidden)]
+    pub fn column_ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        self.column_index(component).map(|i| {
+            debug_assert!(i < self.columns().len());
+            // SAFETY: `column_of` only ever holds `NO_COLUMN` or the index of one of this
+            // table's columns (set once in `new`; columns are never added or removed).
+            unsafe { self.columns().get_unchecked(i) }.data()
+        })
+    }
+
+    /// The base pointer of `component`'s column, which the archetype has.
+    ///
+    /// # Safety
+    ///
+    /// The archetype has `component` (its signature contains it).
+    #[inline]
+    #[doc(hidden)]
+    pub unsafe fn column_ptr_unchecked(&self, component: ComponentId) -> NonNull<u8> {
+        debug_assert!(self.signature.contains(component));
+        let idx = self.column_of[component.index() & (MAX_COMPONENTS - 1)] as usize;
+        // SAFETY: the caller guarantees the archetype has `component`, so `column_of` holds
+        // the index of its column, which is in bounds (see `column_ptr`).
+        unsafe { self.columns().get_unchecked(idx) }.data()
+    }
+
+    /// The base pointer of the entity column.
+    #[inline]
+    #[doc(hidden)]
+    pub fn entities_ptr(&self) -> NonNull<Entity> {
+        // A Vec's pointer is never null (dangling when empty).
+        NonNull::from(self.entities.as_slice()).cast()
+    }
+
+    #[inline]
+    #[doc(hidden)]
+    pub fn columns(&self) -> &[Column] {
+        self.columns.as_slice()
+    }
+
+    /// The hashed columns with their state-hash functions, in ascending id.
+    #[inline]
+    #[doc(hidden)]
+    pub fn hashed_columns(&self) -> impl Iterator<Item = (&Column, HashFn)> + '_ {
+        self.hashers
+            .iter()
+            .map(|&(column, hash)| (&self.columns()[column], hash))
+    }
+
+    /// The table's state-hash rank, as last set by [`Archetype::set_hash_rank`].
+    #[inline]
+    #[doc(hidden)]
+    pub fn hash_rank(&self) -> u32 {
+        self.hash_rank.load(Ordering::Relaxed)
+    }
+
+    /// Sets the table's state-hash rank (scratch; see the field).
+    #[inline]
+    #[doc(hidden)]
+    pub fn set_hash_rank(&self, rank: u32) {
+        self.hash_rank.store(rank, Ordering::Relaxed);
+    }
+
+    #[doc(hidden)]
+    pub fn columns_mut(&mut self) -> &mut [Column] {
+        self.columns.as_mut_slice()
+    }
+
+    /// The column directory's entry for this table's column of `component`, which it has.
+    #[doc(hidden)]
+    pub fn directory_entry(&self, component: ComponentId) -> TableColumn {
+        let index = self
+            .column_index(component)
+            .expect("a table is listed only under components it has");
+        self.columns.entry(self.id.0, index)
+    }
+
+    /// Makes room for one more row in every column; grows only when full (by doubling).
+    #[doc(hidden)]
+    pub fn reserve_one(&mut self) {
+        let needed = self.entities.len() + 1;
+        if needed > self.entities.capacity() {
+            let cap = needed.max(self.entities.capacity() * 2).max(8);
+            self.entities.reserve_exact(cap - self.entities.len());
+        }
+        let cap = self.entities.capacity();
+        for column in self.columns.as_mut_slice() {
+            column.reserve_total(cap);
+        }
+    }
+
+    /// Drops every row's values and empties the table, keeping its allocations. The table is
+    /// empty before the first drop runs, so a panicking drop leaves it empty and consistent,
+    /// leaking the values not dropped yet.
+    #[doc(hidden)]
+    pub fn clear(&mut self) {
+        let rows = self.entities.len();
+        self.entities.clear();
+        for column in self.columns.as_mut_slice() {
+            column.forget_all();
+        }
+        for column in self.columns.as_mut_slice() {
+            // SAFETY: every column held `rows` live values (equal lengths), just given up by
+            // `forget_all`; each is dropped once, here.
+            unsafe { column.drop_forgotten(rows) };
+        }
+    }
+
+    /// Appends `entity` to the entity column, completing a row whose values were already
+    /// pushed to every column.
+    #[doc(hidden)]
+    pub fn push_entity(&mut self, entity: Entity) {
+        debug_assert!(
+            self.columns()
+                .iter()
+                .all(|c| c.len() == self.entities.len() + 1)
+        );
+        self.entities.push(entity);
+    }
+
+    /// Removes `row` by swap-remove: the last row moves into `row`. Each column's removed
+    /// value is left just past its end, for the caller to move out or drop. Returns the
+    /// entity that moved into `row`, if any.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`. The caller must then move out or drop every column's value past the end
+    /// exactly once, before anything else touches the columns.
+    #[doc(hidden)]
+    pub unsafe fn remove_row_to_end(&mut self, row: usize) -> Option<Entity> {
+        for column in self.columns.as_mut_slice() {
+            // SAFETY: `row < len`, and every column has `len` rows; the caller takes over the
+            // value left past the end.
+            unsafe { column.swap_remove_to_end(row) };
+        }
+        self.entities.swap_remove(row);
+        self.entities.get(row).copied()
+    }
+
+    /// Moves `row` to `dst` by swap-remove: each value whose component `dst` also has is
+    /// pushed to `dst`'s column; the values of the other components are left past the end
+    /// of their columns here, for the caller to move out or drop. Returns the entity that
+    /// moved into `row`, if any. The caller then pushes the values of components only `dst`
+    /// has, and the entity.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`; `dst` has room for one more row ([`Archetype::reserve_one`]). The caller
+    /// must complete `dst`'s row and take over every value left past the end here, as for
+    /// [`Archetype::remove_row_to_end`].
+    #[doc(hidden)]
+    pub unsafe fn move_row_to(&mut self, row: usize, dst: &mut Archetype) -> Option<Entity> {
+        // SAFETY: `row < len`; the values left past the end are handled just below or by
+        // the caller.
+        let moved = unsafe { self.remove_row_to_end(row) };
+        for (column, &component) in self.columns.as_mut_slice().iter_mut().zip(&self.components) {
+            if let Some(j) = dst.column_index(component) {
+                let src = column.ptr_at(column.len());
+                // SAFETY: `src` is the value just left past the end, of `component`'s type, and
+                // `dst.columns[j]` stores that same type and has room; the value is moved, so
+                // nothing here touches it again.
+                unsafe { dst.columns_mut()[j].push(src) };
+            }
+        }
+        moved
+    }
+}
+
+impl std::fmt::Debug for Archetype {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archetype")
+            .field("id", &self.id)
+            .field("components", &self.components)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// The lookup key of a component set: its four bit words.
+#[doc(hidden)]
+pub fn signature_key(set: &ComponentSet) -> [u64; 4] {
+    let mut key = [0u64; 4];
+    for c in set.iter() {
+        key[c.index() / 64] |= 1 << (c.index() % 64);
+    }
+    key
+}

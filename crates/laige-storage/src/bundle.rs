@@ -1,0 +1,201 @@
+//! Bundles: the components an entity is spawned with, placed in its archetype in one move.
+
+use std::any::type_name;
+use std::mem::ManuallyDrop;
+
+use arrayvec::ArrayVec;
+use laige_registry::{ComponentId, ComponentSet};
+
+use crate::WorldError;
+use crate::component::{Components, MAX_BUNDLE};
+
+/// The most components one tuple lists; [`Bundle::and`] joins tuples into larger bundles.
+pub const MAX_BUNDLE_TUPLE: usize = 16;
+
+/// The resolved ids of a bundle's components, in the order its values are given up.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct BundleIds {
+    #[doc(hidden)]
+    pub ids: ArrayVec<ComponentId, MAX_BUNDLE>,
+    #[doc(hidden)]
+    pub set: ComponentSet,
+}
+
+impl BundleIds {
+    fn new() -> Self {
+        Self {
+            ids: ArrayVec::new(),
+            set: ComponentSet::EMPTY,
+        }
+    }
+
+    /// Appends `T`'s id: an unregistered, repeated or one-too-many type is refused.
+    #[doc(hidden)]
+    pub fn push<T: 'static>(&mut self, components: &Components) -> Result<(), WorldError> {
+        let component = type_name::<T>();
+        let id = components
+            .id_of::<T>()
+            .ok_or(WorldError::UnregisteredComponent { component })?;
+        if !self.set.insert(id) {
+            return Err(WorldError::BundleDuplicate { component });
+        }
+        self.ids
+            .try_push(id)
+            .map_err(|_| WorldError::BundleTooLarge { component })
+    }
+
+    /// The id of the value at position `at`, moving `at` on.
+    #[doc(hidden)]
+    pub fn next(&self, at: &mut usize) -> Option<ComponentId> {
+        let id = self.ids.get(*at).copied();
+        *at += 1;
+        id
+    }
+}
+
+/// Components to spawn an entity with: a tuple of up to [`MAX_BUNDLE_TUPLE`] distinct
+/// registered types (`()`, `(Pos,)`, `(Pos, Vel)`, ...), or bundles joined with
+/// [`Bundle::and`], up to [`MAX_BUNDLE`] components in all. Every component goes straight to
+/// the entity's final archetype: one move, however the bundle was put together.
+///
+/// A single component is spawned as `(value,)`. Tuples of tuples are not bundles: a
+/// component can be any `Send + Sync + 'static` type, tuples included, so an inner tuple
+/// would be taken for one component; join reusable parts with [`Bundle::and`] instead.
+///
+/// ```
+/// use laige_world::{Bundle, World};
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// struct Health(u32);
+/// struct Team(u8);
+///
+/// fn body() -> impl Bundle { (Pos(1.0), Vel(0.0)) }
+/// fn soldier(team: u8) -> impl Bundle { body().and((Health(100), Team(team))) }
+///
+/// let mut world = World::default();
+/// world.register_component::<Pos>()?;
+/// world.register_component::<Vel>()?;
+/// world.register_component::<Health>()?;
+/// world.register_component::<Team>()?;
+/// let e = world.spawn(soldier(2))?;
+/// assert_eq!(world.get::<Pos>(e)?, &Pos(1.0));
+/// assert_eq!(world.archetypes().iter().filter(|a| !a.is_empty()).count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Safety
+///
+/// Implementations must move out exactly the values whose ids `resolve_into` pushed, in the
+/// same order, each as a valid value of its type. The impls in this crate do; there is no
+/// reason to implement it elsewhere.
+pub unsafe trait Bundle: Send + Sync + 'static {
+    /// Pushes the component ids to `ids`, rejecting unregistered and repeated types.
+    #[doc(hidden)]
+    fn resolve_into(components: &Components, ids: &mut BundleIds) -> Result<(), WorldError>;
+
+    /// Gives up each value: calls `put(id, ptr)` once per component, in `resolve_into`'s
+    /// order, with a pointer to the value, which `put` must move out (byte copy) and which
+    /// is then forgotten. `at` is the position of this bundle's first id in `ids`.
+    #[doc(hidden)]
+    fn take_from(self, ids: &BundleIds, at: &mut usize, put: &mut dyn FnMut(ComponentId, *mut u8));
+
+    /// This bundle and `other`, as one bundle: spawned in one move, into the archetype of
+    /// all their components.
+    fn and<B: Bundle>(self, other: B) -> Join<Self, B>
+    where
+        Self: Sized,
+    {
+        Join(self, other)
+    }
+
+    /// Resolves every component id.
+    #[doc(hidden)]
+    fn resolve(components: &Components) -> Result<BundleIds, WorldError>
+    where
+        Self: Sized,
+    {
+        let mut ids = BundleIds::new();
+        Self::resolve_into(components, &mut ids)?;
+        Ok(ids)
+    }
+
+    /// Gives up every value, as [`Bundle::take_from`] from the start.
+    #[doc(hidden)]
+    fn take(self, ids: &BundleIds, put: &mut dyn FnMut(ComponentId, *mut u8))
+    where
+        Self: Sized,
+    {
+        self.take_from(ids, &mut 0, put);
+    }
+}
+
+/// Two bundles as one: what [`Bundle::and`] returns.
+#[derive(Clone, Copy, Debug)]
+pub struct Join<A, B>(A, B);
+
+// SAFETY: both halves resolve and give up their values in order, `A`'s first.
+unsafe impl<A: Bundle, B: Bundle> Bundle for Join<A, B> {
+    fn resolve_into(components: &Components, ids: &mut BundleIds) -> Result<(), WorldError> {
+        A::resolve_into(components, ids)?;
+        B::resolve_into(components, ids)
+    }
+
+    fn take_from(self, ids: &BundleIds, at: &mut usize, put: &mut dyn FnMut(ComponentId, *mut u8)) {
+        self.0.take_from(ids, at, put);
+        self.1.take_from(ids, at, put);
+    }
+}
+
+macro_rules! tuple_bundle {
+    ($($name:ident),*) => {
+        // SAFETY: `resolve_into` pushes the ids of the tuple's types in order; `take_from`
+        // hands out one pointer per element, in the same order, to a value it then forgets.
+        unsafe impl<$($name: Send + Sync + 'static),*> Bundle for ($($name,)*) {
+            #[allow(unused_variables)]
+            fn resolve_into(
+                components: &Components,
+                ids: &mut BundleIds,
+            ) -> Result<(), WorldError> {
+                $(ids.push::<$name>(components)?;)*
+                Ok(())
+            }
+
+            #[allow(unused_variables, non_snake_case)]
+            fn take_from(
+                self,
+                ids: &BundleIds,
+                at: &mut usize,
+                put: &mut dyn FnMut(ComponentId, *mut u8),
+            ) {
+                let ($($name,)*) = self;
+                $(
+                    let mut $name = ManuallyDrop::new($name);
+                    if let Some(id) = ids.next(at) {
+                        put(id, (&mut *$name as *mut $name).cast::<u8>());
+                    }
+                )*
+            }
+        }
+    };
+}
+
+tuple_bundle!();
+tuple_bundle!(A);
+tuple_bundle!(A, B);
+tuple_bundle!(A, B, C);
+tuple_bundle!(A, B, C, D);
+tuple_bundle!(A, B, C, D, E);
+tuple_bundle!(A, B, C, D, E, F);
+tuple_bundle!(A, B, C, D, E, F, G);
+tuple_bundle!(A, B, C, D, E, F, G, H);
+tuple_bundle!(A, B, C, D, E, F, G, H, I);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K, L);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);

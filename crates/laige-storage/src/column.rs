@@ -1,0 +1,265 @@
+//! One type-erased, growable, correctly aligned column of an archetype table.
+
+mod block;
+
+pub use block::{ColumnBlock, TableColumn};
+
+use std::alloc::{self, Layout};
+use std::ptr::{self, NonNull};
+
+use crate::component::{CloneFn, ComponentInfo, DropFn};
+
+/// A `Vec<T>` with `T` erased: `len` initialised values of one component type, packed at
+/// `data + row * size`, in an allocation aligned for the type.
+///
+/// Values are moved in and out as bytes (every Rust value may be moved by a byte copy).
+/// The column owns its values: it drops the live ones when dropped.
+///
+/// Interior mutability without a cell: the data pointer is read through `&Column`, and
+/// writes go through that pointer to the heap block, which the column struct does not
+/// contain. Who may write a row when is decided above this type (see [`crate::Storage`]).
+#[doc(hidden)]
+pub struct Column {
+    data: NonNull<u8>,
+    len: usize,
+    cap: usize,
+    item: Layout,
+    drop: Option<DropFn>,
+}
+
+// SAFETY: a column only holds values of a component type, and every component type is
+// `Send + Sync` (enforced where types are registered); moving the column between threads
+// moves those values, which `Send` allows.
+unsafe impl Send for Column {}
+// SAFETY: shared access to a column gives out its data pointer; writes through it from a
+// shared reference happen only under the storage's access contract (no write concurrent with
+// any other access to the same component), and the values are `Sync`.
+unsafe impl Sync for Column {}
+
+/// A dangling, non-null pointer aligned to `align`, for empty and zero-sized columns.
+fn dangling(align: usize) -> NonNull<u8> {
+    // SAFETY: a `Layout`'s alignment is a non-zero power of two, so the address is non-null.
+    unsafe { NonNull::new_unchecked(ptr::without_provenance_mut(align)) }
+}
+
+impl Column {
+    /// An empty column for `info`'s type.
+    #[doc(hidden)]
+    pub fn new(info: &ComponentInfo) -> Self {
+        let item = info.layout();
+        let cap = if item.size() == 0 { usize::MAX } else { 0 };
+        Self {
+            data: dangling(item.align()),
+            len: 0,
+            cap,
+            item,
+            drop: info.drop,
+        }
+    }
+
+    /// The number of values.
+    #[inline]
+    #[doc(hidden)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The base of the values; valid for `len` reads of the element type.
+    #[inline]
+    #[doc(hidden)]
+    pub fn data(&self) -> NonNull<u8> {
+        self.data
+    }
+
+    /// The layout of one element.
+    #[inline]
+    #[doc(hidden)]
+    pub fn item(&self) -> Layout {
+        self.item
+    }
+
+    /// The address of `row`, which may be `len` (one past the end) or less.
+    #[inline]
+    #[doc(hidden)]
+    pub fn ptr_at(&self, row: usize) -> *mut u8 {
+        debug_assert!(row <= self.cap);
+        // Stays within (or one past) the allocation: row <= cap, and zero-sized steps are 0.
+        self.data.as_ptr().wrapping_add(row * self.item.size())
+    }
+
+    /// Makes room for at least `min_cap` values; a no-op when there is room already.
+    #[doc(hidden)]
+    pub fn reserve_total(&mut self, min_cap: usize) {
+        if min_cap <= self.cap {
+            return;
+        }
+        let new_cap = min_cap.max(self.cap.saturating_mul(2)).max(8);
+        let size = self.item.size();
+        let new_layout = Layout::from_size_align(
+            size.checked_mul(new_cap).expect("column capacity overflow"),
+            self.item.align(),
+        )
+        .expect("column capacity overflow");
+        let new_data = if self.cap == 0 {
+            // SAFETY: the layout has a non-zero size (zero-sized columns never get here,
+            // their capacity is `usize::MAX`).
+            unsafe { alloc::alloc(new_layout) }
+        } else {
+            let old_layout = Layout::from_size_align(size * self.cap, self.item.align())
+                .expect("the current layout was valid when allocated");
+            // SAFETY: `data` was allocated by the global allocator with `old_layout`, and
+            // the new size is non-zero and does not overflow `isize` (checked by `Layout`).
+            unsafe { alloc::realloc(self.data.as_ptr(), old_layout, new_layout.size()) }
+        };
+        self.data = NonNull::new(new_data).unwrap_or_else(|| alloc::handle_alloc_error(new_layout));
+        self.cap = new_cap;
+    }
+
+    /// Moves the value at `src` in as the new last row.
+    ///
+    /// # Safety
+    ///
+    /// `src` points to a valid value of the column's type, which the caller gives up (it
+    /// must not be used or dropped afterwards); `len < cap`.
+    #[inline]
+    #[doc(hidden)]
+    pub unsafe fn push(&mut self, src: *const u8) {
+        debug_assert!(self.len < self.cap);
+        // SAFETY: `len < cap`, so the destination row is inside the allocation; the source is
+        // a valid value of this type, and cannot overlap a row the column has not handed out.
+        unsafe { ptr::copy_nonoverlapping(src, self.ptr_at(self.len), self.item.size()) };
+        self.len += 1;
+    }
+
+    /// Appends a clone of the value at `src` as the new last row, made by `clone` (the
+    /// column type's clone function). If `clone` panics the column is unchanged.
+    ///
+    /// # Safety
+    ///
+    /// `src` points to a valid value of the column's type with no concurrent writer, and is
+    /// not inside this column's spare capacity; `clone` is the clone function of that type;
+    /// `len < cap`.
+    #[inline]
+    #[doc(hidden)]
+    pub unsafe fn push_clone(&mut self, src: *const u8, clone: CloneFn) {
+        debug_assert!(self.len < self.cap);
+        // SAFETY: `len < cap`, so the destination row is inside the allocation and holds no
+        // value; `src` is a valid value of the type `clone` is for. `len` grows only once the
+        // clone is written, so a panicking clone leaves the column as it was.
+        unsafe { clone(src, self.ptr_at(self.len)) };
+        self.len += 1;
+    }
+
+    /// Swaps `row` with the last row and shortens the column by one, leaving the value that
+    /// was at `row` just past the end (at `ptr_at(len)`) for the caller to move out or drop.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`. The value left past the end must then be moved out or dropped by the
+    /// caller exactly once (see [`Column::drop_past_end`]).
+    #[inline]
+    #[doc(hidden)]
+    pub unsafe fn swap_remove_to_end(&mut self, row: usize) {
+        debug_assert!(row < self.len);
+        let last = self.len - 1;
+        if row != last {
+            // SAFETY: both rows are in bounds and distinct, so the ranges do not overlap.
+            unsafe {
+                ptr::swap_nonoverlapping(self.ptr_at(row), self.ptr_at(last), self.item.size())
+            };
+        }
+        self.len = last;
+    }
+
+    /// Drops the value just past the end, left there by [`Column::swap_remove_to_end`].
+    ///
+    /// # Safety
+    ///
+    /// A value was left past the end and was not moved out or dropped yet.
+    #[inline]
+    #[doc(hidden)]
+    pub unsafe fn drop_past_end(&mut self) {
+        if let Some(drop) = self.drop {
+            // SAFETY: the caller guarantees a live, unclaimed value at `ptr_at(len)`.
+            unsafe { drop(self.ptr_at(self.len)) }
+        }
+    }
+
+    /// Drops the value at `row` and moves the value at `src` in its place.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`; `src` points to a valid value of the column's type, which the caller
+    /// gives up; `src` is not inside this column.
+    #[doc(hidden)]
+    pub unsafe fn replace(&mut self, row: usize, src: *mut u8) {
+        debug_assert!(row < self.len);
+        let at = self.ptr_at(row);
+        // Swap first, so the old value sits at `src` when its drop runs: if that drop
+        // panics, the column still holds a valid new value.
+        // SAFETY: `at` is a valid row, `src` a valid value outside this column, both of the
+        // column's type and size.
+        unsafe { ptr::swap_nonoverlapping(at, src, self.item.size()) };
+        if let Some(drop) = self.drop {
+            // SAFETY: `src` now holds the old value, which nothing else owns.
+            unsafe { drop(src) }
+        }
+    }
+
+    /// Drops every value and empties the column, keeping its allocation.
+    #[doc(hidden)]
+    pub fn clear(&mut self) {
+        let rows = self.forget_all();
+        // SAFETY: `forget_all` just gave up exactly these `rows` live values.
+        unsafe { self.drop_forgotten(rows) }
+    }
+
+    /// Empties the column without dropping its values, returning how many it held; the
+    /// caller drops them with [`Column::drop_forgotten`] (or leaks them).
+    #[doc(hidden)]
+    pub fn forget_all(&mut self) -> usize {
+        std::mem::replace(&mut self.len, 0)
+    }
+
+    /// Drops the values of rows `0..rows`, which the column no longer counts.
+    ///
+    /// # Safety
+    ///
+    /// Rows `0..rows` hold live values that [`Column::forget_all`] gave up and that nothing
+    /// has moved out or dropped since.
+    #[doc(hidden)]
+    pub unsafe fn drop_forgotten(&mut self, rows: usize) {
+        debug_assert!(self.len == 0);
+        if let Some(drop) = self.drop {
+            for row in 0..rows {
+                // SAFETY: the caller guarantees a live, unclaimed value at each row; the column
+                // already counts none of them, so a panicking drop leaks the rest rather than
+                // dropping anything twice.
+                unsafe { drop(self.ptr_at(row)) }
+            }
+        }
+    }
+}
+
+impl Drop for Column {
+    fn drop(&mut self) {
+        self.clear();
+        let size = self.item.size() * self.cap;
+        if self.item.size() != 0 && self.cap != 0 {
+            let layout =
+                Layout::from_size_align(size, self.item.align()).expect("valid when allocated");
+            // SAFETY: `data` was allocated by the global allocator with exactly this layout.
+            unsafe { alloc::dealloc(self.data.as_ptr(), layout) }
+        }
+    }
+}
+
+impl std::fmt::Debug for Column {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Column")
+            .field("len", &self.len)
+            .field("cap", &self.cap)
+            .field("item", &self.item)
+            .finish()
+    }
+}

@@ -1,0 +1,405 @@
+//! The component registry: dense ids from 1, type-erased layout, drop and hash functions.
+
+use std::alloc::Layout;
+use std::any::{TypeId, type_name};
+use std::hash::{Hash, Hasher};
+use std::ptr;
+
+use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
+
+use crate::{StateHash, StateHasher};
+
+/// Drops the `T` at `ptr`.
+///
+/// # Safety
+///
+/// `ptr` points to a valid, aligned `T` that is not used again.
+unsafe fn drop_erased<T>(ptr: *mut u8) {
+    // SAFETY: the caller guarantees a valid, aligned, unused-afterwards `T` at `ptr`.
+    unsafe { ptr::drop_in_place(ptr.cast::<T>()) }
+}
+
+/// Feeds the `T` at `ptr` to the hasher `h` and returns it.
+///
+/// The hasher goes in and out by value, so its state stays in a register across the
+/// indirect call instead of making a round trip through memory per value.
+///
+/// # Safety
+///
+/// `ptr` points to a valid, aligned `T` that is not being written concurrently.
+unsafe fn hash_erased<T: StateHash>(ptr: *const u8, mut h: StateHasher) -> StateHasher {
+    // SAFETY: the caller guarantees a valid `T` at `ptr` with no concurrent writer.
+    unsafe { &*ptr.cast::<T>() }.hash_state(&mut h);
+    h
+}
+
+/// Writes a clone of the `T` at `src` to `dst`.
+///
+/// # Safety
+///
+/// `src` points to a valid, aligned `T` with no concurrent writer; `dst` is valid and aligned
+/// for writing one `T` and holds no value that needs dropping (it is overwritten).
+unsafe fn clone_erased<T: Clone>(src: *const u8, dst: *mut u8) {
+    // SAFETY: the caller guarantees a readable `T` at `src` and a writable slot at `dst`.
+    unsafe { ptr::write(dst.cast::<T>(), (*src.cast::<T>()).clone()) }
+}
+
+/// A type-erased drop function.
+#[doc(hidden)]
+pub type DropFn = unsafe fn(*mut u8);
+/// A type-erased clone function: `(src, dst)`.
+#[doc(hidden)]
+pub type CloneFn = unsafe fn(*const u8, *mut u8);
+/// A type-erased state-hash function: feeds the value at the pointer, hasher in and out.
+#[doc(hidden)]
+pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
+
+/// How a component type is registered. Build one with [`ComponentOptions::new`] and pass it
+/// to `World::register_component_with`.
+///
+/// Hashing and versioning are chosen by the registration method, since they need a bound on
+/// the type: `T: StateHash` for
+/// `World::register_hashed_component` (or
+/// `World::register_hashed_component_with`),
+/// `T: Clone` for
+/// `World::register_versioned_component` (or
+/// `World::register_hashed_versioned_component`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct ComponentOptions {
+    versioned: bool,
+}
+
+impl ComponentOptions {
+    /// The defaults: not versioned.
+    pub const fn new() -> Self {
+        Self { versioned: false }
+    }
+
+    /// Marks the component as versioned. Crate-internal: a versioned component needs a
+    /// clone function, which only the `T: Clone` registration methods
+    /// (`World::register_versioned_component`)
+    /// can supply, so the public way to version a component is through them.
+    #[doc(hidden)]
+    pub const fn versioned(mut self) -> Self {
+        self.versioned = true;
+        self
+    }
+
+    /// Whether the options mark the component as versioned (set only by the versioned
+    /// registration methods).
+    pub const fn is_versioned(&self) -> bool {
+        self.versioned
+    }
+}
+
+/// What the world knows about one registered component type.
+#[derive(Clone, Copy, Debug)]
+pub struct ComponentInfo {
+    id: ComponentId,
+    type_id: TypeId,
+    name: &'static str,
+    layout: Layout,
+    #[doc(hidden)]
+    pub drop: Option<DropFn>,
+    #[doc(hidden)]
+    pub hash: Option<HashFn>,
+    #[doc(hidden)]
+    pub clone_fn: Option<CloneFn>,
+    versioned: bool,
+    resource: bool,
+}
+
+impl ComponentInfo {
+    /// The component's id.
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The Rust type name, as `std::any::type_name` gave it at registration.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `size_of::<T>()`.
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// `align_of::<T>()`.
+    pub fn align(&self) -> usize {
+        self.layout.align()
+    }
+
+    /// The layout of one value.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Whether its value takes part in the state hash (else only its presence does).
+    pub fn is_hashed(&self) -> bool {
+        self.hash.is_some()
+    }
+
+    /// Whether it is versioned: it keeps a frozen copy of its values as of the last
+    /// `World::end_tick`, for snapshot reads.
+    pub fn is_versioned(&self) -> bool {
+        self.versioned
+    }
+
+    /// Whether the type is a resource (a singleton stored in the world, see
+    /// `World::insert_resource`) rather than a component
+    /// stored on entities. Both share one id space.
+    pub fn is_resource(&self) -> bool {
+        self.resource
+    }
+
+    /// The Rust `TypeId`.
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+}
+
+/// Why a component type could not be registered.
+#[derive(Clone, Copy, Debug)]
+#[doc(hidden)]
+pub enum RegisterComponentError {
+    Duplicate(ComponentInfo),
+    Full,
+}
+
+/// Collects what `TypeId`'s `Hash` impl feeds (a `u64` of its already well mixed bits, in
+/// today's std; any other bytes are mixed in too, so lookups stay correct either way).
+struct TypeIdBits(u64);
+
+impl Hasher for TypeIdBits {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = self.0.rotate_left(32) ^ value;
+    }
+}
+
+/// `TypeId` to component id, for the lookup every query does: open addressing with linear
+/// probing, at most half full. Used only for lookups, never iterated, so type identity (which
+/// varies between builds) never reaches an order or an id.
+#[derive(Debug, Default)]
+struct TypeIndex {
+    /// A power of two long (or empty).
+    slots: Vec<Option<(TypeId, ComponentId)>>,
+    len: usize,
+}
+
+impl TypeIndex {
+    /// The first slot to probe for `type_id` in a table of `slots` (a power of two) slots.
+    #[inline]
+    fn home(type_id: &TypeId, slots: usize) -> usize {
+        let mut bits = TypeIdBits(0);
+        type_id.hash(&mut bits);
+        // Fibonacci hashing: the top bits of the product, as many as the table needs.
+        let product = bits.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (product >> (u64::BITS - slots.trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn get(&self, type_id: &TypeId) -> Option<ComponentId> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(type_id, self.slots.len());
+        // At most half full, so an empty slot ends every probe.
+        loop {
+            match self.slots[at] {
+                None => return None,
+                Some((key, id)) if key == *type_id => return Some(id),
+                Some(_) => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds `type_id`, which is not in the index yet.
+    fn insert(&mut self, type_id: TypeId, id: ComponentId) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let old = std::mem::take(&mut self.slots);
+            self.slots = vec![None; (old.len() * 2).max(16)];
+            for (key, value) in old.into_iter().flatten() {
+                self.place(key, value);
+            }
+        }
+        self.place(type_id, id);
+        self.len += 1;
+    }
+
+    fn place(&mut self, type_id: TypeId, id: ComponentId) {
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(&type_id, self.slots.len());
+        while self.slots[at].is_some() {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = Some((type_id, id));
+    }
+}
+
+/// The registered component types, dense by id. Resource types share the table (and the id
+/// space), marked by [`ComponentInfo::is_resource`].
+///
+/// The `TypeId` index is a hash table used only for lookups, never iterated, so type
+/// identity (which varies between builds) never reaches an order or an id.
+#[derive(Debug, Default)]
+pub struct Components {
+    infos: Vec<ComponentInfo>,
+    by_type: TypeIndex,
+    resources: ComponentSet,
+}
+
+impl Components {
+    /// Registers `T`, hashed when `hash` is given.
+    #[doc(hidden)]
+    pub fn register<T: Send + Sync + 'static>(
+        &mut self,
+        options: ComponentOptions,
+        hash: Option<HashFn>,
+    ) -> Result<ComponentId, RegisterComponentError> {
+        let type_id = TypeId::of::<T>();
+        if let Some(id) = self.by_type.get(&type_id) {
+            return Err(RegisterComponentError::Duplicate(self.infos[id.index()]));
+        }
+        let id = ComponentId::from_index(self.infos.len()).ok_or(RegisterComponentError::Full)?;
+        let drop = std::mem::needs_drop::<T>().then_some(drop_erased::<T> as DropFn);
+        self.infos.push(ComponentInfo {
+            id,
+            type_id,
+            name: type_name::<T>(),
+            layout: Layout::new::<T>(),
+            drop,
+            hash,
+            clone_fn: None,
+            versioned: options.versioned,
+            resource: false,
+        });
+        self.by_type.insert(type_id, id);
+        Ok(id)
+    }
+
+    /// Gives the versioned component `id` (of type `T`) its clone function.
+    #[doc(hidden)]
+    pub fn set_clone<T: Clone + 'static>(&mut self, id: ComponentId) {
+        let info = &mut self.infos[id.index()];
+        debug_assert!(info.versioned && info.type_id == TypeId::of::<T>());
+        info.clone_fn = Some(clone_erased::<T> as CloneFn);
+    }
+
+    /// Makes the registered type `id` a resource.
+    #[doc(hidden)]
+    pub fn mark_resource(&mut self, id: ComponentId) {
+        self.infos[id.index()].resource = true;
+        self.resources.insert(id);
+    }
+
+    /// Makes the values of `id` (of type `T`) take part in the state hash.
+    #[doc(hidden)]
+    pub fn set_hash<T: StateHash + 'static>(&mut self, id: ComponentId) {
+        let info = &mut self.infos[id.index()];
+        debug_assert!(info.type_id == TypeId::of::<T>());
+        info.hash = Some(Self::hash_fn::<T>());
+    }
+
+    /// The ids of the resource types.
+    #[inline]
+    #[doc(hidden)]
+    pub fn resources(&self) -> &ComponentSet {
+        &self.resources
+    }
+
+    /// Whether `id` is a resource type.
+    #[inline]
+    #[doc(hidden)]
+    pub fn is_resource(&self, id: ComponentId) -> bool {
+        self.resources.contains(id)
+    }
+
+    /// The hash function of `T`.
+    #[doc(hidden)]
+    pub fn hash_fn<T: StateHash + 'static>() -> HashFn {
+        hash_erased::<T>
+    }
+
+    /// The id of `T`, if registered.
+    #[inline]
+    pub fn id_of<T: 'static>(&self) -> Option<ComponentId> {
+        self.by_type.get(&TypeId::of::<T>())
+    }
+
+    /// The info of component `id`.
+    #[inline]
+    pub fn info(&self, id: ComponentId) -> Option<&ComponentInfo> {
+        self.infos.get(id.index())
+    }
+
+    /// How many component types are registered.
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+
+    /// All registered components in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ComponentInfo> + '_ {
+        self.infos.iter()
+    }
+
+    /// The info of a registered id; ids in this crate's tables always are.
+    #[inline]
+    #[doc(hidden)]
+    pub fn get(&self, id: ComponentId) -> &ComponentInfo {
+        &self.infos[id.index()]
+    }
+}
+
+/// The most component types a world registers.
+pub const MAX_COMPONENT_TYPES: usize = MAX_COMPONENTS;
+
+/// The most components one bundle holds, joined parts included: the laige contract's
+/// `kMaxArchetypeComponents`.
+pub const MAX_BUNDLE: usize = 32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! types {
+        ($($t:ident),*) => {
+            $( struct $t; )*
+            const IDS: &[fn() -> TypeId] = &[$(TypeId::of::<$t>),*];
+        };
+    }
+    types!(
+        T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15, T16, T17, T18, T19
+    );
+
+    #[test]
+    fn the_type_index_finds_every_type_across_growth() {
+        let mut index = TypeIndex::default();
+        assert_eq!(index.get(&TypeId::of::<u8>()), None);
+        for (i, type_id) in IDS.iter().enumerate() {
+            let id = ComponentId::from_index(i).unwrap();
+            index.insert(type_id(), id);
+            for (j, earlier) in IDS[..=i].iter().enumerate() {
+                assert_eq!(index.get(&earlier()), ComponentId::from_index(j));
+            }
+            assert_eq!(index.get(&TypeId::of::<u8>()), None);
+        }
+        assert_eq!(index.slots.len(), 64);
+    }
+}

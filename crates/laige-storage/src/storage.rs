@@ -1,0 +1,275 @@
+//! The storage a system context borrows: entities, component types and archetype tables.
+
+mod ops;
+mod state_hash;
+
+use std::collections::BTreeMap;
+
+use laige_diag::Diagnostics;
+use laige_registry::{ComponentId, ComponentSet};
+
+use crate::archetype::{Archetype, ArchetypeId, signature_key};
+use crate::column::TableColumn;
+use crate::component::Components;
+use crate::entity::{Entities, Location};
+use crate::resource::Resources;
+use crate::snapshot::Snapshots;
+use crate::{Entity, WorldError};
+
+/// All component data of a world, without its systems.
+///
+/// # The access contract
+///
+/// Column data can be written through a shared `&Storage`: that is what lets several
+/// `SystemContext`s run at once. It is sound because every such write
+/// happens inside a context, whose `unsafe` constructor demands that no other live context
+/// may write a component this one declares, or read one it writes (the scheduler proves this
+/// from declared access), and because each context checks every query against its system's
+/// declared access before touching a row. Structural changes (spawn, despawn, insert, remove)
+/// need `&mut Storage`, so they never overlap a context.
+///
+/// Resources follow the same contract: they are components without entities, in the same id
+/// space, declared and checked the same way. Snapshots of versioned components change only
+/// under `&mut Storage` (`World::end_tick`), so any number of
+/// contexts may read them while writers change the live values.
+///
+/// Through a plain `&Storage` only metadata is readable: liveness, counts, archetypes.
+pub struct Storage {
+    #[doc(hidden)]
+    pub entities: Entities,
+    #[doc(hidden)]
+    pub components: Components,
+    #[doc(hidden)]
+    pub archetypes: Vec<Archetype>,
+    #[doc(hidden)]
+    pub resources: Resources,
+    #[doc(hidden)]
+    pub snapshots: Snapshots,
+    by_signature: BTreeMap<[u64; 4], u32>,
+    /// Every archetype id, in the canonical order of their component sets (see
+    /// [`canonical_order`]): the state hash's order of component sets.
+    #[doc(hidden)]
+    pub canonical: Vec<u32>,
+    /// The column directory: per component index, the archetypes that have it in ascending
+    /// id, each with its column of that component. Queries visit only the tables of one
+    /// component they require, and reach its columns in one step.
+    with_component: Vec<Vec<TableColumn>>,
+    #[doc(hidden)]
+    pub diag: Diagnostics,
+    identity: u64,
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Storage")
+            .field("entities", &self.entities.live())
+            .field("components", &self.components.len())
+            .field("archetypes", &self.archetypes.len())
+            .field("resources", &self.resources.len())
+            .field("versioned", &self.snapshots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Storage {
+    #[doc(hidden)]
+    pub fn new(capacity: u32, max_entities: u32, diag: Diagnostics) -> Self {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        // Identity only tells two worlds apart for command buffers; it never reaches state.
+        static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
+        let components = Components::default();
+        let empty = Archetype::new(ArchetypeId::EMPTY, ComponentSet::EMPTY, &components);
+        let mut by_signature = BTreeMap::new();
+        by_signature.insert(signature_key(&ComponentSet::EMPTY), 0);
+        Self {
+            entities: Entities::new(capacity, max_entities),
+            components,
+            archetypes: vec![empty],
+            resources: Resources::default(),
+            snapshots: Snapshots::default(),
+            by_signature,
+            canonical: vec![0],
+            with_component: Vec::new(),
+            diag,
+            identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    #[doc(hidden)]
+    pub fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// Reports `err` through the rate limiter and returns it.
+    #[doc(hidden)]
+    pub fn report<E: laige_diag::Diagnostic>(&self, err: E) -> E {
+        self.diag.report(err.key(), || err.emit());
+        err
+    }
+
+    /// The number of live entities.
+    pub fn len(&self) -> usize {
+        self.entities.live() as usize
+    }
+
+    /// Whether no entity is live.
+    pub fn is_empty(&self) -> bool {
+        self.entities.live() == 0
+    }
+
+    /// Whether `entity` is live. A pure query: a stale handle is `false`, with no event.
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.is_alive(entity)
+    }
+
+    /// The registered component types.
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// The id of component type `T`, if registered.
+    pub fn component_id<T: 'static>(&self) -> Option<ComponentId> {
+        self.components.id_of::<T>()
+    }
+
+    /// The archetype tables in id order (id 0 is the empty set).
+    pub fn archetypes(&self) -> &[Archetype] {
+        &self.archetypes
+    }
+
+    /// The archetype of a live entity.
+    pub fn archetype_of(&self, entity: Entity) -> Option<ArchetypeId> {
+        self.entities
+            .location(entity)
+            .map(|loc| ArchetypeId(loc.archetype))
+    }
+
+    /// The diagnostics this storage reports through.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
+
+    /// The location of `entity`, or a reported stale error.
+    #[doc(hidden)]
+    pub fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
+        self.entities
+            .location(entity)
+            .ok_or_else(|| self.report(WorldError::StaleEntity { entity, op }))
+    }
+
+    /// The id of the component type `T`, or a reported error: unregistered, or a resource.
+    #[doc(hidden)]
+    pub fn require<T: 'static>(&self) -> Result<ComponentId, WorldError> {
+        let component = std::any::type_name::<T>();
+        match self.components.id_of::<T>() {
+            Some(id) if self.components.is_resource(id) => {
+                Err(self.report(WorldError::ResourceAsComponent { component }))
+            }
+            Some(id) => Ok(id),
+            None => Err(self.report(WorldError::UnregisteredComponent { component })),
+        }
+    }
+
+    /// A reported error if `signature` names a resource type.
+    #[doc(hidden)]
+    pub fn refuse_resources(&self, signature: &ComponentSet) -> Result<(), WorldError> {
+        match signature.first_common(self.components.resources()) {
+            Some(id) => Err(self.report(WorldError::ResourceAsComponent {
+                component: self.components.get(id).name(),
+            })),
+            None => Ok(()),
+        }
+    }
+
+    /// The archetype for `signature`, created (with the next id) when first needed.
+    #[doc(hidden)]
+    pub fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
+        let key = signature_key(signature);
+        if let Some(&id) = self.by_signature.get(&key) {
+            return id;
+        }
+        let id = u32::try_from(self.archetypes.len()).expect("fewer than 2^32 archetypes");
+        self.archetypes.push(Archetype::new(
+            ArchetypeId(id),
+            *signature,
+            &self.components,
+        ));
+        self.by_signature.insert(key, id);
+        let archetypes = &self.archetypes;
+        let at = self.canonical.partition_point(|&other| {
+            canonical_order(
+                archetypes[other as usize].components(),
+                archetypes[id as usize].components(),
+            )
+            .is_lt()
+        });
+        self.canonical.insert(at, id);
+        for component in signature.iter() {
+            if self.with_component.len() <= component.index() {
+                self.with_component
+                    .resize_with(component.index() + 1, Vec::new);
+            }
+            let entry = self.archetypes[id as usize].directory_entry(component);
+            self.with_component[component.index()].push(entry);
+        }
+        id
+    }
+
+    /// The column directory's entries for `component`: the archetypes that have it, in
+    /// ascending id, each with its column of it.
+    #[inline]
+    #[doc(hidden)]
+    pub fn tables_with(&self, component: ComponentId) -> &[TableColumn] {
+        self.with_component
+            .get(component.index())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// How many live entities have `component`: the sum of its columns' lengths.
+    #[doc(hidden)]
+    pub fn rows_with(&self, component: ComponentId) -> usize {
+        self.tables_with(component)
+            .iter()
+            // SAFETY: the entries belong to this storage, borrowed shared here, so no `&mut`
+            // to a table's columns exists meanwhile.
+            .map(|entry| unsafe { entry.column() }.len())
+            .sum()
+    }
+
+    /// The archetype reached from `from` by adding `component`.
+    #[doc(hidden)]
+    pub fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
+            return to;
+        }
+        let mut signature = *self.archetypes[from as usize].signature();
+        signature.insert(component);
+        let to = self.archetype_for(&signature);
+        self.archetypes[from as usize]
+            .add_edges
+            .insert(component, to);
+        to
+    }
+
+    /// The archetype reached from `from` by removing `component`.
+    #[doc(hidden)]
+    pub fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if let Some(&to) = self.archetypes[from as usize].remove_edges.get(&component) {
+            return to;
+        }
+        let mut signature = *self.archetypes[from as usize].signature();
+        signature.remove(component);
+        let to = self.archetype_for(&signature);
+        self.archetypes[from as usize]
+            .remove_edges
+            .insert(component, to);
+        to
+    }
+}
+
+/// The canonical order of component sets (given as ascending ids): fewer components
+/// first, then lexicographically by ids.
+#[doc(hidden)]
+pub fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}

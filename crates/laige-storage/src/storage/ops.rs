@@ -1,0 +1,242 @@
+//! Structural operations on type-erased values: spawn, insert, remove, despawn, clear.
+//!
+//! Each keeps every table consistent (equal column lengths, entity locations up to date)
+//! before it runs any component's `Drop`, so a panicking drop leaks instead of corrupting.
+
+use std::ptr;
+
+use laige_registry::{ComponentId, ComponentSet};
+
+use crate::archetype::Archetype;
+use crate::entity::{Entities, Location};
+use crate::{Entity, Storage, WorldError};
+
+/// Pushes the values of one new row into its archetype's columns.
+#[doc(hidden)]
+pub struct RowWriter<'a> {
+    archetype: &'a mut Archetype,
+}
+
+impl RowWriter<'_> {
+    /// Moves the value at `src` into `component`'s column.
+    ///
+    /// # Safety
+    ///
+    /// `component` is in the row's archetype and written once per row; `src` points to a
+    /// valid value of its type, which the caller gives up.
+    #[inline]
+    #[doc(hidden)]
+    pub unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
+        let Some(col) = self.archetype.column_index(component) else {
+            debug_assert!(false, "component {component} is not in the row's archetype");
+            return;
+        };
+        // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
+        // write per row; `spawn_with` reserved room for the row.
+        unsafe { self.archetype.columns_mut()[col].push(src) }
+    }
+}
+
+/// Completes the move of `entity` from `from` to table `to` (`dst`), whose values are all
+/// pushed: appends the entity and updates its location and that of the entity `moved` into
+/// its old row.
+fn finish_move(
+    entities: &mut Entities,
+    dst: &mut Archetype,
+    to: u32,
+    entity: Entity,
+    from: Location,
+    moved: Option<Entity>,
+) {
+    dst.push_entity(entity);
+    let row = (dst.len() - 1) as u32;
+    entities.set_location(entity, Location { archetype: to, row });
+    if let Some(moved) = moved {
+        entities.set_location(moved, from);
+    }
+}
+
+impl Storage {
+    /// Spawns an entity with the component set `signature`; `fill` writes its values.
+    ///
+    /// # Safety
+    ///
+    /// If `fill` runs, it must [`RowWriter::write`] every component of `signature` exactly
+    /// once. When the entity limit is reached, or `signature` names a resource type, `fill`
+    /// does not run (it is dropped, with what it owns).
+    #[doc(hidden)]
+    pub unsafe fn spawn_with(
+        &mut self,
+        signature: &ComponentSet,
+        fill: impl FnOnce(&mut RowWriter<'_>),
+    ) -> Result<Entity, WorldError> {
+        self.refuse_resources(signature)?;
+        let archetype = self.archetype_for(signature);
+        let table = &mut self.archetypes[archetype as usize];
+        let row = table.len() as u32;
+        let location = Location { archetype, row };
+        let Some(entity) = self.entities.alloc(location) else {
+            return Err(self.report(WorldError::EntityLimit {
+                max_entities: self.entities.max(),
+            }));
+        };
+        table.reserve_one();
+        fill(&mut RowWriter { archetype: table });
+        table.push_entity(entity);
+        Ok(entity)
+    }
+
+    /// A pointer to `component`'s value of the entity at `location`, if it has one.
+    #[inline]
+    #[doc(hidden)]
+    pub fn value_ptr(&self, location: Location, component: ComponentId) -> Option<*mut u8> {
+        let table = &self.archetypes[location.archetype as usize];
+        let col = table.column_index(component)?;
+        Some(table.columns()[col].ptr_at(location.row as usize))
+    }
+
+    /// Sets `component` of the live entity at `location` to the value at `src`: replaces
+    /// (dropping the old value) when present, else moves the entity to the archetype with
+    /// the component added.
+    ///
+    /// # Safety
+    ///
+    /// `entity` is live at `location`; `src` points to a valid, aligned value of
+    /// `component`'s type that the caller gives up, and is writable (a replaced old value is
+    /// dropped in place there).
+    #[doc(hidden)]
+    pub unsafe fn insert_erased(
+        &mut self,
+        entity: Entity,
+        location: Location,
+        component: ComponentId,
+        src: *mut u8,
+    ) {
+        let from = location.archetype;
+        let row = location.row as usize;
+        if let Some(col) = self.archetypes[from as usize].column_index(component) {
+            // SAFETY: `row` is the live entity's row; `src` is a valid value of the column's type.
+            unsafe { self.archetypes[from as usize].columns_mut()[col].replace(row, src) };
+            return;
+        }
+        let to = self.add_target(from, component);
+        let Ok([src_table, dst]) = self
+            .archetypes
+            .get_disjoint_mut([from as usize, to as usize])
+        else {
+            unreachable!("adding a component always changes the archetype");
+        };
+        dst.reserve_one();
+        // SAFETY: `row` is in bounds; `dst` has room. Every component of `src_table` is also in
+        // `dst` (a superset), so nothing is left past the end.
+        let moved = unsafe { src_table.move_row_to(row, dst) };
+        let col = dst
+            .column_index(component)
+            .expect("the target has the added component");
+        // SAFETY: `src` is a valid value of `component`'s type, given up by the caller.
+        unsafe { dst.columns_mut()[col].push(src) };
+        finish_move(&mut self.entities, dst, to, entity, location, moved);
+    }
+
+    /// Removes `component` from the live entity at `location`. Returns whether it had it;
+    /// the value is moved to `out` when given, else dropped.
+    ///
+    /// # Safety
+    ///
+    /// `entity` is live at `location`; `out`, when given, is valid for writing one value of
+    /// `component`'s type.
+    #[doc(hidden)]
+    pub unsafe fn remove_erased(
+        &mut self,
+        entity: Entity,
+        location: Location,
+        component: ComponentId,
+        out: Option<*mut u8>,
+    ) -> bool {
+        let from = location.archetype;
+        let row = location.row as usize;
+        let Some(col) = self.archetypes[from as usize].column_index(component) else {
+            return false;
+        };
+        let to = self.remove_target(from, component);
+        let Ok([src_table, dst]) = self
+            .archetypes
+            .get_disjoint_mut([from as usize, to as usize])
+        else {
+            unreachable!("removing a present component always changes the archetype");
+        };
+        dst.reserve_one();
+        // SAFETY: `row` is in bounds; `dst` has room. Only `component`'s value is left past
+        // the end (dst has every other component), and it is taken over below.
+        let moved = unsafe { src_table.move_row_to(row, dst) };
+        finish_move(&mut self.entities, dst, to, entity, location, moved);
+        let column = &mut src_table.columns_mut()[col];
+        match out {
+            Some(out) => {
+                // SAFETY: the value past the end is live and unclaimed; `out` is valid for one
+                // value of its type; moving it claims it.
+                unsafe {
+                    ptr::copy_nonoverlapping(column.ptr_at(column.len()), out, column.item().size())
+                }
+            }
+            // SAFETY: the value past the end is live and unclaimed.
+            None => unsafe { column.drop_past_end() },
+        }
+        true
+    }
+
+    /// Despawns every entity; see `World::clear`.
+    ///
+    /// Every handle goes stale before any value's drop runs, and every table is emptied even
+    /// when one of those drops panics (the tables after it are cleared while unwinding).
+    #[doc(hidden)]
+    pub fn clear(&mut self) {
+        /// Clears the tables its iterator has not reached when dropped.
+        struct ClearRest<'a>(std::slice::IterMut<'a, Archetype>);
+        impl Drop for ClearRest<'_> {
+            fn drop(&mut self) {
+                self.0.by_ref().for_each(Archetype::clear);
+            }
+        }
+        self.entities.clear();
+        let mut rest = ClearRest(self.archetypes.iter_mut());
+        rest.0.by_ref().for_each(Archetype::clear);
+    }
+
+    /// Despawns the live entity at `location`, dropping its values.
+    #[doc(hidden)]
+    pub fn despawn_at(&mut self, entity: Entity, location: Location) {
+        let table = &mut self.archetypes[location.archetype as usize];
+        // SAFETY: the entity is live, so its row is in bounds; every value left past the end
+        // is dropped below, once.
+        let moved = unsafe { table.remove_row_to_end(location.row as usize) };
+        if let Some(moved) = moved {
+            self.entities.set_location(moved, location);
+        }
+        self.entities.free(entity);
+        for column in table.columns_mut() {
+            // SAFETY: `remove_row_to_end` left one unclaimed value past each column's end.
+            unsafe { column.drop_past_end() };
+        }
+    }
+}
+
+impl Storage {
+    /// Refreshes every snapshot store from the live values: drops the old copies, then clones
+    /// each live entity's value in ascending entity index. Reuses the buffers: it allocates
+    /// only when a component is on more entities than ever before.
+    #[doc(hidden)]
+    pub fn refresh_snapshots(&mut self) {
+        for store in 0..self.snapshots.len() {
+            let count = self.rows_with(self.snapshots.component(store));
+            self.snapshots.reset(store, count);
+        }
+        let Storage {
+            entities,
+            archetypes,
+            snapshots,
+            ..
+        } = self;
+        snapshots.fill(entities, archetypes);
+    }
+}

@@ -1,0 +1,198 @@
+//! Resources on the World and in a system's context: the World's setup-time methods (which
+//! register a resource type with the registry too) and a context's checked access.
+
+use std::any::type_name;
+use std::mem::{ManuallyDrop, MaybeUninit};
+
+use laige_query::query::checked_ptr;
+use laige_registry::{Access, ComponentId};
+
+use crate::{QueryError, StateHash, SystemContext, World, WorldError};
+
+impl World {
+    /// Stores `value` as the resource `T`: a singleton in the world, such as the time or the
+    /// input state. The first insert registers `T` in the component id space (and with the
+    /// registry, under its short name), so systems declare access to it with
+    /// `.reads::<T>()` / `.writes::<T>()` and conflict on it like on a component; a later
+    /// insert replaces (and drops) the value and returns the same id.
+    ///
+    /// The value does not enter the state hash; see [`World::insert_hashed_resource`].
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::ComponentAsResource`] when `T` is registered as a component, or
+    /// [`WorldError::ComponentLimit`]; `value` is dropped.
+    pub fn insert_resource<T: Send + Sync + 'static>(
+        &mut self,
+        value: T,
+    ) -> Result<ComponentId, WorldError> {
+        let id = self.resource_id::<T>(World::register_component::<T>)?;
+        self.put_resource(id, value);
+        Ok(id)
+    }
+
+    /// [`World::insert_resource`] for a resource whose value enters
+    /// [`World::state_hash`]: after the components, in ascending id, the id and then the
+    /// bytes of its [`StateHash`]. Once inserted hashed, `T` stays hashed, whichever insert
+    /// replaces it later.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::insert_resource`].
+    pub fn insert_hashed_resource<T: StateHash + Send + Sync + 'static>(
+        &mut self,
+        value: T,
+    ) -> Result<ComponentId, WorldError> {
+        let id = self.resource_id::<T>(World::register_hashed_component::<T>)?;
+        self.storage.components.set_hash::<T>(id);
+        self.put_resource(id, value);
+        Ok(id)
+    }
+
+    /// The id of resource type `T`, registering it with `register` the first time.
+    fn resource_id<T: 'static>(
+        &mut self,
+        register: impl FnOnce(&mut World) -> Result<ComponentId, WorldError>,
+    ) -> Result<ComponentId, WorldError> {
+        match self.storage.components.id_of::<T>() {
+            Some(id) if self.storage.components.is_resource(id) => Ok(id),
+            Some(_) => Err(self.storage.report(WorldError::ComponentAsResource {
+                component: type_name::<T>(),
+            })),
+            None => {
+                let id = register(self)?;
+                self.storage.components.mark_resource(id);
+                Ok(id)
+            }
+        }
+    }
+
+    fn put_resource<T: 'static>(&mut self, id: ComponentId, value: T) {
+        let info = *self.storage.components.get(id);
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: `id` is `T`'s id, so `value` is a valid, aligned, writable value of its
+        // type, given up: `ManuallyDrop` keeps it from being dropped here, whether it was moved
+        // into the slot or holds the replaced old value, which `put` dropped in place.
+        unsafe { self.storage.resources.put(&info, (&raw mut *value).cast()) }
+    }
+
+    /// The id of the resource type `T`, `None` if it was never inserted, or a reported error
+    /// for a component type.
+    fn find_resource<T: 'static>(&self) -> Result<Option<ComponentId>, WorldError> {
+        match self.storage.components.id_of::<T>() {
+            Some(id) if !self.storage.components.is_resource(id) => {
+                Err(self.storage.report(WorldError::ComponentAsResource {
+                    component: type_name::<T>(),
+                }))
+            }
+            found => Ok(found),
+        }
+    }
+
+    /// The id of the resource type `T`, or a reported error.
+    fn require_resource<T: 'static>(&self) -> Result<ComponentId, WorldError> {
+        self.find_resource::<T>()?.ok_or_else(|| {
+            self.storage.report(WorldError::NoResource {
+                component: type_name::<T>(),
+            })
+        })
+    }
+
+    fn resource_ptr<T: 'static>(&self) -> Result<*mut u8, WorldError> {
+        let id = self.require_resource::<T>()?;
+        self.storage.resources.ptr(id).ok_or_else(|| {
+            self.storage.report(WorldError::NoResource {
+                component: type_name::<T>(),
+            })
+        })
+    }
+
+    /// The resource `T`, for setup code; systems use
+    /// [`SystemContext::resource`].
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::NoResource`] when the world holds none (never inserted, or removed);
+    /// [`WorldError::ComponentAsResource`] for a component type.
+    pub fn resource<T: 'static>(&self) -> Result<&T, WorldError> {
+        let ptr = self.resource_ptr::<T>()?;
+        // SAFETY: the held value of `T`'s id is a valid `T`; `&self` excludes writers.
+        Ok(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// The resource `T`, mutably, for setup code; systems use
+    /// [`SystemContext::resource_mut`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::resource`].
+    pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T, WorldError> {
+        let ptr = self.resource_ptr::<T>()?;
+        // SAFETY: the held value of `T`'s id is a valid `T`; `&mut self` excludes every other
+        // access.
+        Ok(unsafe { &mut *ptr.cast::<T>() })
+    }
+
+    /// Whether the world holds a resource `T`. A pure query: no event.
+    pub fn has_resource<T: 'static>(&self) -> bool {
+        self.storage
+            .components
+            .id_of::<T>()
+            .filter(|&id| self.storage.components.is_resource(id))
+            .and_then(|id| self.storage.resources.ptr(id))
+            .is_some()
+    }
+
+    /// Removes the resource `T` and returns it; `Ok(None)` when the world holds none. The
+    /// type stays registered as a resource (same id), and a later insert stores it again.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::ComponentAsResource`] for a component type.
+    pub fn remove_resource<T: 'static>(&mut self) -> Result<Option<T>, WorldError> {
+        // An absent resource is `Ok(None)` here, not a reported error.
+        let Some(id) = self.find_resource::<T>()? else {
+            return Ok(None);
+        };
+        let mut out = MaybeUninit::<T>::uninit();
+        // SAFETY: `out` is valid for one `T`, the type of `id`.
+        let had = unsafe { self.storage.resources.take(id, out.as_mut_ptr().cast()) };
+        // SAFETY: `take` moved the value into `out` when it returned true.
+        Ok(had.then(|| unsafe { out.assume_init() }))
+    }
+}
+
+impl SystemContext<'_> {
+    /// The resource `T`. Checked on every call: the system must have declared a read
+    /// (`.reads::<T>()` or `.reads_fresh::<T>()`) or a write of `T`. The reference borrows
+    /// the context, so copy out what a query's closure needs first
+    /// (`let dt = ctx.resource::<Time>()?.dt;`).
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::Undeclared`] (event `ecs/access_violation`) when not declared;
+    /// [`QueryError::NoResource`] (event `ecs/resource_missing`) when the world holds no `T`.
+    pub fn resource<T: Send + Sync + 'static>(&self) -> Result<&T, QueryError> {
+        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Read)?;
+        // SAFETY: `T`'s id is declared read or write by this system, so by the constructor's
+        // contract no other live context writes it; this context hands out `&mut T` only from
+        // `resource_mut(&mut self)`, which cannot coexist with this shared borrow.
+        Ok(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// The resource `T`, mutably. Checked on every call: the system must have declared
+    /// `.writes::<T>()`. The reference borrows the context mutably, so no second reference to
+    /// any resource (or a query) can coexist with it; accumulate in a local inside a query
+    /// and write it back afterwards.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::resource`].
+    pub fn resource_mut<T: Send + Sync + 'static>(&mut self) -> Result<&mut T, QueryError> {
+        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Write)?;
+        // SAFETY: `T`'s id is declared write, so by the constructor's contract no other live
+        // context reads or writes it; `&mut self` keeps every other reference this context
+        // could hand out (to `T` or anything else) from coexisting with this one.
+        Ok(unsafe { &mut *ptr.cast::<T>() })
+    }
+}
