@@ -25,10 +25,11 @@
 //! the panic is the same for any thread count.
 
 use std::any::Any;
+#[cfg(not(loom))]
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
-use crate::pool::Shared;
+use crate::idle::Naps;
 use crate::sync::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Mutex, Ordering,
     happens_after, happens_before,
@@ -185,14 +186,14 @@ fn run_caught(job: &BatchJob, batch: u32) -> Result<(), Box<dyn Any + Send>> {
 #[cold]
 fn keep_lowest(slot: &Mutex<FirstPanic>, batch: u32, payload: Box<dyn Any + Send>) {
     let Ok(mut first) = slot.lock() else {
-        crate::pool::drop_payload(payload);
+        crate::error::drop_payload(payload);
         return;
     };
     match &*first {
-        Some((lowest, _)) if *lowest < batch => crate::pool::drop_payload(payload),
+        Some((lowest, _)) if *lowest < batch => crate::error::drop_payload(payload),
         _ => {
             if let Some((_, old)) = first.replace((batch, payload)) {
-                crate::pool::drop_payload(old);
+                crate::error::drop_payload(old);
             }
         }
     }
@@ -205,7 +206,7 @@ fn run_alone(job: &BatchJob) {
         if let Err(payload) = run_caught(job, batch) {
             match first {
                 None => first = Some((batch, payload)),
-                Some(_) => crate::pool::drop_payload(payload),
+                Some(_) => crate::error::drop_payload(payload),
             }
         }
     }
@@ -218,26 +219,28 @@ fn run_alone(job: &BatchJob) {
 thread_local! {
     /// The pool whose thread this is: set for a worker's whole life, and for the calling
     /// thread while it runs a track.
-    static CURRENT: Cell<*const Shared> = const { Cell::new(std::ptr::null()) };
+    static CURRENT: Cell<(*const Batches, *const Naps)> =
+        const { Cell::new((std::ptr::null(), std::ptr::null())) };
 }
 
 /// Makes `shared` the current thread's pool until the guard drops.
 pub(crate) struct CurrentPool {
     #[cfg(not(loom))]
-    previous: *const Shared,
+    previous: (*const Batches, *const Naps),
 }
 
 impl CurrentPool {
-    /// Sets `shared` as this thread's pool. `shared` must outlive the guard.
-    pub(crate) fn enter(shared: &Shared) -> Self {
+    /// Sets a pool's shared-loop slot and naps as this thread's. Both must outlive the guard.
+    pub(crate) fn enter(batches: &Batches, naps: &Naps) -> Self {
         #[cfg(not(loom))]
         {
-            let previous = CURRENT.with(|it| it.replace(std::ptr::from_ref(shared)));
+            let current = (std::ptr::from_ref(batches), std::ptr::from_ref(naps));
+            let previous = CURRENT.with(|it| it.replace(current));
             Self { previous }
         }
         #[cfg(loom)]
         {
-            let _ = shared;
+            let _ = (batches, naps);
             Self {}
         }
     }
@@ -265,19 +268,19 @@ pub fn run_batches<F: Fn(u32) + Sync>(count: u32, f: F) {
         alive: Liveness::default(),
     };
     #[cfg(not(loom))]
-    let current = CURRENT.with(Cell::get);
+    let (batches, naps) = CURRENT.with(Cell::get);
     #[cfg(loom)]
-    let current: *const Shared = std::ptr::null();
-    if count < 2 || current.is_null() {
+    let (batches, naps): (*const Batches, *const Naps) = (std::ptr::null(), std::ptr::null());
+    if count < 2 || batches.is_null() || naps.is_null() {
         run_alone(&job);
         return;
     }
-    // SAFETY: `CURRENT` holds a pool only while it is alive: a worker's own (its thread holds
-    // an `Arc` of it), or the executor's for the duration of `run_track` on the calling
-    // thread (the guard restores the previous value before `run_track` returns).
-    let shared = unsafe { &*current };
+    // SAFETY: `CURRENT` holds a pool's parts only while the pool is alive: a worker's own
+    // (its thread holds an `Arc` of it), or the executor's for the duration of `run_track` on
+    // the calling thread (the guard restores the previous value before `run_track` returns).
+    let (batches, naps) = unsafe { (&*batches, &*naps) };
     // SAFETY: `f` is `Sync` and outlives the call, and `run_erased::<F>` matches `ctx`.
-    unsafe { shared.batches.run(&job, || shared.wake_helpers()) };
+    unsafe { batches.run(&job, || naps.wake_helpers()) };
 }
 
 /// Runs batch `batch` through an erased `&F`.

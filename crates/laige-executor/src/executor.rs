@@ -6,11 +6,13 @@ use laige_diag::{ClockSpan, TickClock};
 use laige_registry::SystemId;
 use laige_scheduler::MAX_TRACKS;
 
+use crate::error::drop_payload;
 use crate::error::{ExecError, PanicMessage};
 use crate::host::SharedHost;
 use crate::order::PickOrder;
 use crate::plan::Plan;
-use crate::pool::{Job, Pool, drop_payload};
+use crate::pool::Pool;
+use crate::shared::Job;
 use crate::sync::Liveness;
 
 /// Auto mode runs a track in parallel once its measured work reaches this many nanoseconds.

@@ -39,6 +39,8 @@ pub(crate) const NAP_NANOS: u64 = 250_000;
 #[derive(Default)]
 pub(crate) struct NapSlot {
     napping: AtomicBool,
+    /// Whether the worker parked between tracks (`crate::pool`'s wait loop).
+    sleeping: AtomicBool,
     #[cfg(not(loom))]
     thread: OnceLock<Handle>,
 }
@@ -154,6 +156,27 @@ impl Naps {
         }
         #[cfg(loom)]
         let _ = me;
+    }
+
+    /// Whether worker `me` parked between tracks: it stores `true` before it parks, and
+    /// whoever unparks it swaps it back.
+    pub(crate) fn sleeping(&self, me: usize) -> &AtomicBool {
+        &self.slots[me].sleeping
+    }
+
+    /// Wakes the workers that sleep between tracks or nap inside one, so they help with the
+    /// shared loop just opened (`crate::batch`). The fence pairs with the sleeper's and the
+    /// napper's; still, this is best effort for correctness: the loop's owner runs what
+    /// nobody takes.
+    pub(crate) fn wake_helpers(&self) {
+        fence(Ordering::SeqCst);
+        for me in 1..self.slots.len() {
+            let sleeping = &self.slots[me].sleeping;
+            if sleeping.load(Ordering::Relaxed) && sleeping.swap(false, Ordering::Relaxed) {
+                self.unpark(me);
+            }
+        }
+        self.wake_workers_if_any();
     }
 
     /// Naps taken since the pool started.

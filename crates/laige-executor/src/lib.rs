@@ -77,6 +77,7 @@ mod idle;
 mod order;
 mod plan;
 mod pool;
+mod shared;
 mod sync;
 mod work;
 
@@ -84,6 +85,7 @@ mod work;
 mod loom_tests;
 
 pub use batch::run_batches;
+pub use error::drop_payload;
 pub use error::{ExecError, PANIC_MESSAGE_BYTES, PanicMessage};
 pub use executor::{
     AUTO_PARALLEL_NANOS, AUTO_SAMPLE_EVERY, AUTO_SEQUENTIAL_NANOS, ChosenMode, Executor,
@@ -91,4 +93,3 @@ pub use executor::{
 };
 pub use host::SharedHost;
 pub use plan::{EdgeReason, Plan};
-pub use pool::drop_payload;

@@ -192,16 +192,16 @@ fn loom_shared_loop_hands_batches_to_a_helper() {
             })
         };
         for round in 1..=2u32 {
-            let cells = [UnsafeCell::new(0u32), UnsafeCell::new(0u32)];
+            let cells = Cells([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
             let write = |batch: u32| {
-                // SAFETY (test): each batch is claimed by one thread and writes its own cell.
-                cells[batch as usize].with_mut(|it| unsafe { *it = round + batch });
+                // SAFETY: each batch is claimed by one thread and writes its own cell.
+                cells.0[batch as usize].with_mut(|it| unsafe { *it = round + batch });
             };
             let job = crate::batch::loom_job(2, &write);
-            // SAFETY (test): `write` touches only its batch's cell, so batches may overlap.
+            // SAFETY: `write` touches only its batch's cell, so batches may overlap.
             unsafe { batches.run(&job, || {}) };
-            for (batch, cell) in cells.iter().enumerate() {
-                // SAFETY (test): every batch finished before `run` returned.
+            for (batch, cell) in cells.0.iter().enumerate() {
+                // SAFETY: every batch finished before `run` returned.
                 let value = cell.with(|it| unsafe { *it });
                 assert_eq!(value, round + batch as u32);
             }
@@ -209,3 +209,9 @@ fn loom_shared_loop_hands_batches_to_a_helper() {
         helper.join().unwrap();
     });
 }
+
+/// Two cells that the shared loop's batches write, one each.
+struct Cells([UnsafeCell<u32>; 2]);
+
+// SAFETY: each batch writes only its own cell, and loom checks every access's ordering.
+unsafe impl Sync for Cells {}

@@ -1,8 +1,9 @@
 //! Inside a track: claiming ready systems, stealing them, running them and counting down
 //! their dependents. See `crate::pool` for the protocol around it.
 
+use crate::error::drop_payload;
 use crate::plan::{Plan, WORDS};
-use crate::pool::{Job, MAX_CHUNK, Shared, drop_payload, spin_start};
+use crate::shared::{Job, MAX_CHUNK, Shared, lowest_bits, spin_start};
 use crate::sync::{AtomicU64, Backoff, Ordering, happens_after, happens_before};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -172,18 +173,6 @@ fn chunk_size(ready: u32, threads: u32) -> u32 {
     (ready / (2 * threads)).clamp(1, MAX_CHUNK)
 }
 
-/// The lowest `k` set bits of `bits`.
-pub(crate) fn lowest_bits(bits: u64, k: u32) -> u64 {
-    let mut rest = bits;
-    for _ in 0..k {
-        if rest == 0 {
-            break;
-        }
-        rest &= rest - 1;
-    }
-    bits & !rest
-}
-
 /// Runs the system at track-local `local`, catching a panic and timing it when asked.
 #[inline]
 fn run_one(shared: &Shared, job: &Job, plan: &Plan, me: usize, local: usize, busy: &mut u64) {
@@ -209,7 +198,8 @@ fn run_one(shared: &Shared, job: &Job, plan: &Plan, me: usize, local: usize, bus
 
 #[cfg(test)]
 mod tests {
-    use super::{chunk_size, lowest_bits};
+    use super::chunk_size;
+    use crate::shared::lowest_bits;
 
     #[test]
     fn lowest_bits_takes_the_lowest_set_bits() {
