@@ -70,7 +70,7 @@ pub mod prelude {
     pub use laige_runner::TimingStats;
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
-        BoxError, Bundle, Commands, ComponentOptions, Entity, Fresh, Local, Prng, Query,
+        Batch, BoxError, Bundle, Commands, ComponentOptions, Entity, Fresh, Local, Prng, Query,
         QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext, SystemFn,
         SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
     };
