@@ -195,12 +195,15 @@ fn loom_shared_loop_hands_batches_to_a_helper() {
             let cells = Cells([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
             let write = |batch: u32| {
                 // SAFETY: each batch is claimed by one thread and writes its own cell.
-                cells.0[batch as usize].with_mut(|it| unsafe { *it = round + batch });
+                cells
+                    .get(batch as usize)
+                    .with_mut(|it| unsafe { *it = round + batch });
             };
             let job = crate::batch::loom_job(2, &write);
             // SAFETY: `write` touches only its batch's cell, so batches may overlap.
             unsafe { batches.run(&job, || {}) };
-            for (batch, cell) in cells.0.iter().enumerate() {
+            for batch in 0..2usize {
+                let cell = cells.get(batch);
                 // SAFETY: every batch finished before `run` returned.
                 let value = cell.with(|it| unsafe { *it });
                 assert_eq!(value, round + batch as u32);
@@ -215,3 +218,10 @@ struct Cells([UnsafeCell<u32>; 2]);
 
 // SAFETY: each batch writes only its own cell, and loom checks every access's ordering.
 unsafe impl Sync for Cells {}
+
+impl Cells {
+    /// A method, so a closure captures the `Sync` wrapper, not the cells.
+    fn get(&self, batch: usize) -> &UnsafeCell<u32> {
+        &self.0[batch]
+    }
+}

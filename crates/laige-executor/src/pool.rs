@@ -53,10 +53,6 @@ use crate::work::work;
 #[cfg(loom)]
 const SPIN_LIMIT: u32 = 2;
 
-/// Under loom, spin twice and park: spinning only multiplies the interleavings.
-#[cfg(loom)]
-const SPIN_LIMIT: u32 = 2;
-
 /// The persistent workers and the state they share.
 pub(crate) struct Pool {
     shared: Arc<Shared>,

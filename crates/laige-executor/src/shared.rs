@@ -12,7 +12,7 @@ use crate::error::{PANIC_MESSAGE_BYTES, PanicMessage};
 use crate::idle::{Handle, NAP_AFTER_NANOS, Naps, OVERSUBSCRIBED_SPIN_NANOS};
 use crate::order::PickOrder;
 use crate::plan::{Plan, Positions, WORDS};
-use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, CachePadded, Liveness, Ordering, thread};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, CachePadded, Liveness, Ordering};
 
 pub(crate) const ACTIVE_MASK: u64 = 0xFFFF;
 pub(crate) const OPEN: u64 = 1 << 16;
@@ -244,7 +244,7 @@ impl Shared {
 /// threads have no cores).
 pub(crate) fn cores(threads: usize) -> u32 {
     #[cfg(not(loom))]
-    let cores = thread::available_parallelism().map_or(1, usize::from);
+    let cores = crate::sync::thread::available_parallelism().map_or(1, usize::from);
     #[cfg(loom)]
     let cores = threads;
     cores.min(threads) as u32
