@@ -194,10 +194,9 @@ fn loom_shared_loop_hands_batches_to_a_helper() {
         for round in 1..=2u32 {
             let cells = Cells([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
             let write = |batch: u32| {
+                let cell = cells.get(batch as usize);
                 // SAFETY: each batch is claimed by one thread and writes its own cell.
-                cells
-                    .get(batch as usize)
-                    .with_mut(|it| unsafe { *it = round + batch });
+                cell.with_mut(|it| unsafe { *it = round + batch });
             };
             let job = crate::batch::loom_job(2, &write);
             // SAFETY: `write` touches only its batch's cell, so batches may overlap.
