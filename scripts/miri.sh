@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the tests of the crates with `unsafe` code (laige-world, laige-executor) under Miri,
-# once with Stacked Borrows and once with Tree Borrows, when a nightly toolchain with Miri is
-# installed. Not a CI gate: a full run takes tens of minutes on two cores. docs/testing.md
-# records the last run's results and times.
+# Runs the tests of the crates with `unsafe` code (laige-storage, laige-query, laige-world,
+# laige-executor) under Miri, once with Stacked Borrows and once with Tree Borrows, when a
+# nightly toolchain with Miri is installed. Not a CI gate: a full run takes tens of minutes on
+# two cores. docs/testing.md records the last run's results and times.
 #
 # Usage, from anywhere: bash scripts/miri.sh [extra `cargo miri test` arguments]
 # Install Miri with: rustup component add --toolchain nightly miri rust-src
@@ -23,6 +23,8 @@ export PROPTEST_CASES="${PROPTEST_CASES:-4}"
 # meaningless (as under valgrind), so they are skipped; so is the World test that spawns
 # 70,000 entities (hours under Miri; the same growth path runs at smaller sizes).
 targets=(
+  "-p laige-storage --lib"
+  "-p laige-query --lib"
   "-p laige-world --lib --test world --test on_executor -- --skip capacity_grows_past_65536_entities"
   "-p laige-executor --lib --test plan --test run -- --skip an_idle_ --skip conflicting_systems_never_overlap --skip loom"
 )

@@ -50,12 +50,25 @@ const GATES: &[(&str, &str)] = &[
 ];
 
 /// Test binaries run under valgrind: (package, valgrind tool arguments, suppressions file).
-/// These are the crates with `unsafe` code.
-const VALGRIND: &[(&str, &[&str], &str)] = &[(
-    "laige-world",
-    &["--tool=memcheck", "--leak-check=full"],
-    "crates/laige-world/valgrind.supp",
-)];
+/// These are the crates with `unsafe` code (the World's tests drive storage and queries; the
+/// storage and query crates' own unit tests run too).
+const VALGRIND: &[(&str, &[&str], &str)] = &[
+    (
+        "laige-storage",
+        &["--tool=memcheck", "--leak-check=full"],
+        "crates/laige-world/valgrind.supp",
+    ),
+    (
+        "laige-query",
+        &["--tool=memcheck", "--leak-check=full"],
+        "crates/laige-world/valgrind.supp",
+    ),
+    (
+        "laige-world",
+        &["--tool=memcheck", "--leak-check=full"],
+        "crates/laige-world/valgrind.supp",
+    ),
+];
 
 /// Runs the gates (all of them, or those named in the comma-separated `only`) and prints a summary.
 pub fn run(root: &Path, only: Option<&str>) -> Result<()> {

@@ -458,7 +458,7 @@ pub fn snapshot_of<'a, T: Send + Sync + 'static>(
     let Some(id) = components.id_of::<T>() else {
         return match declared {
             Some(meta) => Err(undeclared(meta, None)),
-            None => Ok(SnapshotView::default()),
+            None => Ok(SnapshotView::EMPTY),
         };
     };
     if components.is_resource(id) {

@@ -9,8 +9,8 @@
 //! bit-identical results either way.
 //!
 //! This crate is the facade an engine depends on: the other `laige-*` crates re-exported
-//! under short paths, a [`prelude`], and [`demo`], the particle simulation behind the
-//! `demo` example and the end-to-end tests. It adds no behaviour of its own.
+//! under short paths and a [`prelude`]. It adds no behaviour of its own; the particle demo
+//! lives beside its example (`examples/demo/`).
 //!
 //! # Example
 //!
@@ -44,13 +44,11 @@
 //! ```
 //!
 //! The loop itself is: schedule once, then `world.run_systems(&schedule)` every tick; see
-//! the README and `examples/demo.rs`. The low-level form of a system, a plain
+//! the README and `examples/demo/main.rs`. The low-level form of a system, a plain
 //! `fn(&mut SystemContext)` called through its pointer with access declared on the builder
 //! (`world.system_fn(..).writes::<Pos>()`), is in [`world`]'s docs.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-
-pub mod demo;
 
 pub use laige_depspec as depspec;
 pub use laige_diag as diag;

@@ -1,7 +1,12 @@
 //! Determinism of the whole stack on the demo world: same seed, same hash; different seed,
 //! different hash; and the same hash for the sequential runner and every worker count.
 
-use laige_sim::demo::{self, DemoConfig};
+// The demo lives beside its example, not in the facade.
+#[allow(dead_code)]
+#[path = "../examples/demo/particles.rs"]
+mod demo;
+
+use demo::DemoConfig;
 use laige_sim::prelude::*;
 
 /// Enough particles that every system has real work and `Cull` spawns and despawns every

@@ -1,7 +1,12 @@
 //! The demo's schedule graph: its DOT, Mermaid and JSON snapshotted, the DOT accepted by
 //! Graphviz, and the SVG committed under `docs/img/` drawn from the current graph.
 
-use laige_sim::demo::{self, DemoConfig};
+// The demo lives beside its example, not in the facade.
+#[allow(dead_code)]
+#[path = "../examples/demo/particles.rs"]
+mod demo;
+
+use demo::DemoConfig;
 use laige_sim::prelude::*;
 use laige_sim::scheduler::ScheduleGraph;
 
@@ -24,7 +29,7 @@ fn demo_graph_snapshots() {
 
 #[test]
 fn demo_edges_are_its_declarations_and_its_warning() {
-    // The demo's table (crates/laige-sim/src/demo.rs): eight `after` edges, and `Forces`
+    // The demo's table (crates/laige-sim/examples/demo/particles.rs): eight `after` edges, and `Forces`
     // reading `Position` before `Integrate` writes it.
     let graph = demo_graph();
     let edges: Vec<String> = graph

@@ -1,7 +1,7 @@
 //! laige-storage: the component storage under the tick layer.
 //!
 //! It holds entities ([`Entity`]: 32-bit index, 32-bit generation) and their components (any
-//! `'static + Send + Sync` type, registered to a dense [`ComponentId`]) in archetype tables of
+//! `'static + Send + Sync` type, registered to a dense `ComponentId`) in archetype tables of
 //! struct-of-arrays columns, resources in the same id space, frozen snapshots of versioned
 //! components, and the layout-independent state hash ([`StateHasher`], [`StateHash`]).
 //! Typed queries over its tables, and the access checks a running system's view makes, are
@@ -64,6 +64,5 @@ pub use component::{ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX
 pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
-pub use laige_registry::{Access, ComponentId, ComponentSet};
 pub use snapshot::SnapshotView;
 pub use storage::Storage;

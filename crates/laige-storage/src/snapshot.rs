@@ -158,16 +158,6 @@ pub struct SnapshotView<'a, T> {
     values: &'a [T],
 }
 
-impl<T> Default for SnapshotView<'_, T> {
-    /// The view of a component no entity had.
-    fn default() -> Self {
-        Self {
-            entities: &[],
-            values: &[],
-        }
-    }
-}
-
 impl<T> Clone for SnapshotView<'_, T> {
     fn clone(&self) -> Self {
         *self
@@ -186,6 +176,13 @@ impl<T> fmt::Debug for SnapshotView<'_, T> {
 }
 
 impl<'a, T> SnapshotView<'a, T> {
+    /// The view of a component no entity had.
+    #[doc(hidden)]
+    pub const EMPTY: Self = Self {
+        entities: &[],
+        values: &[],
+    };
+
     /// `entity`'s value as of the last `end_tick`; `None` when it had none then (spawned,
     /// or given `T`, since), or for a handle that was not live then.
     #[inline]

@@ -40,6 +40,7 @@ pub(crate) trait ApplyCommands {
     fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError>;
 }
 
+#[doc(hidden)]
 impl ApplyCommands for Storage {
     /// Applies every command of `buffer` in recording order, then empties it (keeping its
     /// capacity). A command whose target is stale is skipped, its value dropped, and reported

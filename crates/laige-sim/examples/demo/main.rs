@@ -22,10 +22,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use laige_sim::demo::{self, DemoConfig};
+mod particles;
+
 use laige_sim::prelude::*;
 use laige_sim::runner::TimingTable;
 use laige_sim::scheduler::{ScheduleGraph, ScheduleTable};
+use particles::{self as demo, DemoConfig};
 
 const USAGE: &str = "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N] [--graph FILE] [--mermaid FILE] [--trace FILE] [--checksums FILE]";
 

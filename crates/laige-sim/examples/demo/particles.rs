@@ -1,5 +1,5 @@
-//! The demo: a particle simulation on a real World, shared by `examples/demo.rs`, the
-//! determinism tests and the benches.
+//! The demo: a particle simulation on a real World, shared by the `demo` example
+//! (`main.rs` beside this file) and the determinism and graph tests, which include this file.
 //!
 //! Particles drift in a 200 × 200 box under a pull to the centre, drag and random kicks,
 //! bounce off the walls, heat up with speed, glow by heat, age, and are replaced when they
@@ -22,7 +22,7 @@
 
 use std::error::Error;
 
-use crate::prelude::*;
+use laige_sim::prelude::*;
 
 /// Half the side of the box, in world units.
 pub const HALF_SIZE: f32 = 100.0;
