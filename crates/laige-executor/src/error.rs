@@ -2,6 +2,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use laige_diag::{Escape, Text};
 use laige_registry::SystemId;
@@ -147,3 +148,11 @@ laige_diag::diagnostics! {
 }
 
 impl std::error::Error for ExecError {}
+
+/// Drops a caught panic payload; a payload whose destructor panics in turn is leaked
+/// instead, so containing a panic never unwinds a second time.
+pub fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(again);
+    }
+}

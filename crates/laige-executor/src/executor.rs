@@ -6,10 +6,13 @@ use laige_diag::{ClockSpan, TickClock};
 use laige_registry::SystemId;
 use laige_scheduler::MAX_TRACKS;
 
+use crate::error::drop_payload;
 use crate::error::{ExecError, PanicMessage};
 use crate::host::SharedHost;
+use crate::order::PickOrder;
 use crate::plan::Plan;
-use crate::pool::{Job, Pool, drop_payload};
+use crate::pool::Pool;
+use crate::shared::Job;
 use crate::sync::Liveness;
 
 /// Auto mode runs a track in parallel once its measured work reaches this many nanoseconds.
@@ -113,6 +116,12 @@ pub struct Executor {
     auto_plan: u64,
     auto: [AutoTrack; MAX_TRACKS],
     last_modes: [Option<ChosenMode>; MAX_TRACKS],
+    /// The plan the pick orders were measured for.
+    order_plan: u64,
+    /// Per track, which ready system the threads take first (`crate::order`).
+    orders: Box<[PickOrder]>,
+    /// Per track, timed runs left until the pick order is measured again; 0 measures now.
+    order_countdown: [u32; MAX_TRACKS],
 }
 
 impl Executor {
@@ -147,6 +156,9 @@ impl Executor {
             auto_plan: 0,
             auto: [AutoTrack::FRESH; MAX_TRACKS],
             last_modes: [None; MAX_TRACKS],
+            order_plan: 0,
+            orders: (0..MAX_TRACKS).map(|_| PickOrder::identity()).collect(),
+            order_countdown: [0; MAX_TRACKS],
         }
     }
 
@@ -192,6 +204,8 @@ impl Executor {
         }
         let (base, len) = plan.track_span(t);
         let (mode, sample) = self.choose(plan, t);
+        // A system's `par_each` finds the pool through this, whichever way the track runs.
+        let _current = self.pool.enter();
         let timed = self.options.time_systems;
         let clock = self.pool.timer();
         let start = if timed || sample { clock.raw() } else { 0 };
@@ -210,6 +224,7 @@ impl Executor {
                     record: timed,
                     alive: Liveness::default(),
                     caller: std::thread::current(),
+                    order: &self.orders[t],
                 };
                 // SAFETY: `plan` and `ctx` (with the `runs` and `host` it borrows) outlive
                 // this call; `t` is a track of `plan` (checked above) and `base`/`len` its span;
@@ -233,6 +248,9 @@ impl Executor {
             self.learn(t, work);
         }
         self.last_modes[t] = Some(mode);
+        if timed {
+            self.measure_pick_order(plan, t);
+        }
         match panic {
             Some((system, message)) => Err(ExecError::SystemPanicked { system, message }),
             None => Ok(TrackReport {
@@ -286,6 +304,52 @@ impl Executor {
     /// The modes of every track, by index, as of their last runs.
     pub fn last_modes(&self) -> &[Option<ChosenMode>] {
         &self.last_modes
+    }
+
+    /// The order in which the threads take track `t`'s ready systems: the longest remaining
+    /// chain of measured durations first (each system's last duration plus the longest
+    /// chain after it), measured on a timed run (`time_systems`) every
+    /// [`AUTO_SAMPLE_EVERY`] runs; sequential order before that. It changes who runs what
+    /// when, never a result: the plan orders every pair that conflicts.
+    pub fn pick_order<'a>(
+        &'a self,
+        plan: &'a Plan,
+        t: usize,
+    ) -> impl Iterator<Item = SystemId> + 'a {
+        static IDENTITY: std::sync::LazyLock<PickOrder> =
+            std::sync::LazyLock::new(PickOrder::identity);
+        let order = match self.order_plan == plan.identity() {
+            true => self.orders.get(t).unwrap_or(&IDENTITY),
+            false => &IDENTITY,
+        };
+        let t = if t < plan.track_count() {
+            Some(t)
+        } else {
+            None
+        };
+        t.into_iter().flat_map(move |t| order.systems(plan, t))
+    }
+
+    /// After a timed run of track `t`, re-measures its pick order when it is due.
+    fn measure_pick_order(&mut self, plan: &Plan, t: usize) {
+        if self.order_plan != plan.identity() {
+            self.order_plan = plan.identity();
+            self.orders
+                .iter_mut()
+                .for_each(|it| *it = PickOrder::identity());
+            self.order_countdown = [0; MAX_TRACKS];
+        }
+        let countdown = &mut self.order_countdown[t];
+        if *countdown > 0 {
+            *countdown -= 1;
+            return;
+        }
+        *countdown = AUTO_SAMPLE_EVERY - 1;
+        let pool = &self.pool;
+        self.orders[t] = PickOrder::by_critical_path(plan, t, |id| {
+            let span = pool.span(id.index());
+            pool.timer().delta_as_nanos(span.start, span.end)
+        });
     }
 
     /// The mode for this run of track `t`, and whether to measure its work.

@@ -23,17 +23,24 @@ use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
 /// under loom too, where nobody naps).
 pub(crate) type Handle = std::thread::Thread;
 
-/// How long a worker idles inside a track before it naps.
+/// How long a thread that has a core of its own idles inside a track before it naps.
 pub(crate) const NAP_AFTER_NANOS: u64 = 100_000;
 
-/// The longest nap; also the most a missed wake-up delays a newly ready system.
+/// How long a thread beyond the machine's core count idles before it naps or parks: it can
+/// only spin on a core some other thread needs, so it barely spins at all.
+pub(crate) const OVERSUBSCRIBED_SPIN_NANOS: u64 = 2_000;
+
+/// The longest nap. Every way work reaches a napper wakes it behind a `SeqCst` fence (the
+/// end of a track, newly ready systems, a shared loop), so the timeout is only a backstop.
 #[cfg_attr(loom, allow(dead_code))]
-pub(crate) const NAP_NANOS: u64 = 50_000;
+pub(crate) const NAP_NANOS: u64 = 250_000;
 
 /// Per thread: whether it naps right now, and its handle for waking it.
 #[derive(Default)]
 pub(crate) struct NapSlot {
     napping: AtomicBool,
+    /// Whether the worker parked between tracks (`crate::pool`'s wait loop).
+    sleeping: AtomicBool,
     #[cfg(not(loom))]
     thread: OnceLock<Handle>,
 }
@@ -98,12 +105,78 @@ impl Naps {
         self.unpark_nappers(caller);
     }
 
-    /// Wakes napping threads, if any, after new systems became ready. Best effort: no
-    /// fence, so a thread that starts a nap meanwhile sleeps through it (one nap at most).
-    pub(crate) fn wake_if_any(&self, caller: &Handle) {
-        if self.napping.load(Ordering::Relaxed) != 0 {
-            self.unpark_nappers(caller);
+    /// Wakes up to `ready` napping threads after `ready` systems became ready. The `SeqCst`
+    /// fence pairs with the one in [`Naps::nap`] (Dekker: the publisher stores the ready bits
+    /// then loads `napping`, the napper stores `napping` then loads the ready bits), so a
+    /// napper either sees the new systems or is woken; waking no more threads than there
+    /// are systems keeps a crowd of idle threads from all waking for one system.
+    pub(crate) fn wake_for(&self, ready: u32, caller: &Handle) {
+        fence(Ordering::SeqCst);
+        if self.napping.load(Ordering::Relaxed) == 0 {
+            return;
         }
+        let mut left = ready;
+        for (me, slot) in self.slots.iter().enumerate() {
+            if left == 0 {
+                return;
+            }
+            if slot.napping.load(Ordering::Relaxed) {
+                left -= 1;
+                match me {
+                    #[cfg(not(loom))]
+                    0 => caller.unpark(),
+                    _ => self.unpark(me),
+                }
+            }
+        }
+        #[cfg(loom)]
+        let _ = caller;
+    }
+
+    /// Wakes the workers that nap, if any (not the calling thread, whose handle comes with a
+    /// track): a shared loop (`crate::batch`) has batches for them. The caller issued the
+    /// `SeqCst` fence after opening the loop, which pairs with the napper's, as in
+    /// [`Naps::wake_for`].
+    pub(crate) fn wake_workers_if_any(&self) {
+        if self.napping.load(Ordering::Relaxed) != 0 {
+            for me in 1..self.slots.len() {
+                if self.slots[me].napping.load(Ordering::Relaxed) {
+                    self.unpark(me);
+                }
+            }
+        }
+    }
+
+    /// Unparks worker `me` (not the calling thread, 0), once it registered.
+    pub(crate) fn unpark(&self, me: usize) {
+        #[cfg(not(loom))]
+        if let Some(thread) = self.slots[me].thread.get() {
+            crate::sync::happens_after(&self.slots[me].thread);
+            thread.unpark();
+        }
+        #[cfg(loom)]
+        let _ = me;
+    }
+
+    /// Whether worker `me` parked between tracks: it stores `true` before it parks, and
+    /// whoever unparks it swaps it back.
+    pub(crate) fn sleeping(&self, me: usize) -> &AtomicBool {
+        &self.slots[me].sleeping
+    }
+
+    /// Wakes the workers that sleep between tracks or nap inside one, so they help with the
+    /// shared loop just opened (`crate::batch`). The fence pairs with the sleeper's and the
+    /// napper's; still, this is best effort for correctness: the loop's owner runs what
+    /// nobody takes.
+    pub(crate) fn wake_helpers(&self) {
+        fence(Ordering::SeqCst);
+        for me in 1..self.slots.len() {
+            let sleeping = &self.slots[me].sleeping;
+            if sleeping.load(Ordering::Relaxed) && sleeping.swap(false, Ordering::Relaxed) {
+                self.unpark(me);
+            }
+        }
+        self.wake_workers_if_any();
     }
 
     /// Naps taken since the pool started.
@@ -116,18 +189,13 @@ impl Naps {
             if !slot.napping.load(Ordering::Relaxed) {
                 continue;
             }
-            #[cfg(not(loom))]
             match me {
+                #[cfg(not(loom))]
                 0 => caller.unpark(),
-                _ => {
-                    if let Some(thread) = slot.thread.get() {
-                        crate::sync::happens_after(&slot.thread);
-                        thread.unpark();
-                    }
-                }
+                _ => self.unpark(me),
             }
             #[cfg(loom)]
-            let _ = (me, caller);
+            let _ = caller;
         }
     }
 }

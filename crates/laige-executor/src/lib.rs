@@ -7,8 +7,11 @@
 //! [`Executor`] owns a pool of worker threads, started once, and runs one track at a time:
 //! a system starts as soon as every system it waits for has finished, on whichever thread
 //! is free, the calling thread included. Tracks are barriers. A tick allocates nothing.
-//! Each thread claims from its own ready set and steals when that runs dry; a thread left
-//! idle by a long system naps instead of spinning, and is woken when the track ends.
+//! Each thread claims from its own ready set and steals when that runs dry, taking the
+//! system with the longest measured chain after it first; a thread left idle spins only
+//! briefly (only as many threads as there are cores spin for long), then naps or parks, and
+//! is woken when work appears. A system can split its own work into batches
+//! ([`run_batches`], what the World's `par_each` runs on) that the idle threads help with.
 //!
 //! [`Mode::Auto`] runs a track sequentially while its measured work is too small for
 //! threads to pay off ([`AUTO_PARALLEL_NANOS`]), and on the pool otherwise. A panicking
@@ -69,17 +72,23 @@
 //! ```
 #![deny(missing_docs)]
 
+mod batch;
 mod error;
 mod executor;
 mod host;
 mod idle;
+mod order;
 mod plan;
 mod pool;
+mod shared;
 mod sync;
+mod work;
 
 #[cfg(all(test, loom))]
 mod loom_tests;
 
+pub use batch::run_batches;
+pub use error::drop_payload;
 pub use error::{ExecError, PANIC_MESSAGE_BYTES, PanicMessage};
 pub use executor::{
     AUTO_PARALLEL_NANOS, AUTO_SAMPLE_EVERY, AUTO_SEQUENTIAL_NANOS, ChosenMode, Executor,
@@ -87,4 +96,3 @@ pub use executor::{
 };
 pub use host::SharedHost;
 pub use plan::{EdgeReason, Plan};
-pub use pool::drop_payload;

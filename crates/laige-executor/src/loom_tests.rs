@@ -172,3 +172,55 @@ fn loom_tick_start_finish_handshake() {
         }
     });
 }
+
+/// A shared loop (`crate::batch`) of two batches, each writing its own cell: the owner and a
+/// helper that tries to join twice. Loom checks that the owner reads both cells only after
+/// the batch that wrote it (its wait for `active == 0` synchronises with the helper's
+/// leave), that no helper touches the job after `Batches::run` returned, and that the next
+/// loop's reset cannot race a helper of the last one.
+#[test]
+fn loom_shared_loop_hands_batches_to_a_helper() {
+    check("shared loop", || {
+        let batches = loom::sync::Arc::new(crate::batch::Batches::new());
+        let helper = {
+            let batches = loom::sync::Arc::clone(&batches);
+            loom::thread::spawn(move || {
+                for _ in 0..2 {
+                    batches.help();
+                    loom::thread::yield_now();
+                }
+            })
+        };
+        for round in 1..=2u32 {
+            let cells = Cells([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
+            let write = |batch: u32| {
+                let cell = cells.get(batch as usize);
+                // SAFETY: each batch is claimed by one thread and writes its own cell.
+                cell.with_mut(|it| unsafe { *it = round + batch });
+            };
+            let job = crate::batch::loom_job(2, &write);
+            // SAFETY: `write` touches only its batch's cell, so batches may overlap.
+            unsafe { batches.run(&job, || {}) };
+            for batch in 0..2usize {
+                let cell = cells.get(batch);
+                // SAFETY: every batch finished before `run` returned.
+                let value = cell.with(|it| unsafe { *it });
+                assert_eq!(value, round + batch as u32);
+            }
+        }
+        helper.join().unwrap();
+    });
+}
+
+/// Two cells that the shared loop's batches write, one each.
+struct Cells([UnsafeCell<u32>; 2]);
+
+// SAFETY: each batch writes only its own cell, and loom checks every access's ordering.
+unsafe impl Sync for Cells {}
+
+impl Cells {
+    /// A method, so a closure captures the `Sync` wrapper, not the cells.
+    fn get(&self, batch: usize) -> &UnsafeCell<u32> {
+        &self.0[batch]
+    }
+}

@@ -8,6 +8,7 @@
 pub(crate) use loom::{
     hint::spin_loop,
     sync::Arc,
+    sync::Mutex,
     sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering, fence},
     thread,
 };
@@ -16,6 +17,7 @@ pub(crate) use loom::{
 pub(crate) use std::{
     hint::spin_loop,
     sync::Arc,
+    sync::Mutex,
     sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering, fence},
     thread,
 };

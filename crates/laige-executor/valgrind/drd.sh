@@ -19,6 +19,11 @@ drd() {
 drd "$(binary laige-executor run)" --test-threads 1 --nocapture \
   --skip conflicting_systems_never_overlap --skip an_idle_
 drd "$(binary laige-executor plan)" --test-threads 1 --nocapture
+# Shared loops (`run_batches`, what `par_each` runs on): helpers join, claim and leave, and a
+# panicking batch's payload crosses to the owner. The test that insists a helper joined is
+# skipped, for the same reason as no_alloc below.
+drd "$(binary laige-executor batches)" --test-threads 1 --nocapture \
+  --skip every_batch_runs_once_and_idle_workers_help
 # A World ticking on the executor: systems with commands, resources and snapshots, writers
 # of one component in disjoint tables, and the commands applied between tracks.
 drd "$(binary laige-world on_executor)" --test-threads 1 --nocapture

@@ -9,6 +9,9 @@
 //! 2,000 ticks, for `perf record`; `-- w4 <world|world-plan|bare|bare-plan|floor> <count>`
 //! runs `count` W4 builds, for instruction counts under callgrind, which the load of a
 //! shared host does not move (the difference of two counts, over the difference of builds).
+//! `-- interleaved <rounds>` times every mode in turn, 20 ticks per mode per round, and
+//! prints each mode's median per-tick time and its ratio to sequential: on a loaded host,
+//! ratios from alternating rounds are the ones to compare.
 
 use std::time::{Duration, Instant};
 
@@ -124,6 +127,46 @@ fn w4_builds(variant: &str, count: u32) {
     }
 }
 
+/// Every mode in turn, `rounds` times; medians of the per-round mean tick.
+fn interleaved_rounds(rounds: usize) {
+    let mut worlds: Vec<_> = RunMode::ALL
+        .into_iter()
+        .map(|mode| {
+            let (mut world, schedule) = game_tick::build(ENTITIES, 0x6A4E_5EED).unwrap();
+            mode.apply(&mut world);
+            for _ in 0..WARM_UP {
+                world.run_systems(&schedule).unwrap();
+            }
+            (mode, world, schedule, Vec::with_capacity(rounds))
+        })
+        .collect();
+    for _ in 0..rounds {
+        for (_, world, schedule, times) in &mut worlds {
+            let start = Instant::now();
+            for _ in 0..20 {
+                world.run_systems(schedule).unwrap();
+            }
+            times.push(micros(start.elapsed()) / 20.0);
+        }
+    }
+    let hashes: Vec<u64> = worlds.iter().map(|(_, w, _, _)| w.state_hash()).collect();
+    assert!(
+        hashes.windows(2).all(|h| h[0] == h[1]),
+        "every mode reaches the same state"
+    );
+    let median = |times: &mut Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let sequential = median(&mut worlds[0].3);
+    println!("| mode | median tick µs | × sequential |");
+    println!("|---|---|---|");
+    for (mode, _, _, times) in &mut worlds {
+        let m = median(times);
+        println!("| {} | {m:.0} | {:.2}x |", mode.label(), m / sequential);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -133,6 +176,11 @@ fn main() {
         && w4 == "w4"
     {
         return w4_builds(variant, count.parse().expect("a build count"));
+    }
+    if let [interleaved, rounds] = &args[..]
+        && interleaved == "interleaved"
+    {
+        return interleaved_rounds(rounds.parse().expect("a round count"));
     }
     if let Some(label) = args.first() {
         let mode = RunMode::ALL

@@ -255,5 +255,77 @@ fn heavy_compute(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(workloads, w1, sim_tick, frag_iter, heavy_compute);
+/// heavy_compute as one system: 1,000 entities in one table, one `par_each` loop (four
+/// batches), whose batches the second thread helps with.
+fn heavy_single_world() -> (World, Schedule) {
+    let mut world = World::default();
+    world.register_component::<Point>().unwrap();
+    world.register_component::<Matrix>().unwrap();
+    let rotation = Matrix([
+        [0.0, -1.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]);
+    for i in 0..1_000 {
+        world
+            .spawn((Point([1.0, i as f32, 0.0]), rotation))
+            .unwrap();
+    }
+    world
+        .system(
+            "Heavy",
+            |mut points: Query<'_, (&mut Point, &Matrix)>| -> Result<(), QueryError> {
+                points.par_each(|_, _, (p, m)| heavy_work(p, m))
+            },
+        )
+        .budget_ms(10.0)
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+fn points(world: &mut World) -> Vec<[u32; 3]> {
+    let mut out = Vec::new();
+    world
+        .each::<&Point>(|_, p| out.push(p.0.map(f32::to_bits)))
+        .unwrap();
+    out
+}
+
+fn heavy_compute_par_each(c: &mut Criterion) {
+    let mut group = c.benchmark_group("heavy-compute-par-each");
+    group.sample_size(20);
+    let mut reference = None;
+    for (label, threads) in [("sequential", 0), ("parallel-2", 2)] {
+        let (mut world, schedule) = heavy_single_world();
+        if threads > 0 {
+            world.use_executor(ExecutorOptions {
+                threads,
+                mode: Mode::Parallel,
+                ..Default::default()
+            });
+        }
+        for _ in 0..3 {
+            world.run_systems(&schedule).unwrap();
+        }
+        // The same state as sequential, bit for bit.
+        let state = points(&mut world);
+        assert_eq!(*reference.get_or_insert_with(|| state.clone()), state);
+        group.bench_function(label, |b| {
+            b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    workloads,
+    w1,
+    sim_tick,
+    frag_iter,
+    heavy_compute,
+    heavy_compute_par_each
+);
 criterion_main!(workloads);

@@ -70,8 +70,8 @@ pub mod prelude {
     pub use laige_runner::TimingStats;
     pub use laige_scheduler::{Layout, Schedule};
     pub use laige_world::{
-        BoxError, Bundle, Commands, Component, ComponentOptions, Entity, Fresh, Local, Prng, Query,
-        QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext, SystemFn,
-        SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
+        Batch, BoxError, Bundle, Commands, Component, ComponentOptions, Entity, Fresh, Local, Prng,
+        Query, QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext,
+        SystemFn, SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
     };
 }

@@ -1,7 +1,9 @@
 //! Steady-state ticks allocate nothing, on one thread or on the pool, with or without a
 //! timeline and checksums recorded: a low-level `fn`
 //! system and typed ones (a closure with `ResMut`, a fallible system with `Commands` and
-//! `Local`, a reader of a `Res`) over 1,000 entities, counted on every thread of the process.
+//! `Local`, a reader of a `Res`) over 1,000 entities, and `par_each` loops (typed, and a
+//! low-level one whose batches record commands and draw from their PRNG streams), counted on
+//! every thread of the process.
 //!
 //! One test in this binary, so no other test's allocations are counted.
 
@@ -19,6 +21,12 @@ impl Component for Vel {}
 #[derive(Clone, Copy)]
 struct Tag;
 impl Component for Tag {}
+#[derive(Clone, Copy)]
+struct Lit;
+impl Component for Lit {}
+#[derive(Clone, Copy)]
+struct Spark(u64);
+impl Component for Spark {}
 /// A resource: the damping factor, and how many ticks damped.
 struct Drag {
     factor: f32,
@@ -55,6 +63,22 @@ fn tagger(
     Ok(recorded?)
 }
 
+/// A parallel loop whose batches draw into `Spark` from their PRNG streams and toggle `Lit`
+/// on every 32nd entity through their commands (the same rows every tick, so the tables
+/// swing between two sizes and the steady state is reached).
+fn flicker(ctx: &mut SystemContext<'_>) {
+    ctx.par_each::<(Entity, &mut Spark, Option<&Lit>)>(|batch, entity, (_, spark, lit)| {
+        spark.0 ^= batch.rng().next_u64();
+        if entity.index() % 32 == 0 {
+            match lit {
+                Some(_) => batch.commands().remove::<Lit>(entity).unwrap(),
+                None => batch.commands().insert(entity, Lit).unwrap(),
+            }
+        }
+    })
+    .unwrap();
+}
+
 fn build() -> (World, Schedule) {
     let mut world = World::new(WorldOptions {
         capacity: 1_000,
@@ -63,6 +87,8 @@ fn build() -> (World, Schedule) {
     world.register_component::<Pos>().unwrap();
     world.register_component::<Vel>().unwrap();
     world.register_component::<Tag>().unwrap();
+    world.register_component::<Lit>().unwrap();
+    world.register_component::<Spark>().unwrap();
     world
         .insert_resource(Drag {
             factor: 0.99,
@@ -70,7 +96,7 @@ fn build() -> (World, Schedule) {
         })
         .unwrap();
     for i in 0..1_000 {
-        world.spawn((Pos(i as f32), Vel(1.0))).unwrap();
+        world.spawn((Pos(i as f32), Vel(1.0), Spark(0))).unwrap();
     }
     // A closure with a `ResMut`: its access is derived, its budget the world's default.
     let damping = world
@@ -79,7 +105,7 @@ fn build() -> (World, Schedule) {
             |mut q: Query<'_, &mut Vel>, mut drag: ResMut<'_, Drag>| {
                 let factor = drag.factor;
                 drag.ticks += 1;
-                q.each(|_, v| v.0 *= factor)
+                q.par_each(|_, _, v| v.0 *= factor)
             },
         )
         .register()
@@ -93,6 +119,12 @@ fn build() -> (World, Schedule) {
         .register()
         .unwrap();
     world.system("Tagger", tagger).register().unwrap();
+    world
+        .system_fn("Flicker", flicker)
+        .writes::<Spark>()
+        .reads::<Lit>()
+        .register()
+        .unwrap();
     world
         .system(
             "Watch",

@@ -4,6 +4,7 @@ use laige_diag::Diagnostics;
 use laige_registry::{Access, ComponentSet, SystemId};
 
 use crate::command::{CommandBuffer, Commands};
+use crate::par::{Batch, BatchScratch, par_batches_in};
 use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::{Entity, Prng, Queries, QueryError, Storage, SystemMeta};
 
@@ -89,6 +90,8 @@ pub struct SystemContext<'w> {
     pub(crate) meta: &'w SystemMeta,
     commands: &'w mut CommandBuffer,
     rng: &'w mut Prng,
+    /// The system's `par_each` scratch; `None` in a context built by hand.
+    batches: Option<&'w mut BatchScratch>,
 }
 
 impl<'w> SystemContext<'w> {
@@ -114,6 +117,29 @@ impl<'w> SystemContext<'w> {
             meta,
             commands,
             rng,
+            batches: None,
+        }
+    }
+
+    /// [`SystemContext::new`] with the system's `par_each` scratch, so its loops run on the
+    /// pool and record each batch's commands apart.
+    ///
+    /// # Safety
+    ///
+    /// As for [`SystemContext::new`].
+    pub(crate) unsafe fn with_batches(
+        storage: &'w Storage,
+        meta: &'w SystemMeta,
+        commands: &'w mut CommandBuffer,
+        rng: &'w mut Prng,
+        batches: &'w mut BatchScratch,
+    ) -> Self {
+        Self {
+            storage,
+            meta,
+            commands,
+            rng,
+            batches: Some(batches),
         }
     }
 
@@ -259,6 +285,105 @@ impl<'w> SystemContext<'w> {
     ) -> Result<(), QueryError> {
         // SAFETY: as for `each`.
         unsafe { each_chunk_in::<Q>(self.storage, Some(self.meta), f) }
+    }
+
+    /// Calls `f` with each matching entity and its item, like [`SystemContext::each`], in
+    /// batches of at most [`PAR_BATCH_ROWS`](crate::PAR_BATCH_ROWS) rows of one table that
+    /// the idle threads of the executor running the system help with (in order on this
+    /// thread without one).
+    ///
+    /// The batches depend on the tables alone, so the result is the same for every thread
+    /// count. Each batch has its own commands and PRNG stream ([`Batch`]); batch commands
+    /// apply after the system's own, in batch order. `f` is `Fn + Sync`: what it changes
+    /// must belong to its row or its batch.
+    ///
+    /// ```
+    /// use laige_world::{Component, World, WorldOptions, SystemContext};
+    ///
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    /// struct Vel(f32);
+    /// impl Component for Vel {}
+    ///
+    /// let mut world = World::new(WorldOptions::default());
+    /// world.register_component::<Pos>().unwrap();
+    /// world.register_component::<Vel>().unwrap();
+    /// let e = world.spawn((Pos(0.0), Vel(2.0))).unwrap();
+    /// let id = world
+    ///     .system_fn("Movement", |ctx: &mut SystemContext<'_>| {
+    ///         ctx.par_each::<(&mut Pos, &Vel)>(|_, _, (pos, vel)| pos.0 += vel.0).unwrap();
+    ///     })
+    ///     .writes::<Pos>()
+    ///     .reads::<Vel>()
+    ///     .register()
+    ///     .unwrap();
+    /// world.run_systems(&world.schedule().unwrap()).unwrap();
+    /// assert_eq!(world.get::<Pos>(e).unwrap().0, 2.0);
+    /// # let _ = id;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::each`].
+    pub fn par_each<Q: QueryData>(
+        &mut self,
+        f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
+    ) -> Result<(), QueryError> {
+        let fallback = match self.batches {
+            Some(_) => None,
+            None => Some((&mut *self.commands, self.rng.next_u64())),
+        };
+        let visit = |batch: &mut Batch<'_>, entities: &[Entity], mut fetch, rows| {
+            for &entity in &entities[..rows] {
+                // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
+                // one; `par_batches_in` yields each row once.
+                let item = unsafe { Q::next_item(&mut fetch) };
+                f(batch, entity, item);
+            }
+        };
+        // SAFETY: the constructor's contract makes the declared access exclusive as declared;
+        // `par_batches_in` checks `Q` against it first; `&mut self` keeps every other query of
+        // this context out until the loop is over.
+        unsafe {
+            par_batches_in::<Q>(
+                self.storage,
+                Some(self.meta),
+                self.batches.as_deref_mut(),
+                fallback,
+                visit,
+            )
+        }
+    }
+
+    /// Calls `f` once per batch of [`SystemContext::par_each`] with its entities and its
+    /// rows of each column (`&[T]`, `&mut [T]`, ...), which the compiler can vectorise.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SystemContext::each`].
+    pub fn par_each_chunk<Q: QueryData>(
+        &mut self,
+        f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
+    ) -> Result<(), QueryError> {
+        let fallback = match self.batches {
+            Some(_) => None,
+            None => Some((&mut *self.commands, self.rng.next_u64())),
+        };
+        let visit = |batch: &mut Batch<'_>, entities, fetch, rows| {
+            // SAFETY: the batch's `rows` rows from `fetch` on are its own.
+            let chunk = unsafe { Q::chunk(&fetch, rows) };
+            f(batch, entities, chunk);
+        };
+        // SAFETY: as for `par_each`.
+        unsafe {
+            par_batches_in::<Q>(
+                self.storage,
+                Some(self.meta),
+                self.batches.as_deref_mut(),
+                fallback,
+                visit,
+            )
+        }
     }
 
     /// Checks `Q` once, for many lookups by handle; see [`Queries::prepare`].

@@ -77,12 +77,12 @@ impl<'w> SystemHost<'w> {
     /// A fresh context for system `id`, holding the host's borrows.
     fn into_context(self, id: SystemId) -> Result<SystemContext<'w>, WorldError> {
         let storage = self.storage;
-        let (meta, commands, rng) = self.into_state(id)?.parts_mut();
+        let (meta, commands, rng, batches) = self.into_state(id)?.parts_with_batches();
         // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
         // world is borrowed mutably by the host); the host is consumed, so this is the only
         // context made from its borrows, and no other context can access any component
         // meanwhile.
-        Ok(unsafe { SystemContext::new(storage, meta, commands, rng) })
+        Ok(unsafe { SystemContext::with_batches(storage, meta, commands, rng, batches) })
     }
 
     /// System `id`'s state, holding the host's borrows.
@@ -199,12 +199,16 @@ impl World {
                 failed(&self.registry, id, failure);
                 continue;
             }
-            if state.commands().is_idle() {
+            if state.is_settled() {
                 continue;
             }
             // A system's own buffer was bound to this world by its commands, so it is never foreign.
-            let (_, commands, _) = state.parts_mut();
+            // The system's own commands, then its `par_each` batches' in batch order.
+            let (_, commands, _, batches) = state.parts_with_batches();
             stats += self.storage.apply(commands)?;
+            for buffer in batches.used_buffers() {
+                stats += self.storage.apply(buffer)?;
+            }
         }
         match first_error {
             Some(err) => Err(err),

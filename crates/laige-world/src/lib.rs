@@ -68,6 +68,7 @@ mod context;
 pub mod host;
 mod observe;
 mod options;
+mod par;
 mod prng;
 mod resources;
 mod run;
@@ -98,6 +99,7 @@ pub use laige_storage::{
 };
 pub use observe::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
+pub use par::{Batch, BatchScratch, PAR_BATCH_ROWS};
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use run::TickError;
 pub use system::{

@@ -47,7 +47,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::command::CommandBuffer;
-use crate::{Prng, QueryError, Storage, SystemMeta};
+use crate::{BatchScratch, Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
 pub use laige_query::QueryFilter;
@@ -77,7 +77,8 @@ pub struct SystemWorld<'w> {
     pub(crate) meta: &'w SystemMeta,
     commands: NonNull<CommandBuffer>,
     rng: NonNull<Prng>,
-    _exclusive: PhantomData<(&'w mut CommandBuffer, &'w mut Prng)>,
+    batches: NonNull<BatchScratch>,
+    _exclusive: PhantomData<(&'w mut CommandBuffer, &'w mut Prng, &'w mut BatchScratch)>,
 }
 
 impl<'w> SystemWorld<'w> {
@@ -86,12 +87,14 @@ impl<'w> SystemWorld<'w> {
         meta: &'w SystemMeta,
         commands: &'w mut CommandBuffer,
         rng: &'w mut Prng,
+        batches: &'w mut BatchScratch,
     ) -> Self {
         Self {
             storage,
             meta,
             commands: NonNull::from(commands),
             rng: NonNull::from(rng),
+            batches: NonNull::from(batches),
             _exclusive: PhantomData,
         }
     }
@@ -114,6 +117,13 @@ impl<'w> SystemWorld<'w> {
     pub(crate) unsafe fn rng(self) -> &'w mut Prng {
         // SAFETY: as for `commands`.
         unsafe { &mut *self.rng.as_ptr() }
+    }
+
+    /// The scratch of the system's `par_each` loops, which every query parameter shares:
+    /// only one loop runs at a time (`par_each` takes `&mut self`, and a loop's closure is
+    /// `Fn`, so it cannot start another query's loop).
+    pub(crate) fn batches(self) -> NonNull<BatchScratch> {
+        self.batches
     }
 }
 

@@ -91,7 +91,15 @@ where
         let (storage, meta) = (world.storage, world.meta);
         // SAFETY: the context is the run's only holder of the command buffer and the PRNG;
         // the caller's promise is `SystemContext::new`'s contract.
-        let mut ctx = unsafe { SystemContext::new(storage, meta, world.commands(), world.rng()) };
+        let mut ctx = unsafe {
+            SystemContext::with_batches(
+                storage,
+                meta,
+                world.commands(),
+                world.rng(),
+                &mut *world.batches().as_ptr(),
+            )
+        };
         self(&mut ctx).into_result()
     }
 }

@@ -5,10 +5,12 @@ use std::any::type_name;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
 
 use laige_registry::{Access, ComponentId};
 
 use super::{ParamInit, SystemParam, SystemWorld, init_param};
+use crate::par::{Batch, BatchScratch, par_batches_in};
 use crate::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::{
     CommandBuffer, Commands, Entity, Prepared, Prng, QueryError, QueryFilter, Storage, SystemMeta,
@@ -26,6 +28,9 @@ use crate::{
 pub struct Query<'a, Q: QueryData, F: QueryFilter = ()> {
     storage: &'a Storage,
     meta: &'a SystemMeta,
+    /// The system's `par_each` scratch, shared by its query parameters (one loop at a time,
+    /// see [`SystemWorld::batches`]).
+    batches: NonNull<BatchScratch>,
     _query: PhantomData<fn() -> (Q, F)>,
 }
 
@@ -61,6 +66,67 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             each_chunk_in::<Filtered<Q, F>>(self.storage, Some(self.meta), |entities, chunk| {
                 f(entities, chunk)
             })
+        }
+    }
+
+    /// Calls `f` with each matching entity and its item, in batches that the idle threads of
+    /// the executor help with; see [`SystemContext::par_each`](crate::SystemContext::par_each)
+    /// for the batches, their commands and their PRNG streams.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::each`].
+    pub fn par_each(
+        &mut self,
+        f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
+    ) -> Result<(), QueryError> {
+        let visit = |batch: &mut Batch<'_>, entities: &[Entity], mut fetch, rows| {
+            for &entity in &entities[..rows] {
+                // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
+                // one; `par_batches_in` yields each row once.
+                let item = unsafe { Filtered::<Q, F>::next_item(&mut fetch) };
+                f(batch, entity, item);
+            }
+        };
+        // SAFETY: as for `each`; the scratch is the running system's, and no other loop of
+        // its parameters runs meanwhile (`&mut self` here, and a loop's closure is `Fn`).
+        unsafe {
+            let batches = &mut *self.batches.as_ptr();
+            par_batches_in::<Filtered<Q, F>>(
+                self.storage,
+                Some(self.meta),
+                Some(batches),
+                None,
+                visit,
+            )
+        }
+    }
+
+    /// Calls `f` once per batch of [`Query::par_each`] with its entities and its rows of
+    /// each column.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::each`].
+    pub fn par_each_chunk(
+        &mut self,
+        f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
+    ) -> Result<(), QueryError> {
+        let visit = |batch: &mut Batch<'_>, entities, fetch, rows| {
+            // SAFETY: the batch's `rows` rows from `fetch` on are its own.
+            let chunk = unsafe { Filtered::<Q, F>::chunk(&fetch, rows) };
+            f(batch, entities, chunk);
+        };
+        // SAFETY: as for `par_each`.
+        unsafe {
+            let batches = &mut *self.batches.as_ptr();
+            par_batches_in::<Filtered<Q, F>>(
+                self.storage,
+                Some(self.meta),
+                Some(batches),
+                None,
+                visit,
+            )
         }
     }
 
@@ -107,6 +173,7 @@ unsafe impl<Q: QueryData, F: QueryFilter> SystemParam for Query<'_, Q, F> {
         Ok(Query {
             storage: world.storage,
             meta: world.meta,
+            batches: world.batches(),
             _query: PhantomData,
         })
     }

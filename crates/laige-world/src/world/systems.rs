@@ -13,7 +13,10 @@ use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
-use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
+use crate::{
+    BatchScratch, CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun,
+    World,
+};
 
 /// What the world keeps per registered system besides its registry record: its meta (as
 /// contexts see it), its command buffer, its PRNG substream, and for a typed system its
@@ -22,6 +25,8 @@ pub struct SystemState {
     meta: SystemMeta,
     commands: CommandBuffer,
     rng: Prng,
+    /// What its `par_each` loops keep between runs: per-batch command buffers.
+    batches: BatchScratch,
     typed: Option<BoxedSystem>,
     failure: Option<BoxError>,
     /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
@@ -77,6 +82,23 @@ impl SystemState {
         (&self.meta, &mut self.commands, &mut self.rng)
     }
 
+    /// [`SystemState::parts_mut`] and the scratch of the system's `par_each` loops.
+    pub(crate) fn parts_with_batches(
+        &mut self,
+    ) -> (
+        &SystemMeta,
+        &mut CommandBuffer,
+        &mut Prng,
+        &mut BatchScratch,
+    ) {
+        (
+            &self.meta,
+            &mut self.commands,
+            &mut self.rng,
+            &mut self.batches,
+        )
+    }
+
     /// Runs the system once: a low-level system's `fn` with a fresh context, or a typed
     /// system's function with its parameters. A typed system's failure is kept (see
     /// [`SystemState::failure`]) until its commands are next applied, which drops them
@@ -93,8 +115,13 @@ impl SystemState {
         // with its box, so the box alone tells.
         match (&mut self.typed, run.as_fn()) {
             (Some(typed), _) => {
-                let world =
-                    SystemWorld::new(storage, &self.meta, &mut self.commands, &mut self.rng);
+                let world = SystemWorld::new(
+                    storage,
+                    &self.meta,
+                    &mut self.commands,
+                    &mut self.rng,
+                    &mut self.batches,
+                );
                 // SAFETY: the caller's promise covers the declared access, which registration
                 // derived from the parameters and checked for overlaps between them.
                 unsafe { typed.run(world, &mut self.failure) };
@@ -102,7 +129,13 @@ impl SystemState {
             (None, Some(run)) => {
                 // SAFETY: the caller's promise is `new`'s contract.
                 let mut ctx = unsafe {
-                    SystemContext::new(storage, &self.meta, &mut self.commands, &mut self.rng)
+                    SystemContext::with_batches(
+                        storage,
+                        &self.meta,
+                        &mut self.commands,
+                        &mut self.rng,
+                        &mut self.batches,
+                    )
                 };
                 run(&mut ctx);
             }
@@ -119,7 +152,7 @@ impl SystemState {
     pub(crate) fn is_settled(&self) -> bool {
         // Without branches between the tests: this runs after every system.
         let troubled = self.panicked.is_some() | self.failure.is_some();
-        !troubled & self.commands.is_idle()
+        !troubled & self.commands.is_idle() & self.batches.is_idle()
     }
 
     /// When a run failed since the last apply: drops the recorded commands, never to be
@@ -127,6 +160,7 @@ impl SystemState {
     pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
         let failure = self.failure.take()?;
         self.commands.clear();
+        self.batches.clear();
         Some(failure)
     }
 
@@ -161,6 +195,7 @@ impl SystemState {
     pub(crate) fn take_panic(&mut self) -> Option<PanicMessage> {
         let message = *self.panicked.take()?;
         self.commands.clear();
+        self.batches.clear();
         Some(message)
     }
 }
@@ -250,6 +285,9 @@ impl World {
             meta: SystemMeta::of(record),
             commands: CommandBuffer::new(),
             rng: Prng::derive_substream(self.options().seed, id.get()),
+            batches: BatchScratch::new(
+                Prng::derive_substream(self.options().seed, id.get()).seed(),
+            ),
             typed,
             failure: None,
             panicked: None,

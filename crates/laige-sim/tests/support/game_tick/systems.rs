@@ -150,8 +150,9 @@ fn wounded_count(ctx: &mut SystemContext<'_>) {
     ctx.resource_mut::<Score>().unwrap().wounded = wounded;
 }
 
+/// Heavy and on the critical path: its batches run on the idle threads (`par_each_chunk`).
 fn integrate_system(ctx: &mut SystemContext<'_>) {
-    ctx.each_chunk::<(&mut Transform, &Velocity)>(|_, (ts, vs)| {
+    ctx.par_each_chunk::<(&mut Transform, &Velocity)>(|_, _, (ts, vs)| {
         for (t, v) in ts.iter_mut().zip(vs) {
             integrate(t, v);
         }
@@ -190,8 +191,9 @@ fn update_cells(ctx: &mut SystemContext<'_>) {
         .unwrap();
 }
 
+/// Heavy and on the critical path, like `integrate`.
 fn neighbour_check(ctx: &mut SystemContext<'_>) {
-    ctx.each_chunk::<(&mut Velocity, &Transform)>(|_, (vs, ts)| {
+    ctx.par_each_chunk::<(&mut Velocity, &Transform)>(|_, _, (vs, ts)| {
         for (v, t) in vs.iter_mut().zip(ts) {
             neighbour_push(v, t);
         }
