@@ -92,8 +92,12 @@ fn sim_tick(c: &mut Criterion) {
         capacity: 10_000,
         ..WorldOptions::default()
     });
-    world.register_hashed_component::<Pos2>().unwrap();
-    world.register_hashed_component::<Vel2>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos2>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Vel2>::new().hashed())
+        .unwrap();
     for i in 0..10_000u32 {
         if i % 5 == 0 {
             let cell = i / 5;

@@ -37,7 +37,9 @@ fn build(threads: usize) -> (World, Schedule) {
         seed: 7,
         ..WorldOptions::default()
     });
-    world.register_hashed_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().hashed().versioned())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
     world.insert_resource(Gravity(-0.5)).unwrap();
     for i in 0..500 {

@@ -7,7 +7,7 @@ use arrayvec::ArrayVec;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::WorldError;
-use crate::component::{Components, MAX_BUNDLE};
+use crate::component::{Component, Components, MAX_BUNDLE};
 
 /// The most elements one tuple lists; nesting and [`Bundle::and`] build larger bundles.
 pub const MAX_BUNDLE_TUPLE: usize = 16;
@@ -53,26 +53,6 @@ impl BundleIds {
         id
     }
 }
-
-/// A type that can be stored as a component: any `Send + Sync + 'static` type that says so,
-/// with one line (`impl Component for Pos {}`).
-///
-/// The mark is what lets tuples nest in a [`Bundle`]: a component is a bundle of one, and a
-/// tuple of bundles is a bundle, so `((Pos, Vel), Health)` is three components. Without it a
-/// tuple could be taken for a single component of tuple type. Resources need no mark.
-///
-/// ```
-/// use laige_world::{Component, World};
-///
-/// struct Pos(f32);
-/// impl Component for Pos {}
-///
-/// let mut world = World::default();
-/// world.register_component::<Pos>()?;
-/// world.spawn(Pos(1.0))?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub trait Component: Send + Sync + 'static {}
 
 /// Components to spawn an entity with: one [`Component`], or a tuple of up to
 /// [`MAX_BUNDLE_TUPLE`] bundles (`()`, `(Pos, Vel)`, `((Pos, Vel), Health)`, ...), or bundles

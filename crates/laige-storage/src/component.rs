@@ -2,12 +2,34 @@
 
 use std::alloc::Layout;
 use std::any::{TypeId, type_name};
+use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 use std::ptr;
 
 use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
 
 use crate::{StateHash, StateHasher};
+
+/// A type that can be stored as a component: any `Send + Sync + 'static` type that says so,
+/// with one line (`impl Component for Pos {}`).
+///
+/// The mark is what lets tuples nest in a [`Bundle`](crate::Bundle): a component is a bundle of one, and a
+/// tuple of bundles is a bundle, so `((Pos, Vel), Health)` is three components. Without it a
+/// tuple could be taken for a single component of tuple type. Resources need no mark.
+///
+/// ```
+/// use laige_world::{Component, World};
+///
+/// struct Pos(f32);
+/// impl Component for Pos {}
+///
+/// let mut world = World::default();
+/// world.register_component::<Pos>()?;
+/// world.spawn(Pos(1.0))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Component: Send + Sync + 'static {}
 
 /// Drops the `T` at `ptr`.
 ///
@@ -54,41 +76,104 @@ pub type CloneFn = unsafe fn(*const u8, *mut u8);
 #[doc(hidden)]
 pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
 
-/// How a component type is registered. Build one with [`ComponentOptions::new`] and pass it
-/// to `World::register_component_with`.
+/// How a component type is registered: whether its value enters the state hash, and whether
+/// it is versioned (keeps a frozen copy of its values for snapshot readers). Each option
+/// needs a bound on the type, checked where the option is chosen: `T: StateHash` for
+/// [`ComponentOptions::hashed`], `T: Clone` for [`ComponentOptions::versioned`]. Pass it to
+/// `World::register_component_with`; `World::register_component` takes the defaults.
 ///
-/// Hashing and versioning are chosen by the registration method, since they need a bound on
-/// the type: `T: StateHash` for
-/// `World::register_hashed_component` (or
-/// `World::register_hashed_component_with`),
-/// `T: Clone` for
-/// `World::register_versioned_component` (or
-/// `World::register_hashed_versioned_component`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct ComponentOptions {
-    versioned: bool,
+/// ```
+/// use laige_storage::{Component, ComponentOptions, StateHash, StateHasher};
+///
+/// #[derive(Clone)]
+/// struct Health(u32);
+/// impl Component for Health {}
+/// impl StateHash for Health {
+///     fn hash_state(&self, h: &mut StateHasher) {
+///         self.0.hash_state(h);
+///     }
+/// }
+///
+/// let options = ComponentOptions::<Health>::new().hashed().versioned();
+/// assert!(options.is_hashed() && options.is_versioned());
+/// ```
+pub struct ComponentOptions<T> {
+    hash: Option<HashFn>,
+    clone_fn: Option<CloneFn>,
+    component: PhantomData<fn() -> T>,
 }
 
-impl ComponentOptions {
-    /// The defaults: not versioned.
+impl<T: Component> ComponentOptions<T> {
+    /// The defaults: the value does not enter the state hash (only the component's presence
+    /// does), and the component is not versioned.
     pub const fn new() -> Self {
-        Self { versioned: false }
+        Self {
+            hash: None,
+            clone_fn: None,
+            component: PhantomData,
+        }
     }
 
-    /// Marks the component as versioned. Crate-internal: a versioned component needs a
-    /// clone function, which only the `T: Clone` registration methods
-    /// (`World::register_versioned_component`)
-    /// can supply, so the public way to version a component is through them.
-    #[doc(hidden)]
-    pub const fn versioned(mut self) -> Self {
-        self.versioned = true;
+    /// The value enters the state hash (`World::state_hash`) through its [`StateHash`] impl.
+    pub fn hashed(mut self) -> Self
+    where
+        T: StateHash,
+    {
+        self.hash = Some(hash_erased::<T>);
         self
     }
 
-    /// Whether the options mark the component as versioned (set only by the versioned
-    /// registration methods).
+    /// The component is versioned: besides its live values it keeps a copy of them as of the
+    /// last end of tick, made with `T::clone`, which systems that declared
+    /// `reads_snapshot` read while others write `T`. Snapshot copies never enter the hash.
+    pub fn versioned(mut self) -> Self
+    where
+        T: Clone,
+    {
+        self.clone_fn = Some(clone_erased::<T>);
+        self
+    }
+}
+
+impl<T> ComponentOptions<T> {
+    /// Whether the value enters the state hash.
+    pub const fn is_hashed(&self) -> bool {
+        self.hash.is_some()
+    }
+
+    /// Whether the component is versioned.
     pub const fn is_versioned(&self) -> bool {
-        self.versioned
+        self.clone_fn.is_some()
+    }
+
+    /// The type-erased hash and clone functions the options chose.
+    #[doc(hidden)]
+    pub const fn erased(&self) -> (Option<HashFn>, Option<CloneFn>) {
+        (self.hash, self.clone_fn)
+    }
+}
+
+impl<T: Component> Default for ComponentOptions<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Clone for ComponentOptions<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ComponentOptions<T> {}
+
+impl<T> fmt::Debug for ComponentOptions<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComponentOptions")
+            .field("component", &type_name::<T>())
+            .field("hashed", &self.is_hashed())
+            .field("versioned", &self.is_versioned())
+            .finish()
     }
 }
 
@@ -261,12 +346,12 @@ pub struct Components {
 }
 
 impl Components {
-    /// Registers `T`, hashed when `hash` is given.
+    /// Registers `T`, hashed when `hash` is given and versioned when `clone_fn` is.
     #[doc(hidden)]
     pub fn register<T: Send + Sync + 'static>(
         &mut self,
-        options: ComponentOptions,
         hash: Option<HashFn>,
+        clone_fn: Option<CloneFn>,
     ) -> Result<ComponentId, RegisterComponentError> {
         let type_id = TypeId::of::<T>();
         if let Some(id) = self.by_type.get(&type_id) {
@@ -281,20 +366,12 @@ impl Components {
             layout: Layout::new::<T>(),
             drop,
             hash,
-            clone_fn: None,
-            versioned: options.versioned,
+            clone_fn,
+            versioned: clone_fn.is_some(),
             resource: false,
         });
         self.by_type.insert(type_id, id);
         Ok(id)
-    }
-
-    /// Gives the versioned component `id` (of type `T`) its clone function.
-    #[doc(hidden)]
-    pub fn set_clone<T: Clone + 'static>(&mut self, id: ComponentId) {
-        let info = &mut self.infos[id.index()];
-        debug_assert!(info.versioned && info.type_id == TypeId::of::<T>());
-        info.clone_fn = Some(clone_erased::<T> as CloneFn);
     }
 
     /// Makes the registered type `id` a resource.

@@ -172,7 +172,7 @@ laige_diag::diagnostics! {
          first";
     NotVersioned { %component } => warn snapshot_unversioned { component }
         "`{component}` keeps no snapshot (no previous-tick value): register it with \
-         `world.register_versioned_component::<{component}>()`";
+         `world.register_component_with(ComponentOptions::<{component}>::new().versioned())`";
 }
 
 /// The message of a stale handle, for both of its events.
@@ -338,7 +338,7 @@ laige_diag::diagnostics! {
             write!(
                 f,
                 "`{component}` keeps no snapshot (no previous-tick value): register it with \
-                 `world.register_versioned_component::<{component}>()`"
+                 `world.register_component_with(ComponentOptions::<{component}>::new().versioned())`"
             )
         };
     ResourceInQuery { %system, %component }

@@ -97,7 +97,7 @@ impl StateHasher {
 /// A component whose value takes part in `World::state_hash`.
 ///
 /// Register such a component with
-/// `World::register_hashed_component`; a component
+/// `ComponentOptions::hashed` (`World::register_component_with`); a component
 /// registered without hashing contributes only its presence.
 ///
 /// The provided impls feed every primitive as its big-endian bytes at its own width: `u8`,

@@ -59,8 +59,10 @@ pub mod snapshot;
 pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, Component, Join, MAX_BUNDLE_TUPLE};
-pub use component::{ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX_COMPONENT_TYPES};
+pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE};
+pub use component::{
+    Component, ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX_COMPONENT_TYPES,
+};
 pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};

@@ -1,7 +1,7 @@
 //! Versioned components: a frozen copy of their values as of the last
 //! `World::end_tick`, for systems that declared a snapshot read.
 //!
-//! A component registered with `World::register_versioned_component` (which needs
+//! A component registered as versioned (`ComponentOptions::versioned`, which needs
 //! `T: Clone`) keeps, besides its live values in the archetype tables, one entity-ordered list
 //! of `(Entity, T)`: a *clone* of every live value, taken by `end_tick`. A system that
 //! declared `.reads_snapshot::<T>()` reads that list (`SystemContext::snapshot`,

@@ -6,6 +6,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use laige_world::Component;
+use laige_world::ComponentOptions;
 use laige_world::{
     CommandBuffer, Entity, StateHash, StateHasher, SystemContext, World, WorldOptions,
 };
@@ -210,8 +211,12 @@ fn state_hash(c: &mut Criterion) {
         capacity: 10_000,
         ..WorldOptions::default()
     });
-    world.register_hashed_component::<Pos2>().unwrap();
-    world.register_hashed_component::<Vel2>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos2>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Vel2>::new().hashed())
+        .unwrap();
     for i in 0..10_000u32 {
         if i % 5 == 0 {
             let cell = i / 5;

@@ -25,7 +25,7 @@
 //! # Example
 //!
 //! ```
-//! use laige_world::{Component, StateHash, StateHasher, SystemContext, World, WorldOptions};
+//! use laige_world::{Component, ComponentOptions, StateHash, StateHasher, SystemContext, World, WorldOptions};
 //!
 //! #[derive(Debug, PartialEq)]
 //! struct Pos(f32);
@@ -41,7 +41,7 @@
 //! }
 //!
 //! let mut world = World::new(WorldOptions { seed: 7, ..WorldOptions::default() });
-//! world.register_hashed_component::<Pos>().unwrap();
+//! world.register_component_with(ComponentOptions::<Pos>::new().hashed()).unwrap();
 //! world.register_component::<Vel>().unwrap();
 //! let e = world.spawn((Pos(1.0), Vel(0.5))).unwrap();
 //! world.spawn((Pos(9.0),)).unwrap();

@@ -7,9 +7,7 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 use laige_query::query::checked_ptr;
 use laige_registry::{Access, ComponentId};
 
-use crate::{
-    ComponentOptions, Components, QueryError, StateHash, SystemContext, World, WorldError,
-};
+use crate::{Components, QueryError, StateHash, SystemContext, World, WorldError};
 
 impl World {
     /// Stores `value` as the resource `T`: a singleton in the world, such as the time or the
@@ -28,8 +26,7 @@ impl World {
         &mut self,
         value: T,
     ) -> Result<ComponentId, WorldError> {
-        let id = self
-            .resource_id::<T>(|world| world.register_erased::<T>(ComponentOptions::new(), None))?;
+        let id = self.resource_id::<T>(|world| world.register_erased::<T>(None, None))?;
         self.put_resource(id, value);
         Ok(id)
     }
@@ -47,7 +44,7 @@ impl World {
         value: T,
     ) -> Result<ComponentId, WorldError> {
         let id = self.resource_id::<T>(|world| {
-            world.register_erased::<T>(ComponentOptions::new(), Some(Components::hash_fn::<T>()))
+            world.register_erased::<T>(Some(Components::hash_fn::<T>()), None)
         })?;
         self.storage.components.set_hash::<T>(id);
         self.put_resource(id, value);

@@ -1,54 +1,13 @@
-//! Snapshots on the World and in a system's context: registering a versioned component,
-//! refreshing the copies at the end of a tick, and a context's checked snapshot reads.
+//! Snapshots on the World and in a system's context: refreshing the copies at the end of a
+//! tick, and a context's checked snapshot reads. A component is versioned at registration
+//! (`ComponentOptions::versioned`).
 
 use std::any::type_name;
 
+use crate::{Entity, QueryError, SnapshotView, SystemContext, World, WorldError};
 use laige_query::query::snapshot_of;
-use laige_registry::ComponentId;
-
-use crate::{
-    Component, ComponentOptions, Entity, QueryError, SnapshotView, StateHash, SystemContext, World,
-    WorldError,
-};
 
 impl World {
-    /// Registers `T` as a versioned component whose presence, but not value, enters the state
-    /// hash. Besides its live values, `T` keeps a frozen copy of them as of the last
-    /// [`World::end_tick`], which systems that declared `.reads_snapshot::<T>()` read while
-    /// others write `T`. The copy is made with `T::clone`, into memory of its own; it is
-    /// dropped at the next `end_tick` (or with the world).
-    ///
-    /// # Errors
-    ///
-    /// As for [`World::register_component`].
-    pub fn register_versioned_component<T: Component + Clone>(
-        &mut self,
-    ) -> Result<ComponentId, WorldError> {
-        let id = self.register_component_with::<T>(ComponentOptions::new().versioned())?;
-        self.add_snapshot_store::<T>(id);
-        Ok(id)
-    }
-
-    /// [`World::register_versioned_component`] for a component whose (live) value enters the
-    /// state hash through its [`StateHash`] impl. Snapshot copies never enter the hash.
-    ///
-    /// # Errors
-    ///
-    /// As for [`World::register_component`].
-    pub fn register_hashed_versioned_component<T: Component + Clone + StateHash>(
-        &mut self,
-    ) -> Result<ComponentId, WorldError> {
-        let id = self.register_hashed_component_with::<T>(ComponentOptions::new().versioned())?;
-        self.add_snapshot_store::<T>(id);
-        Ok(id)
-    }
-
-    fn add_snapshot_store<T: Clone + 'static>(&mut self, id: ComponentId) {
-        self.storage.components.set_clone::<T>(id);
-        let info = *self.storage.components.get(id);
-        self.storage.snapshots.add(&info);
-    }
-
     /// Ends a tick: refreshes the snapshot of every versioned component from its live values
     /// (call it after the tick's commands are applied; call it once after setup too, or
     /// snapshot readers see no values in the first tick). The old copies are dropped, the new

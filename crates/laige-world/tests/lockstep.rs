@@ -6,6 +6,7 @@ use std::hash::BuildHasher;
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Schedule;
 use laige_world::Component;
+use laige_world::ComponentOptions;
 use laige_world::{
     ChecksumRecord, CompareError, Culprit, Desync, Entity, RecordError, StateHash, StateHasher,
     SystemContext, World, WorldOptions,
@@ -106,9 +107,15 @@ fn world(fault: Fault) -> (World, Schedule) {
         seed: 0x5EED,
         ..WorldOptions::default()
     });
-    world.register_hashed_component::<Pos>().unwrap();
-    world.register_hashed_component::<Vel>().unwrap();
-    world.register_hashed_component::<Noise>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Vel>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Noise>::new().hashed())
+        .unwrap();
     world.register_component::<Spark>().unwrap();
     world.insert_resource(fault).unwrap();
     for i in 0..6 {

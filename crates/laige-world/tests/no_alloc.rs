@@ -8,6 +8,7 @@
 use std::hint::black_box;
 
 use laige_world::Component;
+use laige_world::ComponentOptions;
 use laige_world::{
     BoxError, Commands, Entity, Local, Query, Res, ResMut, Rng, SystemContext, SystemId, With,
     World, WorldOptions,
@@ -194,7 +195,9 @@ fn versioned_setup() -> (World, [SystemId; 4]) {
         seed: 0x1F05_5EED,
         ..WorldOptions::default()
     });
-    world.register_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
     world.register_component::<Tag>().unwrap();
     world.insert_hashed_resource(Time { tick: 0 }).unwrap();

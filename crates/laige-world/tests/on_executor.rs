@@ -5,6 +5,7 @@
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Layout;
 use laige_world::Component;
+use laige_world::ComponentOptions;
 use laige_world::{SystemContext, With, Without, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,7 +83,9 @@ fn build(executor: Option<usize>) -> World {
         seed: 0xD2D,
         ..WorldOptions::default()
     });
-    world.register_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
     world.register_component::<Red>().unwrap();
     world.register_component::<Blue>().unwrap();

@@ -4,6 +4,7 @@
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_world::Component;
+use laige_world::ComponentOptions;
 use laige_world::{
     Entity, PAR_BATCH_ROWS, Query, StateHash, StateHasher, SystemContext, With, World, WorldOptions,
 };
@@ -86,10 +87,18 @@ fn build() -> (World, laige_scheduler::Schedule) {
         seed: 0x1F05_5EED,
         ..WorldOptions::default()
     });
-    world.register_hashed_component::<Pos>().unwrap();
-    world.register_hashed_component::<Vel>().unwrap();
-    world.register_hashed_component::<Marked>().unwrap();
-    world.register_hashed_component::<Born>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Vel>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Marked>::new().hashed())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Born>::new().hashed())
+        .unwrap();
     // Three tables, none a multiple of the batch size.
     for i in 0..1000u64 {
         world.spawn((Pos(i), Vel(i * 7 + 1))).unwrap();

@@ -145,13 +145,13 @@ pub fn build(
         capacity: config.particles,
         ..options
     });
-    world.register_hashed_component::<Position>()?;
-    world.register_hashed_component::<Velocity>()?;
-    world.register_hashed_component::<Mass>()?;
-    world.register_hashed_component::<Heat>()?;
-    world.register_hashed_component::<Color>()?;
-    world.register_hashed_component::<Lifetime>()?;
-    world.register_hashed_component::<Cell>()?;
+    world.register_component_with(ComponentOptions::<Position>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Velocity>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Mass>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Heat>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Color>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Lifetime>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Cell>::new().hashed())?;
 
     let mut rng = Prng::new(config.seed);
     for _ in 0..config.particles {

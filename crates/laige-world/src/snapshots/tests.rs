@@ -3,6 +3,7 @@
 use laige_registry::Access;
 
 use crate::Component;
+use crate::ComponentOptions;
 use crate::Snapshot;
 use crate::{Entity, QueryError, SystemContext, World, WorldOptions};
 
@@ -20,7 +21,9 @@ fn nothing(_: &mut SystemContext<'_>) {}
 
 fn world() -> (World, [Entity; 3]) {
     let mut world = World::new(WorldOptions::default());
-    world.register_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
     world.register_component::<Plain>().unwrap();
     let a = world.spawn((Pos(1.0), Vel(0.0))).unwrap();

@@ -2,70 +2,73 @@
 
 use laige_registry::ComponentId;
 
-use crate::component::{ComponentInfo, Components, HashFn, RegisterComponentError};
-use crate::{Component, ComponentOptions, StateHash, World, WorldError};
+use crate::component::{CloneFn, ComponentInfo, HashFn, RegisterComponentError};
+use crate::{Component, ComponentOptions, World, WorldError};
 
 impl World {
-    /// Registers `T` as a component whose presence, but not value, enters the state hash.
-    /// Ids are dense from 1 in registration order; at most 256 types.
+    /// Registers `T` as a component with the default options: its presence, but not its
+    /// value, enters the state hash, and it is not versioned. Ids are dense from 1 in
+    /// registration order; at most 256 types.
     ///
     /// # Errors
     ///
     /// [`WorldError::ComponentDuplicate`] (event `ecs/component_duplicate` with
     /// `component_id`, `size`, `alignment`) or [`WorldError::ComponentLimit`].
     pub fn register_component<T: Component>(&mut self) -> Result<ComponentId, WorldError> {
-        self.register_component_with::<T>(ComponentOptions::new())
+        self.register_component_with(ComponentOptions::<T>::new())
     }
 
-    /// Registers `T` as a component whose value enters the state hash through its
-    /// [`StateHash`] impl.
+    /// Registers `T` as a component with `options`: hashed (its value enters
+    /// [`World::state_hash`]) and versioned (it keeps a frozen copy of its values as of the
+    /// last [`World::end_tick`], which systems that declared `.reads_snapshot::<T>()` read
+    /// while others write `T`):
     ///
-    /// # Errors
+    /// ```
+    /// # use laige_world::{Component, ComponentOptions, StateHash, StateHasher, World};
+    /// #[derive(Clone)]
+    /// struct Health(u32);
+    /// impl Component for Health {}
+    /// impl StateHash for Health {
+    ///     fn hash_state(&self, h: &mut StateHasher) {
+    ///         self.0.hash_state(h);
+    ///     }
+    /// }
     ///
-    /// As for [`World::register_component`].
-    pub fn register_hashed_component<T: Component + StateHash>(
-        &mut self,
-    ) -> Result<ComponentId, WorldError> {
-        self.register_hashed_component_with::<T>(ComponentOptions::new())
-    }
-
-    /// [`World::register_component`] with options.
+    /// let mut world = World::default();
+    /// world.register_component_with(ComponentOptions::<Health>::new().hashed().versioned())?;
+    /// # Ok::<(), laige_world::WorldError>(())
+    /// ```
     ///
     /// # Errors
     ///
     /// As for [`World::register_component`].
     pub fn register_component_with<T: Component>(
         &mut self,
-        options: ComponentOptions,
+        options: ComponentOptions<T>,
     ) -> Result<ComponentId, WorldError> {
-        self.register_erased::<T>(options, None)
+        let (hash, clone_fn) = options.erased();
+        let id = self.register_erased::<T>(hash, clone_fn)?;
+        if options.is_versioned() {
+            let info = *self.storage.components.get(id);
+            self.storage.snapshots.add(&info);
+        }
+        Ok(id)
     }
 
-    /// [`World::register_hashed_component`] with options.
-    ///
-    /// # Errors
-    ///
-    /// As for [`World::register_component`].
-    pub fn register_hashed_component_with<T: Component + StateHash>(
-        &mut self,
-        options: ComponentOptions,
-    ) -> Result<ComponentId, WorldError> {
-        self.register_erased::<T>(options, Some(Components::hash_fn::<T>()))
-    }
-
-    /// Registers any `'static` type in the component id space: components through the
-    /// methods above, resources (which need not implement [`Component`]) on first insert.
+    /// Registers any `'static` type in the component id space, hashed when `hash` is given
+    /// and versioned when `clone_fn` is: components through the methods above, resources
+    /// (which need not implement [`Component`]) on first insert.
     pub(crate) fn register_erased<T: Send + Sync + 'static>(
         &mut self,
-        options: ComponentOptions,
         hash: Option<HashFn>,
+        clone_fn: Option<CloneFn>,
     ) -> Result<ComponentId, WorldError> {
-        match self.storage.components.register::<T>(options, hash) {
+        match self.storage.components.register::<T>(hash, clone_fn) {
             Ok(id) => {
                 self.registry.register_component_info(
                     id,
                     short_name(std::any::type_name::<T>()),
-                    options.is_versioned(),
+                    clone_fn.is_some(),
                 );
                 Ok(id)
             }

@@ -5,14 +5,19 @@ use laige_world::{ComponentId, World, WorldError, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, Wide, one, pos, world};
 use laige_world::Component;
+use laige_world::ComponentOptions;
 
 #[test]
 fn ids_are_dense_from_one_in_registration_order() {
     let mut world = World::new(WorldOptions::default());
     let ids = [
         world.register_component::<Vel>().unwrap(),
-        world.register_hashed_component::<Pos>().unwrap(),
-        world.register_versioned_component::<Tag>().unwrap(),
+        world
+            .register_component_with(ComponentOptions::<Pos>::new().hashed())
+            .unwrap(),
+        world
+            .register_component_with(ComponentOptions::<Tag>::new().versioned())
+            .unwrap(),
     ];
     assert_eq!(ids.map(ComponentId::get), [1, 2, 3]);
     assert_eq!(world.component_id::<Pos>(), Some(ids[1]));
@@ -46,7 +51,8 @@ fn ids_are_dense_from_one_in_registration_order() {
 fn registering_twice_is_an_error_with_an_event() {
     let mut world = world();
     let before = world.storage().components().len();
-    let (result, events) = capture(|| world.register_hashed_component::<Pos>());
+    let (result, events) =
+        capture(|| world.register_component_with(ComponentOptions::<Pos>::new().hashed()));
     let err = result.unwrap_err();
     assert!(
         matches!(err, WorldError::ComponentDuplicate { id, size: 8, alignment: 4, .. } if id.get() == 1)

@@ -6,12 +6,15 @@ use laige_testkit::capture;
 use laige_world::{Entity, QueryError, SystemContext, With, World, WorldOptions};
 
 use crate::support::{Pos, Tag, Vel, one, pos};
+use laige_world::ComponentOptions;
 
 fn nothing(_: &mut SystemContext<'_>) {}
 
 fn setup() -> (World, [Entity; 2], laige_world::SystemId) {
     let mut world = World::new(WorldOptions::default());
-    world.register_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     world.register_component::<Tag>().unwrap();
     world.register_component::<Vel>().unwrap();
     let tagged = world.spawn((pos(1.0), Tag)).unwrap();

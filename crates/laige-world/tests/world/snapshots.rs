@@ -14,6 +14,7 @@ use rstest::rstest;
 
 use crate::support::{Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel};
 use laige_world::Component;
+use laige_world::ComponentOptions;
 
 /// What the reader saw: `(entity, x)` per snapshot value.
 #[derive(Debug, Default)]
@@ -26,9 +27,13 @@ struct Clock(#[allow(dead_code)] u64);
 /// Pos (hashed, versioned), Vel, Health (hashed, not versioned); the `Seen` resource.
 fn versioned_world() -> World {
     let mut world = World::new(WorldOptions::default());
-    world.register_hashed_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().hashed().versioned())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
-    world.register_hashed_component::<Health>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Health>::new().hashed())
+        .unwrap();
     world.insert_resource(Seen::default()).unwrap();
     world.insert_resource(Clock(0)).unwrap();
     world
@@ -387,10 +392,7 @@ fn snapshots_of_unversioned_unregistered_and_resource_types_are_refused() {
             ..
         }
     ));
-    assert!(
-        err.to_string().contains("register_versioned_component"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("ComponentOptions::<"), "{err}");
     one(&events, "ecs/snapshot_unversioned");
 
     let (err, events) = capture(|| ctx.snapshot_view::<Clock>().map(|_| ()));
@@ -519,7 +521,9 @@ fn frozen_copies_are_real_clones_dropped_exactly_once() {
     let live = Arc::new(AtomicIsize::new(0));
     {
         let mut world = World::default();
-        world.register_versioned_component::<Tracked>().unwrap();
+        world
+            .register_component_with(ComponentOptions::<Tracked>::new().versioned())
+            .unwrap();
         world.register_component::<Vel>().unwrap();
         let es: Vec<Entity> = (0..5)
             .map(|i| world.spawn((Tracked::new(&live, i),)).unwrap())
@@ -558,7 +562,9 @@ fn a_panicking_clone_leaves_a_consistent_snapshot() {
     let live = Arc::new(AtomicIsize::new(0));
     {
         let mut world = World::default();
-        world.register_versioned_component::<Tracked>().unwrap();
+        world
+            .register_component_with(ComponentOptions::<Tracked>::new().versioned())
+            .unwrap();
         let es: Vec<Entity> = (0..4)
             .map(|i| world.spawn((Tracked::new(&live, i),)).unwrap())
             .collect();

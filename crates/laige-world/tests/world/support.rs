@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use laige_testkit::Event;
 use laige_world::Component;
+use laige_world::ComponentOptions;
 use laige_world::{StateHash, StateHasher, SystemBuilder, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -117,9 +118,13 @@ pub fn world() -> World {
 
 pub fn world_with(options: WorldOptions) -> World {
     let mut world = World::new(options);
-    world.register_hashed_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().hashed())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
-    world.register_hashed_component::<Health>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Health>::new().hashed())
+        .unwrap();
     world.register_component::<Tag>().unwrap();
     world.register_component::<Wide>().unwrap();
     world

@@ -10,6 +10,7 @@ use laige_world::{
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, one, pos, vel, world};
 use laige_world::Component;
+use laige_world::ComponentOptions;
 
 /// A resource.
 #[derive(Debug, Default, PartialEq)]
@@ -75,7 +76,9 @@ fn parameters_declare_the_access_a_hand_written_definition_would() {
 fn fresh_and_snapshot_elements_declare_their_kinds() {
     let mut world = World::default();
     world.register_component::<Vel>().unwrap();
-    world.register_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     world.register_component::<Health>().unwrap();
     let id = world
         .system(
@@ -203,7 +206,9 @@ fn parameters_that_alias_are_refused() {
 #[test]
 fn reading_a_component_live_and_as_a_snapshot_is_refused() {
     let mut world = World::default();
-    world.register_versioned_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     let both = |_: Query<'_, &Pos>, _: Query<'_, Snapshot<&Pos>>| {};
     let err = refused(&mut world, "live_and_snapshot", both, |b| b);
     assert!(matches!(err, RegisterError::ParamConflict { .. }));

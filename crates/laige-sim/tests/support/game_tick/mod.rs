@@ -38,20 +38,20 @@ pub fn build(entities: u32, seed: u64) -> Result<(World, Schedule), Box<dyn std:
         capacity: entities + entities / 4,
         ..WorldOptions::default()
     });
-    world.register_hashed_versioned_component::<Transform>()?;
-    world.register_hashed_versioned_component::<Health>()?;
-    world.register_hashed_component::<Velocity>()?;
-    world.register_hashed_component::<Team>()?;
-    world.register_hashed_component::<Target>()?;
-    world.register_hashed_component::<Cooldown>()?;
-    world.register_hashed_component::<Ai>()?;
-    world.register_hashed_component::<Sprite>()?;
-    world.register_hashed_component::<Lifetime>()?;
-    world.register_hashed_component::<Collider>()?;
-    world.register_hashed_component::<Cell>()?;
-    world.register_hashed_component::<Damage>()?;
-    world.register_hashed_component::<Buff>()?;
-    world.register_hashed_component::<Tag>()?;
+    world.register_component_with(ComponentOptions::<Transform>::new().hashed().versioned())?;
+    world.register_component_with(ComponentOptions::<Health>::new().hashed().versioned())?;
+    world.register_component_with(ComponentOptions::<Velocity>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Team>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Target>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Cooldown>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Ai>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Sprite>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Lifetime>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Collider>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Cell>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Damage>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Buff>::new().hashed())?;
+    world.register_component_with(ComponentOptions::<Tag>::new().hashed())?;
     world.insert_hashed_resource(Score::default())?;
     world.insert_hashed_resource(Clock::default())?;
     populate(&mut world, entities, seed)?;
