@@ -3,7 +3,7 @@
 use core::fmt;
 use core::ops::Range;
 
-use crate::spec::MAX_DEPENDENCIES;
+use crate::MAX_DEPENDENCIES;
 
 /// What is wrong with a `depends_on` spec.
 #[non_exhaustive]

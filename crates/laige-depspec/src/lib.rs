@@ -61,4 +61,10 @@ mod error;
 mod spec;
 
 pub use error::{ErrorKind, ParseError, Span, WithSpec, WithToken};
-pub use spec::{DepSpec, MAX_DEPENDENCIES, is_token};
+pub use spec::{DepSpec, is_token};
+
+/// The most dependencies one system may list in its `depends_on` spec.
+///
+/// The bound keeps [`DepSpec`] a small, fixed-size value, so parsing never allocates.
+/// A system that seems to need more can run after one system that already depends on the rest.
+pub const MAX_DEPENDENCIES: usize = 16;

@@ -4,13 +4,8 @@ use core::fmt;
 
 use arrayvec::ArrayVec;
 
+use crate::MAX_DEPENDENCIES;
 use crate::error::{ErrorKind, ParseError};
-
-/// The most dependencies one system may list in its `depends_on` spec.
-///
-/// The bound keeps [`DepSpec`] a small, fixed-size value, so parsing never allocates.
-/// A system that seems to need more can run after one system that already depends on the rest.
-pub const MAX_DEPENDENCIES: usize = 16;
 
 /// A parsed `depends_on` spec: up to [`MAX_DEPENDENCIES`] distinct, non-empty, trimmed tokens,
 /// in spec order, each borrowed from the parsed input.

@@ -64,6 +64,6 @@ pub use error::{RegisterError, UnknownSystem};
 pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};
 pub use id::{ComponentId, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
 pub use laige_depspec::MAX_DEPENDENCIES;
-pub use registry::{ComponentName, Registry, SystemRecord};
-pub use shared_names::Names;
+pub use registry::{Registry, SystemRecord};
+pub use shared_names::{ComponentName, Names};
 pub use suggest::closest as closest_name;

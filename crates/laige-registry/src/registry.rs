@@ -9,28 +9,9 @@ use laige_diag::Diagnostics;
 use crate::names::NameIndex;
 use crate::suggest::closest;
 use crate::{
-    Access, Budget, ComponentId, ComponentSet, IoList, MAX_SYSTEMS, Names, Placement,
-    RegisterError, SystemDef, SystemId, UnknownSystem,
+    Access, Budget, ComponentId, ComponentName, ComponentSet, IoList, MAX_SYSTEMS, Names,
+    Placement, RegisterError, SystemDef, SystemId, UnknownSystem,
 };
-
-/// A component as messages name it: `Position`, or `component 3` when it has no name.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct ComponentName {
-    /// The component's id.
-    pub id: ComponentId,
-    /// Its registered name, or `""`.
-    pub name: &'static str,
-}
-
-impl std::fmt::Display for ComponentName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.name.is_empty() {
-            write!(f, "component {}", self.id)
-        } else {
-            write!(f, "`{}`", laige_diag::Text::name(self.name))
-        }
-    }
-}
 
 /// One registered system, as the registry keeps it.
 ///

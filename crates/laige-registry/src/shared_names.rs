@@ -3,7 +3,26 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::{ComponentId, ComponentName, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
+use crate::{ComponentId, MAX_COMPONENTS, MAX_SYSTEMS, SystemId};
+
+/// A component as messages name it: `Position`, or `component 3` when it has no name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct ComponentName {
+    /// The component's id.
+    pub id: ComponentId,
+    /// Its registered name, or `""`.
+    pub name: &'static str,
+}
+
+impl fmt::Display for ComponentName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.name.is_empty() {
+            write!(f, "component {}", self.id)
+        } else {
+            write!(f, "`{}`", laige_diag::Text::name(self.name))
+        }
+    }
+}
 
 /// The names of one registry's systems and components, shared with the schedules and
 /// errors computed from it, so that those name a system or a component by its id alone (a

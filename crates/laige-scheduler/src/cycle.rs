@@ -7,7 +7,7 @@ use laige_registry::{ComponentId, ComponentName, Names};
 use smallvec::SmallVec;
 
 use crate::SystemRef;
-use crate::graph::{Cause, id_at};
+use crate::cause::{Cause, id_at};
 
 /// Which declaration an edge comes from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]

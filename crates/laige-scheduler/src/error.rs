@@ -2,32 +2,10 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Rendered, Text};
-use laige_registry::{ComponentName, SystemId};
+use laige_diag::{EventKey, Rendered};
+use laige_registry::ComponentName;
 
-use crate::Cycle;
-
-/// A system as reports name it: id and registration name.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct SystemRef {
-    /// The system's id.
-    pub id: SystemId,
-    /// The system's registration name.
-    pub name: &'static str,
-}
-
-impl SystemRef {
-    /// The name as messages show it: escaped and bounded ([`Text`]), without backticks.
-    pub fn escaped_name(&self) -> Text<&'static str> {
-        Text::name(self.name)
-    }
-}
-
-impl fmt::Display for SystemRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.escaped_name())
-    }
-}
+use crate::{Cycle, SystemRef};
 
 /// Why a registry cannot be scheduled, by either front end. Checks run in order and the
 /// first failure wins: for the flat rules `needs_layout`, `dep_missing`, `dependency_cycle`,

@@ -8,7 +8,8 @@ use laige_registry::{
     ComponentId, ComponentSet, MAX_COMPONENTS, MAX_SYSTEMS, Registry, SystemId, SystemSet,
 };
 
-use crate::graph::{Cause, DependsOn, Graph, id_at};
+use crate::cause::{Cause, id_at};
+use crate::graph::{DependsOn, Graph};
 use crate::schedule::StrongEdges;
 use crate::{ReadBeforeWrite, Schedule, ScheduleError, SystemRef};
 

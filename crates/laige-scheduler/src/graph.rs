@@ -7,33 +7,11 @@
 //! report it the same way.
 
 use arrayvec::ArrayVec;
-use laige_registry::{ComponentId, MAX_SYSTEMS, Registry, SystemId, SystemSet};
+use laige_registry::{MAX_SYSTEMS, Registry, SystemSet};
 
 use crate::Cycle;
+use crate::cause::{Cause, id_at};
 use crate::cycle::Step;
-
-/// Why one system waits for another, as the graph keeps it: a tag and, for the causes that
-/// come from access, the component's 0-based index. Two bytes; [`crate::EdgeCause`] is the
-/// named form.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub(crate) enum Cause {
-    After,
-    Before,
-    AfterWeak,
-    Exclusive,
-    Fresh(u8),
-    PhaseOrder(u8),
-}
-
-impl Cause {
-    pub(crate) fn fresh(component: ComponentId) -> Self {
-        Cause::Fresh(component.index() as u8)
-    }
-
-    pub(crate) fn phase_order(component: ComponentId) -> Self {
-        Cause::PhaseOrder(component.index() as u8)
-    }
-}
 
 /// `later` runs after `earlier` because of `cause` (0-based registry positions).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -195,13 +173,6 @@ impl Graph<Vec<Edge>> {
         }
         reach
     }
-}
-
-/// The id of the system at 0-based position `index` (inline: the generic callers are
-/// compiled in other crates).
-#[inline]
-pub(crate) fn id_at(index: usize) -> SystemId {
-    SystemId::new(index as u32 + 1).expect("index + 1 is never 0")
 }
 
 /// For each system, the systems watching it, as linked lists of 0-based positions:

@@ -55,6 +55,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod cause;
 mod cycle;
 mod declarative;
 mod error;
@@ -62,16 +63,18 @@ mod export;
 mod flat;
 mod graph;
 mod schedule;
+mod system_ref;
 mod table;
 
 pub use cycle::{Cycle, CycleNames, CycleStep, EdgeCause};
 pub use declarative::{DagDecl, DeclaredEdge, Layout, Phases, explain_declared, schedule_declared};
-pub use error::{ReadBeforeWrite, ScheduleError, SystemRef};
+pub use error::{ReadBeforeWrite, ScheduleError};
 pub use export::{
     ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, JSON_VERSION,
     ScheduleGraph,
 };
 pub use schedule::{MAX_KEPT_WARNINGS, MAX_TRACKS, Schedule};
+pub use system_ref::SystemRef;
 pub use table::ScheduleTable;
 
 use laige_registry::Registry;

@@ -3,7 +3,7 @@
 use arrayvec::ArrayVec;
 use laige_registry::{ComponentId, Fnv1a64, MAX_SYSTEMS, Names, Registry, SystemId, SystemSet};
 
-use crate::graph::id_at;
+use crate::cause::id_at;
 use crate::{ReadBeforeWrite, SystemRef};
 
 /// How many `read_before_write` warnings a schedule keeps as data; the count goes on.

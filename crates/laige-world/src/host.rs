@@ -131,7 +131,7 @@ impl Host<SystemRun> for SystemHost<'_> {
             return;
         };
         let meta = state.meta();
-        crate::observe::in_system_span(meta.name, meta.id, || {
+        crate::observers::in_system_span(meta.name, meta.id, || {
             // SAFETY: as for `run`.
             unsafe { state.run_contained(storage, run) };
         });

@@ -67,13 +67,16 @@ mod command;
 mod context;
 pub mod host;
 mod observe;
+mod observers;
 mod options;
 mod par;
 mod prng;
 mod resources;
 mod run;
+mod runtime;
 mod snapshots;
 mod system;
+mod tick_error;
 mod world;
 
 // The storage crate's modules under their old paths, so the tick layer reaches them as before.
@@ -97,13 +100,13 @@ pub use laige_storage::{
     Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
     StateHasher, Storage, WorldError,
 };
-pub use observe::MAX_RECORDED_TICKS;
+pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, BatchScratch, PAR_BATCH_ROWS};
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
-pub use run::TickError;
 pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,
     SystemParam, SystemWorld, WithContext,
 };
+pub use tick_error::TickError;
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

@@ -7,149 +7,15 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use laige_diag::{ClockSpan, TickClock};
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
-use laige_runner::{RunError, Runner, RunnerOptions, TimingStats};
+use laige_runner::{RunError, Runner, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
-use crate::observe;
+use crate::observers::in_system_span;
+use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
-use crate::{Storage, SystemHost, SystemRun, World, WorldError};
-
-/// How the World runs ticks: the sequential runner (timing and budgets), an optional
-/// parallel executor, the declarative layout, and the plan cached for the executor.
-#[derive(Debug)]
-pub(crate) struct Runtime {
-    runner: Runner,
-    layout: Option<Layout>,
-    executor: Option<Executor>,
-    plan: Option<CachedPlan>,
-    ticked: bool,
-}
-
-#[derive(Debug)]
-struct CachedPlan {
-    schedule: u64,
-    archetypes: usize,
-    plan: Plan,
-}
-
-impl Runtime {
-    pub(crate) fn new(timing: bool, clock: TickClock) -> Self {
-        Self {
-            runner: Runner::with_clock(RunnerOptions { timing }, clock),
-            layout: None,
-            executor: None,
-            plan: None,
-            ticked: false,
-        }
-    }
-
-    /// The clock systems are timed with.
-    pub(crate) fn clock(&self) -> &TickClock {
-        self.runner.clock()
-    }
-
-    /// Whether the cached plan was built for `schedule` over `archetypes` tables.
-    #[inline]
-    fn plan_is_current(&self, schedule: &Schedule, archetypes: usize) -> bool {
-        self.plan
-            .as_ref()
-            .is_some_and(|it| it.schedule == schedule.stamp() && it.archetypes == archetypes)
-    }
-
-    /// Whether the executor must time systems: for budgets, or for a timeline's spans.
-    fn time_systems(&self) -> bool {
-        self.runner.options().timing || self.runner.keeps_spans()
-    }
-
-    /// Keeps each system's span from now on (or stops), on the runner and the executor.
-    pub(crate) fn keep_spans(&mut self, on: bool) {
-        self.runner.keep_spans(on);
-        let time_systems = self.time_systems();
-        if let Some(executor) = &mut self.executor {
-            executor.set_time_systems(time_systems);
-        }
-    }
-
-    /// The span of system `id`'s last run: the executor's when one is set, else the runner's.
-    pub(crate) fn last_span(&self, id: SystemId) -> ClockSpan {
-        match &self.executor {
-            Some(executor) => executor.last_span(id),
-            None => self.runner.last_span(id).unwrap_or_default(),
-        }
-    }
-}
-
-/// Why a tick failed. Its event was emitted where it happened.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TickError {
-    /// The schedule is stale or malformed; nothing ran.
-    Run(RunError),
-    /// A system panicked (on the sequential runner or the executor alike); the rest of its
-    /// track still ran and the next tick runs normally. The commands every panicked system
-    /// recorded this tick were dropped; this names the first in schedule order, and each
-    /// one was reported as a `system/system_panicked` event.
-    Panicked {
-        /// The system.
-        system: SystemId,
-        /// Its registration name.
-        name: &'static str,
-        /// Its panic message, when the payload was text (truncated). Boxed, so the error
-        /// stays small; only this path allocates, and a panic allocated already.
-        message: Box<str>,
-    },
-    /// A typed system's run failed: it returned `Err`, or a parameter could not be fetched
-    /// (a missing resource). As after a panic, the rest of its track ran, its commands of
-    /// this tick were dropped, and the next tick runs it again; each failed system was
-    /// reported as a `system/system_failed` event, and this names the first in schedule
-    /// order.
-    SystemFailed {
-        /// The system.
-        system: SystemId,
-        /// Its registration name.
-        name: &'static str,
-        /// The error's message. Boxed, as for `Panicked`: only a failure allocates.
-        message: Box<str>,
-    },
-    /// The executor refused the track before running anything.
-    Exec(ExecError),
-    /// Applying commands failed.
-    Apply(WorldError),
-}
-
-laige_diag::diagnostics! {
-    TickError in System;
-    Run(err) => err;
-    Panicked { system, %name, %message }
-        => error system_panicked { system = name, id = system.get(), message = message.as_ref() }
-        "system `{name}` panicked: {message}: the rest of its track ran and its commands of this \
-         tick were dropped; the next tick runs normally. Fix the system, or handle the failure \
-         inside it";
-    SystemFailed { system, %name, %message }
-        => error system_failed { system = name, id = system.get(), error = message.as_ref() }
-        "system `{name}` failed: {message}: the rest of its track ran and its commands of this \
-         tick were dropped; the next tick runs it again. Fix the cause, or handle the error \
-         inside the system";
-    Exec(err) => err;
-    Apply(err) => err;
-}
-
-impl std::error::Error for TickError {}
-
-impl From<RunError> for TickError {
-    fn from(err: RunError) -> Self {
-        TickError::Run(err)
-    }
-}
-
-impl From<WorldError> for TickError {
-    fn from(err: WorldError) -> Self {
-        TickError::Apply(err)
-    }
-}
+use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
 
 impl World {
     /// Switches to the declarative front end: [`World::schedule`] places the systems into
@@ -478,7 +344,7 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
         let meta = state.meta();
-        observe::in_system_span(meta.name, meta.id, || {
+        in_system_span(meta.name, meta.id, || {
             // SAFETY: the caller guarantees no concurrently running system conflicts with
             // this one, which is `SystemState::run`'s contract; the storage is this world's
             // and is not borrowed mutably during a tick.

@@ -12,9 +12,9 @@ use laige_registry::{ComponentId, Registry};
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
-use crate::observe::Observers;
+use crate::observers::Observers;
 use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
-use crate::run::Runtime;
+use crate::runtime::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
 
 pub use names::{SystemHandle, SystemNames};

@@ -11,16 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::lex::{self, Lexed, TokKind};
 use super::{CrateModel, Violation, violation};
 
-/// Crates whose root modules still import each other in a circle, exempt until they are
-/// untangled (each is debt, not a design): the error types of the tokenizer, the registry and
-/// the scheduler name what reports them, and the tick layer's `World` is both the struct its
-/// runtime and recorders live in and the type they extend.
-pub const CYCLES_ALLOWED: &[&str] = &[
-    "laige-depspec",
-    "laige-registry",
-    "laige-scheduler",
-    "laige-world",
-];
+/// Crates whose root modules may import each other in a circle: none.
+pub const CYCLES_ALLOWED: &[&str] = &[];
 
 /// One import edge between root modules, with where it was first seen.
 type Edges = BTreeMap<String, BTreeMap<String, String>>;

@@ -4,8 +4,9 @@ use laige_registry::{Registry, SystemRecord, SystemSet};
 
 use super::Layout;
 use super::pairs::Pairs;
+use crate::cause::{Cause, id_at};
 use crate::flat::system_ref;
-use crate::graph::{Cause, Edge, Graph, id_at};
+use crate::graph::{Edge, Graph};
 use crate::schedule::StrongEdges;
 use crate::{MAX_TRACKS, Schedule, ScheduleError};
 

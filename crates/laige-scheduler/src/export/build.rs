@@ -7,10 +7,10 @@ use laige_registry::{ComponentSet, Registry, SystemSet};
 use super::{
     ExportError, FrontEnd, GraphCause, GraphComponent, GraphEdge, GraphSystem, ScheduleGraph,
 };
+use crate::cause::id_at;
 use crate::declarative::build::{Derived, derive};
 use crate::declarative::named;
 use crate::flat::{declarative_feature, each_read_before_write, positions, system_ref};
-use crate::graph::id_at;
 use crate::{Layout, Schedule};
 
 pub(super) fn build<R>(
