@@ -860,6 +860,7 @@ impl World {
                 Target::External(p) => entries.push(entry(&path, "use", reexport(&p, &name))),
             }
         }
+        let hidden = self.hidden_trait_items();
         for (def, paths) in &item_paths {
             let Def::Item {
                 krate,
@@ -882,7 +883,7 @@ impl World {
             let Some(canonical) = canonical else { continue };
             self.members(it, canonical, &mut entries);
             for imp in impls.get(def).into_iter().flatten() {
-                self.impl_members(imp, canonical, &mut entries);
+                self.impl_members(imp, canonical, &hidden, &mut entries);
             }
         }
         entries.sort();
@@ -966,11 +967,49 @@ impl World {
         }
     }
 
-    /// The entries one impl block contributes under `path`.
-    fn impl_members(&self, imp: &ImplRef, path: &str, out: &mut Vec<Entry>) {
+    /// The items that traits of the loaded crates hide (`#[doc(hidden)]`), as
+    /// `(trait name, item name)`: an impl of such a trait does not list them either, as
+    /// rustdoc does not show them on the implementor.
+    fn hidden_trait_items(&self) -> BTreeSet<(String, String)> {
+        let mut hidden = BTreeSet::new();
+        for krate in &self.crates {
+            for module in &krate.modules {
+                for item in &module.items {
+                    let Item::Trait(it) = item else { continue };
+                    for trait_item in &it.items {
+                        let (attrs, name) = match trait_item {
+                            syn::TraitItem::Fn(it) => (&it.attrs, &it.sig.ident),
+                            syn::TraitItem::Type(it) => (&it.attrs, &it.ident),
+                            syn::TraitItem::Const(it) => (&it.attrs, &it.ident),
+                            _ => continue,
+                        };
+                        if is_hidden(attrs) {
+                            hidden.insert((it.ident.to_string(), name.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        hidden
+    }
+
+    /// The entries one impl block contributes under `path`; `hidden` lists the trait items
+    /// its trait hides ([`World::hidden_trait_items`]).
+    fn impl_members(
+        &self,
+        imp: &ImplRef,
+        path: &str,
+        hidden: &BTreeSet<(String, String)>,
+        out: &mut Vec<Entry>,
+    ) {
         let Item::Impl(block) = self.item(imp.krate, imp.module, imp.item) else {
             return;
         };
+        let trait_name = block
+            .trait_
+            .as_ref()
+            .and_then(|(_, path, _)| path.segments.last())
+            .map(|it| it.ident.to_string());
         let header = block.trait_.is_some().then(|| render::impl_header(block));
         if let Some(header) = &header {
             out.push(Entry {
@@ -995,6 +1034,11 @@ impl World {
             let Some((kind, name, signature)) = render::impl_item_sig(impl_item) else {
                 continue;
             };
+            if let Some(trait_name) = &trait_name
+                && hidden.contains(&(trait_name.clone(), name.clone()))
+            {
+                continue;
+            }
             let signature = match &header {
                 Some(header) => format!("{header} {{ {signature} }}"),
                 None => signature,
