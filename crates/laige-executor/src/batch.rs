@@ -189,6 +189,9 @@ fn keep_lowest(slot: &Mutex<FirstPanic>, batch: u32, payload: Box<dyn Any + Send
         crate::error::drop_payload(payload);
         return;
     };
+    // std's mutex is a futex that DRD does not see: say that the previous holder's section
+    // happens before this one, or two batches panicking on two threads read as a race.
+    happens_after(slot);
     match &*first {
         Some((lowest, _)) if *lowest < batch => crate::error::drop_payload(payload),
         _ => {
@@ -197,6 +200,7 @@ fn keep_lowest(slot: &Mutex<FirstPanic>, batch: u32, payload: Box<dyn Any + Send
             }
         }
     }
+    happens_before(slot);
 }
 
 /// Runs every batch of `job` on this thread, in order; then resumes the lowest panic.
