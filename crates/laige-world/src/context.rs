@@ -329,30 +329,14 @@ impl<'w> SystemContext<'w> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        let fallback = match self.batches {
-            Some(_) => None,
-            None => Some((&mut *self.commands, self.rng.next_u64())),
-        };
-        let visit = |batch: &mut Batch<'_>, entities: &[Entity], mut fetch, rows| {
+        self.par_batches::<Q>(|batch, entities, mut fetch, rows| {
             for &entity in &entities[..rows] {
                 // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
                 // one; `par_batches_in` yields each row once.
                 let item = unsafe { Q::next_item(&mut fetch) };
                 f(batch, entity, item);
             }
-        };
-        // SAFETY: the constructor's contract makes the declared access exclusive as declared;
-        // `par_batches_in` checks `Q` against it first; `&mut self` keeps every other query of
-        // this context out until the loop is over.
-        unsafe {
-            par_batches_in::<Q>(
-                self.storage,
-                Some(self.meta),
-                self.batches.as_deref_mut(),
-                fallback,
-                visit,
-            )
-        }
+        })
     }
 
     /// Calls `f` once per batch of [`SystemContext::par_each`] with its entities and its
@@ -365,16 +349,26 @@ impl<'w> SystemContext<'w> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
     ) -> Result<(), QueryError> {
+        self.par_batches::<Q>(|batch, entities, fetch, rows| {
+            // SAFETY: the batch's `rows` rows from `fetch` on are its own.
+            let chunk = unsafe { Q::chunk(&fetch, rows) };
+            f(batch, entities, chunk);
+        })
+    }
+
+    /// What `par_each` and `par_each_chunk` share: runs `visit` for every batch of `Q`'s
+    /// rows, on the pool when the system has batch scratch, else in order into its own buffer.
+    fn par_batches<Q: QueryData>(
+        &mut self,
+        visit: impl Fn(&mut Batch<'_>, &[Entity], Q::Fetch, usize) + Sync,
+    ) -> Result<(), QueryError> {
         let fallback = match self.batches {
             Some(_) => None,
             None => Some((&mut *self.commands, self.rng.next_u64())),
         };
-        let visit = |batch: &mut Batch<'_>, entities, fetch, rows| {
-            // SAFETY: the batch's `rows` rows from `fetch` on are its own.
-            let chunk = unsafe { Q::chunk(&fetch, rows) };
-            f(batch, entities, chunk);
-        };
-        // SAFETY: as for `par_each`.
+        // SAFETY: the constructor's contract makes the declared access exclusive as declared;
+        // `par_batches_in` checks `Q` against it first; `&mut self` keeps every other query of
+        // this context out until the loop is over.
         unsafe {
             par_batches_in::<Q>(
                 self.storage,
