@@ -5,10 +5,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use laige_world::Component;
-use laige_world::ComponentOptions;
 use laige_world::{
-    CommandBuffer, Entity, StateHash, StateHasher, SystemContext, World, WorldOptions,
+    CommandBuffer, Component, ComponentOptions, Entity, StateHash, StateHasher, SystemContext,
+    World, WorldOptions,
 };
 
 #[derive(Clone, Copy)]

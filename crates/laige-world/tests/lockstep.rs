@@ -5,11 +5,9 @@ use std::hash::BuildHasher;
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Schedule;
-use laige_world::Component;
-use laige_world::ComponentOptions;
 use laige_world::{
-    ChecksumRecord, CompareError, Culprit, Desync, Entity, RecordError, StateHash, StateHasher,
-    SystemContext, World, WorldOptions,
+    ChecksumRecord, CompareError, Component, ComponentOptions, Culprit, Desync, Entity,
+    RecordError, StateHash, StateHasher, SystemContext, World, WorldOptions,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq)]

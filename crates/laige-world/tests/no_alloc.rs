@@ -7,11 +7,9 @@
 
 use std::hint::black_box;
 
-use laige_world::Component;
-use laige_world::ComponentOptions;
 use laige_world::{
-    BoxError, Commands, Entity, Local, Query, Res, ResMut, Rng, SystemContext, SystemId, With,
-    World, WorldOptions,
+    BoxError, Commands, Component, ComponentOptions, Entity, Local, Query, Res, ResMut, Rng,
+    SystemContext, SystemId, With, World, WorldOptions,
 };
 
 #[global_allocator]

@@ -4,9 +4,7 @@
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Layout;
-use laige_world::Component;
-use laige_world::ComponentOptions;
-use laige_world::{SystemContext, With, Without, World, WorldOptions};
+use laige_world::{Component, ComponentOptions, SystemContext, With, Without, World, WorldOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32);

@@ -3,10 +3,9 @@
 //! order; and the batches cover every matched row once.
 
 use laige_executor::{ExecutorOptions, Mode};
-use laige_world::Component;
-use laige_world::ComponentOptions;
 use laige_world::{
-    Entity, PAR_BATCH_ROWS, Query, StateHash, StateHasher, SystemContext, With, World, WorldOptions,
+    Component, ComponentOptions, Entity, PAR_BATCH_ROWS, Query, StateHash, StateHasher,
+    SystemContext, With, World, WorldOptions,
 };
 
 #[derive(Debug)]

@@ -9,8 +9,7 @@
 use std::sync::Mutex;
 
 use laige_executor::{ExecutorOptions, Mode};
-use laige_world::Component;
-use laige_world::{SystemContext, SystemFn, World, WorldOptions};
+use laige_world::{Component, SystemContext, SystemFn, World, WorldOptions};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
 use tracing::{Metadata, Subscriber};

@@ -15,8 +15,7 @@ use laige_diag::{ManualClock, TickClock};
 use laige_executor::{ExecutorOptions, Mode, Plan};
 use laige_registry::SystemId;
 use laige_scheduler::{Layout, Schedule};
-use laige_world::Component;
-use laige_world::{SystemContext, SystemFn, TimelineKind, World, WorldOptions};
+use laige_world::{Component, SystemContext, SystemFn, TimelineKind, World, WorldOptions};
 use serde_json::Value;
 
 #[derive(Clone, Copy)]

@@ -2,10 +2,9 @@
 //! one placed in the entity's final archetype in one move, by a spawn or a command.
 
 use laige_testkit::capture;
-use laige_world::{Bundle, MAX_BUNDLE, World, WorldError};
+use laige_world::{Bundle, Component, MAX_BUNDLE, World, WorldError};
 
 use crate::support::{Counter, one};
-use laige_world::Component;
 
 macro_rules! components {
     ($($c:ident),*) => {

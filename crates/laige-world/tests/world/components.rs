@@ -1,11 +1,9 @@
 //! Component registration: dense ids, duplicates, the 256 limit, unregistered types.
 
 use laige_testkit::capture;
-use laige_world::{ComponentId, World, WorldError, WorldOptions};
+use laige_world::{Component, ComponentId, ComponentOptions, World, WorldError, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, Wide, one, pos, world};
-use laige_world::Component;
-use laige_world::ComponentOptions;
 
 #[test]
 fn ids_are_dense_from_one_in_registration_order() {

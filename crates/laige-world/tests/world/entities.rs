@@ -1,10 +1,9 @@
 //! Entity handles: generations, stale handles, slot reuse, capacity.
 
 use laige_testkit::capture;
-use laige_world::{Entity, World, WorldError, WorldOptions};
+use laige_world::{Component, Entity, World, WorldError, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, one, pos, world, world_with};
-use laige_world::Component;
 
 #[test]
 fn handles_start_at_generation_one_and_print_index_v_generation() {

@@ -3,10 +3,9 @@
 
 use laige_registry::Access;
 use laige_testkit::capture;
-use laige_world::{Entity, QueryError, SystemContext, With, World, WorldOptions};
+use laige_world::{ComponentOptions, Entity, QueryError, SystemContext, With, World, WorldOptions};
 
 use crate::support::{Pos, Tag, Vel, one, pos};
-use laige_world::ComponentOptions;
 
 fn nothing(_: &mut SystemContext<'_>) {}
 

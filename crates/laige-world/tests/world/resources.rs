@@ -3,15 +3,14 @@
 use laige_registry::Access;
 use laige_testkit::capture;
 use laige_world::{
-    CommandBuffer, Entity, QueryError, StateHash, StateHasher, SystemContext, SystemId, With,
-    World, WorldError, WorldOptions,
+    CommandBuffer, Component, Entity, QueryError, StateHash, StateHasher, SystemContext, SystemId,
+    With, World, WorldError, WorldOptions,
 };
 use rstest::rstest;
 
 use crate::support::{
     Counted, Counter, Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel, world,
 };
-use laige_world::Component;
 
 #[derive(Debug, PartialEq)]
 struct Time {

@@ -8,13 +8,12 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use laige_registry::Access;
 use laige_testkit::capture;
 use laige_world::{
-    Entity, QueryError, SystemContext, SystemId, SystemMeta, World, WorldError, WorldOptions,
+    Component, ComponentOptions, Entity, QueryError, SystemContext, SystemId, SystemMeta, World,
+    WorldError, WorldOptions,
 };
 use rstest::rstest;
 
 use crate::support::{Decl, Health, Pos, Unregistered, Vel, declare, one, pos, vel};
-use laige_world::Component;
-use laige_world::ComponentOptions;
 
 /// What the reader saw: `(entity, x)` per snapshot value.
 #[derive(Debug, Default)]

@@ -1,9 +1,8 @@
 //! The state hash: a pure function of the live state, blind to layout history.
 
-use laige_world::{Entity, StateHasher, SystemContext, World, WorldOptions};
+use laige_world::{Component, Entity, StateHasher, SystemContext, World, WorldOptions};
 
 use crate::support::{Health, Pos, Tag, pos, vel, world, world_with};
-use laige_world::Component;
 
 fn noop(_: &mut SystemContext<'_>) {}
 

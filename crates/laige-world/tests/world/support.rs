@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use laige_testkit::Event;
-use laige_world::Component;
-use laige_world::ComponentOptions;
-use laige_world::{StateHash, StateHasher, SystemBuilder, World, WorldOptions};
+use laige_world::{
+    Component, ComponentOptions, StateHash, StateHasher, SystemBuilder, World, WorldOptions,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Pos {

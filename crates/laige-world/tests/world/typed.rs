@@ -4,13 +4,11 @@
 use laige_registry::{Access, MAX_IO, RegisterError};
 use laige_testkit::{capture, render_with_messages};
 use laige_world::{
-    Commands, Entity, Fresh, Local, Prng, Query, Res, ResMut, Rng, Snapshot, SystemContext,
-    SystemId, With, World, WorldOptions,
+    Commands, Component, ComponentOptions, Entity, Fresh, Local, Prng, Query, Res, ResMut, Rng,
+    Snapshot, SystemContext, SystemId, With, World, WorldOptions,
 };
 
 use crate::support::{Health, Pos, Tag, Unregistered, Vel, one, pos, vel, world};
-use laige_world::Component;
-use laige_world::ComponentOptions;
 
 /// A resource.
 #[derive(Debug, Default, PartialEq)]
