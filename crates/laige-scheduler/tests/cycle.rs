@@ -1,29 +1,12 @@
 //! One cycle, one report: the flat and the declarative front end walk the same graph the
 //! same way and print the same words; a cycle of any length is reported whole.
 
-use laige_registry::{Registry, SystemDef};
+#[path = "support/ring.rs"]
+mod support;
+
 use laige_scheduler::{Cycle, EdgeCause, Layout, ScheduleError, schedule, schedule_declared};
 use laige_testkit::capture;
-
-type Run = fn(&mut ());
-
-fn noop(_: &mut ()) {}
-
-fn leak(text: String) -> &'static str {
-    Box::leak(text.into_boxed_str())
-}
-
-/// A ring of `n` systems, `Ring0` depends on `Ring1`, ..., the last on `Ring0`.
-fn ring(n: usize) -> Registry<Run> {
-    let mut registry = Registry::new();
-    for i in 0..n {
-        let def = SystemDef::new(leak(format!("Ring{i}")), noop as Run)
-            .budget_ms(1.0)
-            .depends_on(leak(format!("Ring{}", (i + 1) % n)));
-        registry.register(def).unwrap();
-    }
-    registry
-}
+use support::ring;
 
 fn cycle(err: &ScheduleError) -> &Cycle {
     match err {

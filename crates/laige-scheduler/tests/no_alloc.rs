@@ -4,31 +4,16 @@
 //! Its own binary: the counting allocator counts per thread, and no tracing subscriber is
 //! installed, so what is measured is the scheduler and the rate limiter.
 
-use laige_registry::{Registry, SystemDef};
+#[path = "support/ring.rs"]
+mod support;
+
+use laige_registry::Registry;
 use laige_scheduler::ScheduleError;
 use laige_testkit::{CountingAlloc, count_allocations};
+use support::{Run, ring};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
-
-type Run = fn(&mut ());
-
-fn noop(_: &mut ()) {}
-
-fn leak(text: String) -> &'static str {
-    Box::leak(text.into_boxed_str())
-}
-
-fn ring(n: usize) -> Registry<Run> {
-    let mut registry = Registry::new();
-    for i in 0..n {
-        let def = SystemDef::new(leak(format!("Ring{i}")), noop as Run)
-            .budget_ms(1.0)
-            .depends_on(leak(format!("Ring{}", (i + 1) % n)));
-        registry.register(def).unwrap();
-    }
-    registry
-}
 
 /// Schedules `registry` once to warm up, then counts the allocations of a second attempt.
 fn cycle_allocations(registry: &Registry<Run>) -> (usize, u64) {
