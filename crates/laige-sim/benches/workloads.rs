@@ -146,6 +146,14 @@ impl Component for Matrix {}
 struct Point([f32; 3]);
 impl Component for Point {}
 
+/// A quarter turn about the z axis: the matrix every heavy_compute entity holds.
+const ROTATION: Matrix = Matrix([
+    [0.0, -1.0, 0.0, 0.0],
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+]);
+
 fn invert(m: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
     // Gauss-Jordan with partial pivoting; the workload only needs the arithmetic.
     let mut a = *m;
@@ -205,20 +213,14 @@ fn heavy_world() -> (World, Schedule) {
     world.register_component::<Matrix>().unwrap();
     world.register_component::<GroupA>().unwrap();
     world.register_component::<GroupB>().unwrap();
-    let rotation = Matrix([
-        [0.0, -1.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0, 0.0],
-        [0.0, 0.0, 1.0, 0.0],
-        [0.0, 0.0, 0.0, 1.0],
-    ]);
     for i in 0..1_000 {
         if i % 2 == 0 {
             world
-                .spawn((Point([1.0, 0.0, 0.0]), rotation, GroupA))
+                .spawn((Point([1.0, 0.0, 0.0]), ROTATION, GroupA))
                 .unwrap();
         } else {
             world
-                .spawn((Point([1.0, 0.0, 0.0]), rotation, GroupB))
+                .spawn((Point([1.0, 0.0, 0.0]), ROTATION, GroupB))
                 .unwrap();
         }
     }
@@ -240,18 +242,24 @@ fn heavy_world() -> (World, Schedule) {
     (world, schedule)
 }
 
+/// Runs `world` on an executor of `threads` threads in `Mode::Parallel`; 0 keeps the
+/// sequential runner.
+fn on_threads(world: &mut World, threads: usize) {
+    if threads > 0 {
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..Default::default()
+        });
+    }
+}
+
 fn heavy_compute(c: &mut Criterion) {
     let mut group = c.benchmark_group("heavy-compute");
     group.sample_size(20);
     for (label, threads) in [("sequential", 0), ("parallel-2", 2)] {
         let (mut world, schedule) = heavy_world();
-        if threads > 0 {
-            world.use_executor(ExecutorOptions {
-                threads,
-                mode: Mode::Parallel,
-                ..Default::default()
-            });
-        }
+        on_threads(&mut world, threads);
         group.bench_function(label, |b| {
             b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
         });
@@ -265,15 +273,9 @@ fn heavy_single_world() -> (World, Schedule) {
     let mut world = World::default();
     world.register_component::<Point>().unwrap();
     world.register_component::<Matrix>().unwrap();
-    let rotation = Matrix([
-        [0.0, -1.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0, 0.0],
-        [0.0, 0.0, 1.0, 0.0],
-        [0.0, 0.0, 0.0, 1.0],
-    ]);
     for i in 0..1_000 {
         world
-            .spawn((Point([1.0, i as f32, 0.0]), rotation))
+            .spawn((Point([1.0, i as f32, 0.0]), ROTATION))
             .unwrap();
     }
     world
@@ -304,13 +306,7 @@ fn heavy_compute_par_each(c: &mut Criterion) {
     let mut reference = None;
     for (label, threads) in [("sequential", 0), ("parallel-2", 2)] {
         let (mut world, schedule) = heavy_single_world();
-        if threads > 0 {
-            world.use_executor(ExecutorOptions {
-                threads,
-                mode: Mode::Parallel,
-                ..Default::default()
-            });
-        }
+        on_threads(&mut world, threads);
         for _ in 0..3 {
             world.run_systems(&schedule).unwrap();
         }
