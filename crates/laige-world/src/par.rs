@@ -160,14 +160,10 @@ pub(crate) unsafe fn par_batches_in<'s, Q: QueryData>(
         let Some((main, seed)) = fallback else {
             return Ok(());
         };
-        let mut batch = 0u32;
         // Hand-built contexts only: the World's systems keep their tables in their scratch.
         let mut tables = Vec::new();
-        collect_tables(storage, &matcher, &mut tables);
-        let count = tables
-            .last()
-            .map_or(0, |it| it.first_batch + batches_of(it.rows));
-        while batch < count {
+        let count = collect_tables(storage, &matcher, &mut tables);
+        for batch in 0..count {
             let (table, start, rows) = locate(&tables, batch);
             let mut scope = Batch {
                 index: batch,
@@ -176,16 +172,11 @@ pub(crate) unsafe fn par_batches_in<'s, Q: QueryData>(
             };
             // SAFETY: as below, on this thread alone.
             unsafe { visit_rows::<Q>(storage, &state, table, start, rows, &mut scope, &visit) };
-            batch += 1;
         }
         return Ok(());
     };
     scratch.tables.clear();
-    collect_tables(storage, &matcher, &mut scratch.tables);
-    let count = scratch
-        .tables
-        .last()
-        .map_or(0, |it| it.first_batch + batches_of(it.rows));
+    let count = collect_tables(storage, &matcher, &mut scratch.tables);
     let first = scratch.used;
     let needed = first + count as usize;
     if scratch.buffers.len() < needed {
@@ -223,8 +214,9 @@ fn batches_of(rows: u32) -> u32 {
     (rows as usize).div_ceil(PAR_BATCH_ROWS) as u32
 }
 
-/// Lists the non-empty tables `matcher` accepts, ascending, with their first batch.
-fn collect_tables(storage: &Storage, matcher: &Matcher, out: &mut Vec<BatchTable>) {
+/// Lists the non-empty tables `matcher` accepts, ascending, with their first batch; returns
+/// how many batches they make in all.
+fn collect_tables(storage: &Storage, matcher: &Matcher, out: &mut Vec<BatchTable>) -> u32 {
     let mut next = 0u32;
     for (index, table) in storage.archetypes().iter().enumerate() {
         if table.is_empty() || !matcher.matches(table) {
@@ -238,6 +230,7 @@ fn collect_tables(storage: &Storage, matcher: &Matcher, out: &mut Vec<BatchTable
         });
         next += batches_of(rows);
     }
+    next
 }
 
 /// Calls `visit` for the rows `start..start + rows` of table `table`.
