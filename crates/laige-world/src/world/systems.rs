@@ -281,13 +281,12 @@ impl World {
     ) -> Result<SystemId, RegisterError> {
         let id = self.registry.register(def)?;
         let record = self.registry.get(id).expect("the registry just stored it");
+        let rng = Prng::derive_substream(self.options().seed, id.get());
         self.systems.push(SystemState {
             meta: SystemMeta::of(record),
             commands: CommandBuffer::new(),
-            rng: Prng::derive_substream(self.options().seed, id.get()),
-            batches: BatchScratch::new(
-                Prng::derive_substream(self.options().seed, id.get()).seed(),
-            ),
+            batches: BatchScratch::new(rng.seed()),
+            rng,
             typed,
             failure: None,
             panicked: None,
