@@ -133,21 +133,72 @@ impl<T> Shared<T> {
     }
 }
 
-/// Runs `visit(batch, entities, fetch at the batch's first row, rows)` for every batch of
-/// `Q`'s matched rows, on the current pool.
+/// Where a parallel loop's batches run and record.
+pub(crate) enum BatchSink<'a> {
+    /// The running system's scratch: the batches run on the current pool, each recording
+    /// into its own buffer.
+    Pool(&'a mut BatchScratch),
+    /// A context built by hand: the batches run in order on this thread, recording into the
+    /// system's own buffer and drawing from streams rooted at the seed.
+    Inline(&'a mut CommandBuffer, u64),
+}
+
+/// Calls `f` with each of `Q`'s matched rows, batch by batch: what every `par_each` runs.
 ///
 /// # Safety
 ///
-/// As for [`each_in`](crate::query::each_in), for every batch at once: the caller has the access `Q`
-/// needs for the whole call. Without a `scratch` (a context built by hand) the batches run
-/// in order on this thread, recording into `fallback`'s buffer (the system's own) and
-/// drawing from streams rooted at `fallback`'s seed.
-pub(crate) unsafe fn par_batches_in<'s, Q: QueryData>(
+/// As for [`each_in`](crate::query::each_in), for every batch at once: the caller has the
+/// access `Q` needs for the whole call.
+pub(crate) unsafe fn par_each_in<Q: QueryData>(
+    storage: &Storage,
+    declared: Option<&SystemMeta>,
+    sink: BatchSink<'_>,
+    f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
+) -> Result<(), QueryError> {
+    let visit = |batch: &mut Batch<'_>, entities: &[Entity], mut fetch| {
+        for &entity in entities {
+            // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
+            // one; `par_batches_in` yields each row once.
+            let item = unsafe { Q::next_item(&mut fetch) };
+            f(batch, entity, item);
+        }
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { par_batches_in::<Q>(storage, declared, sink, visit) }
+}
+
+/// Calls `f` with each batch of `Q`'s matched rows as columns: what every `par_each_chunk`
+/// runs.
+///
+/// # Safety
+///
+/// As for [`par_each_in`].
+pub(crate) unsafe fn par_each_chunk_in<Q: QueryData>(
+    storage: &Storage,
+    declared: Option<&SystemMeta>,
+    sink: BatchSink<'_>,
+    f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
+) -> Result<(), QueryError> {
+    let visit = |batch: &mut Batch<'_>, entities: &[Entity], fetch| {
+        // SAFETY: the batch's rows from `fetch` on, one per entity, are its own.
+        let chunk = unsafe { Q::chunk(&fetch, entities.len()) };
+        f(batch, entities, chunk);
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { par_batches_in::<Q>(storage, declared, sink, visit) }
+}
+
+/// Runs `visit(batch, entities, fetch at the batch's first row)` for every batch of `Q`'s
+/// matched rows, where `sink` says.
+///
+/// # Safety
+///
+/// As for [`par_each_in`].
+unsafe fn par_batches_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
-    scratch: Option<&mut BatchScratch>,
-    fallback: Option<(&mut CommandBuffer, u64)>,
-    visit: impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch, usize) + Sync,
+    sink: BatchSink<'_>,
+    visit: impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch) + Sync,
 ) -> Result<(), QueryError> {
     let mut desc = QueryDesc::new(storage, declared);
     let state = match Q::init(&mut desc).and_then(|state| desc.check_footprint().map(|()| state)) {
@@ -155,25 +206,24 @@ pub(crate) unsafe fn par_batches_in<'s, Q: QueryData>(
         Err(err) => return Err(storage.report(err)),
     };
     let matcher = desc.matcher();
-    let Some(scratch) = scratch else {
-        // A context built by hand: the batches run in order, into the system's own buffer.
-        let Some((main, seed)) = fallback else {
+    let scratch = match sink {
+        BatchSink::Pool(scratch) => scratch,
+        BatchSink::Inline(main, seed) => {
+            // Hand-built contexts only: the World's systems keep their tables in their scratch.
+            let mut tables = Vec::new();
+            let count = collect_tables(storage, &matcher, &mut tables);
+            for batch in 0..count {
+                let (table, start, rows) = locate(&tables, batch);
+                let mut scope = Batch {
+                    index: batch,
+                    commands: Commands::new(main, storage),
+                    rng: batch_rng(seed, 0, batch),
+                };
+                // SAFETY: as below, on this thread alone.
+                unsafe { visit_rows::<Q>(storage, &state, table, start, rows, &mut scope, &visit) };
+            }
             return Ok(());
-        };
-        // Hand-built contexts only: the World's systems keep their tables in their scratch.
-        let mut tables = Vec::new();
-        let count = collect_tables(storage, &matcher, &mut tables);
-        for batch in 0..count {
-            let (table, start, rows) = locate(&tables, batch);
-            let mut scope = Batch {
-                index: batch,
-                commands: Commands::new(main, storage),
-                rng: batch_rng(seed, 0, batch),
-            };
-            // SAFETY: as below, on this thread alone.
-            unsafe { visit_rows::<Q>(storage, &state, table, start, rows, &mut scope, &visit) };
         }
-        return Ok(());
     };
     scratch.tables.clear();
     let count = collect_tables(storage, &matcher, &mut scratch.tables);
@@ -246,7 +296,7 @@ unsafe fn visit_rows<'s, Q: QueryData>(
     start: usize,
     rows: usize,
     scope: &mut Batch<'_>,
-    visit: &(impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch, usize) + Sync),
+    visit: &(impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch) + Sync),
 ) {
     let archetype = &storage.archetypes()[table];
     let mut fetch = Q::fetch(state, archetype);
@@ -256,5 +306,5 @@ unsafe fn visit_rows<'s, Q: QueryData>(
         Q::skip_rows(&mut fetch, start);
         std::slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(start), rows)
     };
-    visit(scope, entities, fetch, rows);
+    visit(scope, entities, fetch);
 }
