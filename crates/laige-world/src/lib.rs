@@ -102,7 +102,7 @@ pub use laige_storage::{
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
-pub use par::{Batch, BatchScratch, PAR_BATCH_ROWS};
+pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,

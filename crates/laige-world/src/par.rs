@@ -60,7 +60,7 @@ struct BatchTable {
 /// A system's memory for its parallel loops, kept between runs so a tick allocates nothing:
 /// the per-batch command buffers and the matched tables of the current loop.
 #[derive(Debug, Default)]
-pub struct BatchScratch {
+pub(crate) struct BatchScratch {
     /// The system's PRNG seed, the root of its batches' streams.
     seed: u64,
     /// Loops run so far: the per-loop part of each batch's PRNG stream.

@@ -47,7 +47,8 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::command::CommandBuffer;
-use crate::{BatchScratch, Prng, QueryError, Storage, SystemMeta};
+use crate::par::BatchScratch;
+use crate::{Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
 pub use laige_query::QueryFilter;

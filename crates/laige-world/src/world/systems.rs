@@ -12,11 +12,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
+use crate::par::BatchScratch;
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
-use crate::{
-    BatchScratch, CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun,
-    World,
-};
+use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
 
 /// What the world keeps per registered system besides its registry record: its meta (as
 /// contexts see it), its command buffer, its PRNG substream, and for a typed system its
