@@ -12,7 +12,6 @@ use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
 use laige_runner::{RunError, Runner, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
-use crate::observers::in_system_span;
 use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
 use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
@@ -343,14 +342,11 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         // SAFETY: in bounds (checked above); only this call touches system `id`'s state
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
-        let meta = state.meta();
-        in_system_span(meta.name, meta.id, || {
-            // SAFETY: the caller guarantees no concurrently running system conflicts with
-            // this one, which is `SystemState::run`'s contract; the storage is this world's
-            // and is not borrowed mutably during a tick.
-            unsafe { state.run_contained(self.storage, run) };
-        });
-        if !state.is_settled() {
+        // SAFETY: the caller guarantees no concurrently running system conflicts with this
+        // one, which is `SystemState::run`'s contract; the storage is this world's and is not
+        // borrowed mutably during a tick.
+        let settled = unsafe { state.run_contained(self.storage, run) };
+        if !settled {
             self.unsettled.fetch_add(1, Ordering::Relaxed);
         }
     }
