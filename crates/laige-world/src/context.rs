@@ -5,8 +5,8 @@ use laige_registry::{Access, ComponentSet, SystemId};
 
 use crate::command::{CommandBuffer, Commands};
 use crate::par::{Batch, BatchScratch, BatchSink, par_each_chunk_in, par_each_in};
-use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::{Entity, Prng, Queries, QueryError, Storage, SystemMeta};
+use laige_query::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 
 /// A system function in its low-level form: a plain `fn` that sees the world only through
 /// its context, declares its access on the builder, and is called through this pointer

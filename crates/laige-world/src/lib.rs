@@ -79,10 +79,6 @@ mod system;
 mod tick_error;
 mod world;
 
-// The storage crate's modules under their old paths, so the tick layer reaches them as before.
-use laige_query::query;
-use laige_storage::{archetype, bundle, component, entity};
-
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;

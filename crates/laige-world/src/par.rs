@@ -15,8 +15,8 @@ use laige_executor::run_batches;
 
 use crate::command::{CommandBuffer, Commands};
 use crate::prng::SPLITMIX64_INCREMENT;
-use crate::query::{Matcher, QueryData, QueryDesc};
 use crate::{Entity, Prng, QueryError, Storage, SystemMeta};
+use laige_query::query::{Matcher, QueryData, QueryDesc};
 
 /// How many rows one batch of `par_each` / `par_each_chunk` covers at most.
 pub const PAR_BATCH_ROWS: usize = 256;
@@ -147,7 +147,7 @@ pub(crate) enum BatchSink<'a> {
 ///
 /// # Safety
 ///
-/// As for [`each_in`](crate::query::each_in), for every batch at once: the caller has the
+/// As for [`each_in`](laige_query::query::each_in), for every batch at once: the caller has the
 /// access `Q` needs for the whole call.
 pub(crate) unsafe fn par_each_in<Q: QueryData>(
     storage: &Storage,

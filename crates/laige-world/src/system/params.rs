@@ -11,10 +11,10 @@ use laige_registry::{Access, ComponentId};
 
 use super::{ParamInit, SystemParam, SystemWorld, init_param};
 use crate::par::{Batch, BatchScratch, BatchSink, par_each_chunk_in, par_each_in};
-use crate::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::{
     CommandBuffer, Commands, Entity, Prepared, Prng, QueryError, QueryFilter, Storage, SystemMeta,
 };
+use laige_query::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
 
 /// A system parameter that queries entities: `Query<'_, (&mut Pos, &Vel)>`, or with a filter,
 /// `Query<'_, &mut Pos, With<Player>>`.
