@@ -1,4 +1,5 @@
-//! laige-world: deterministic archetype storage, and the only view of it a system gets.
+//! laige-world: the tick layer over deterministic archetype storage (`laige-storage`, whose
+//! types it re-exports), and the only view of it a system gets.
 //!
 //! A [`World`] stores entities ([`Entity`]: 32-bit index, 32-bit generation) and their
 //! components (any `'static + Send + Sync` type marked [`Component`], registered at setup
