@@ -276,17 +276,7 @@ impl World {
 
     /// Switches per-system timing and budget checks on or off (on by default).
     pub fn set_timing(&mut self, on: bool) {
-        self.runtime.runner.set_timing(on);
-        if let Some(executor) = &self.runtime.executor {
-            let options = ExecutorOptions {
-                time_systems: self.runtime.time_systems(),
-                ..executor.options()
-            };
-            self.runtime.executor = Some(Executor::with_clock(
-                options,
-                self.runtime.runner.clock().clone(),
-            ));
-        }
+        self.runtime.set_timing(on);
     }
 
     /// Whether per-system timing is on.
