@@ -9,10 +9,10 @@ use std::ptr::NonNull;
 use laige_registry::Access;
 
 use super::{QueryData, QueryDesc};
-use crate::archetype::Archetype;
 use crate::declare::ParamInit;
-use crate::snapshot::{RawView, SnapshotView};
 use crate::{Entity, QueryError};
+use laige_storage::archetype::Archetype;
+use laige_storage::snapshot::{RawView, SnapshotView};
 
 /// A query element that reads the snapshot of a versioned component:
 /// `ctx.each::<(&mut Vel, Snapshot<&Pos>)>(|e, (vel, old_pos)| ..)`.
