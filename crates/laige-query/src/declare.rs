@@ -5,7 +5,7 @@ use std::any::type_name;
 
 use laige_registry::{Access, ComponentId, Io, IoList, RegisterError};
 
-use crate::component::Components;
+use laige_storage::component::Components;
 
 /// What one parameter needs of one component or resource.
 #[derive(Clone, Copy, Debug)]

@@ -45,10 +45,8 @@ pub mod queries;
 #[doc(hidden)]
 pub mod query;
 
-// The storage's modules and types under the paths these files used inside it.
-use laige_storage::{
-    Entity, QueryError, SnapshotView, Storage, archetype, column, component, snapshot,
-};
+// The storage's types, which the query files name through `crate::`.
+use laige_storage::{Entity, QueryError, SnapshotView, Storage};
 
 pub use queries::Queries;
 pub use query::{

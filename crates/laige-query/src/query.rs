@@ -18,11 +18,11 @@ use std::ptr::NonNull;
 
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
-use crate::archetype::Archetype;
-use crate::component::Components;
 use crate::declare::ParamInit;
-use crate::snapshot::{SnapshotView, Snapshots};
 use crate::{QueryError, Storage};
+use laige_storage::archetype::Archetype;
+use laige_storage::component::Components;
+use laige_storage::snapshot::{SnapshotView, Snapshots};
 
 pub use elements::skip;
 pub use filter::{QueryFilter, With, Without};

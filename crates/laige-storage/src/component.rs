@@ -190,7 +190,6 @@ pub struct ComponentInfo {
     pub hash: Option<HashFn>,
     #[doc(hidden)]
     pub clone_fn: Option<CloneFn>,
-    versioned: bool,
     resource: bool,
 }
 
@@ -228,7 +227,7 @@ impl ComponentInfo {
     /// Whether it is versioned: it keeps a frozen copy of its values as of the last
     /// `World::end_tick`, for snapshot reads.
     pub fn is_versioned(&self) -> bool {
-        self.versioned
+        self.clone_fn.is_some()
     }
 
     /// Whether the type is a resource (a singleton stored in the world, see
@@ -367,7 +366,6 @@ impl Components {
             drop,
             hash,
             clone_fn,
-            versioned: clone_fn.is_some(),
             resource: false,
         });
         self.by_type.insert(type_id, id);

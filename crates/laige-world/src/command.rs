@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_registry::{ComponentId, ComponentSet};
 
-use crate::bundle::Bundle;
-use crate::component::DropFn;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
+use laige_storage::bundle::Bundle;
+use laige_storage::component::DropFn;
 
 pub(crate) use apply::ApplyCommands;
 pub use apply::ApplyStats;

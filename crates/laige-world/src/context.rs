@@ -4,9 +4,9 @@ use laige_diag::Diagnostics;
 use laige_registry::{Access, ComponentSet, SystemId};
 
 use crate::command::{CommandBuffer, Commands};
-use crate::par::{Batch, BatchScratch, par_batches_in};
-use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
+use crate::par::{Batch, BatchScratch, BatchSink, par_each_chunk_in, par_each_in};
 use crate::{Entity, Prng, Queries, QueryError, Storage, SystemMeta};
+use laige_query::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 
 /// A system function in its low-level form: a plain `fn` that sees the world only through
 /// its context, declares its access on the builder, and is called through this pointer
@@ -329,14 +329,12 @@ impl<'w> SystemContext<'w> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        self.par_batches::<Q>(|batch, entities, mut fetch, rows| {
-            for &entity in &entities[..rows] {
-                // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
-                // one; `par_batches_in` yields each row once.
-                let item = unsafe { Q::next_item(&mut fetch) };
-                f(batch, entity, item);
-            }
-        })
+        let (storage, meta) = (self.storage, self.meta);
+        let sink = self.batch_sink();
+        // SAFETY: the constructor's contract makes the declared access exclusive as declared;
+        // `par_each_in` checks `Q` against it first; `&mut self` keeps every other query of
+        // this context out until the loop is over.
+        unsafe { par_each_in::<Q>(storage, Some(meta), sink, f) }
     }
 
     /// Calls `f` once per batch of [`SystemContext::par_each`] with its entities and its
@@ -349,34 +347,18 @@ impl<'w> SystemContext<'w> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        self.par_batches::<Q>(|batch, entities, fetch, rows| {
-            // SAFETY: the batch's `rows` rows from `fetch` on are its own.
-            let chunk = unsafe { Q::chunk(&fetch, rows) };
-            f(batch, entities, chunk);
-        })
+        let (storage, meta) = (self.storage, self.meta);
+        let sink = self.batch_sink();
+        // SAFETY: as for `par_each`.
+        unsafe { par_each_chunk_in::<Q>(storage, Some(meta), sink, f) }
     }
 
-    /// What `par_each` and `par_each_chunk` share: runs `visit` for every batch of `Q`'s
-    /// rows, on the pool when the system has batch scratch, else in order into its own buffer.
-    fn par_batches<Q: QueryData>(
-        &mut self,
-        visit: impl Fn(&mut Batch<'_>, &[Entity], Q::Fetch, usize) + Sync,
-    ) -> Result<(), QueryError> {
-        let fallback = match self.batches {
-            Some(_) => None,
-            None => Some((&mut *self.commands, self.rng.next_u64())),
-        };
-        // SAFETY: the constructor's contract makes the declared access exclusive as declared;
-        // `par_batches_in` checks `Q` against it first; `&mut self` keeps every other query of
-        // this context out until the loop is over.
-        unsafe {
-            par_batches_in::<Q>(
-                self.storage,
-                Some(self.meta),
-                self.batches.as_deref_mut(),
-                fallback,
-                visit,
-            )
+    /// Where this context's parallel loops run: on the pool when the system has batch
+    /// scratch, else in order into its own buffer.
+    fn batch_sink(&mut self) -> BatchSink<'_> {
+        match self.batches.as_deref_mut() {
+            Some(scratch) => BatchSink::Pool(scratch),
+            None => BatchSink::Inline(self.commands, self.rng.next_u64()),
         }
     }
 

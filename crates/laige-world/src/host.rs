@@ -130,12 +130,9 @@ impl Host<SystemRun> for SystemHost<'_> {
         let Ok(state) = SystemHost::new(storage, self.registry, self.systems).into_state(id) else {
             return;
         };
-        let meta = state.meta();
-        crate::observers::in_system_span(meta.name, meta.id, || {
-            // SAFETY: as for `run`.
-            unsafe { state.run_contained(storage, run) };
-        });
-        self.unsettled += usize::from(!state.is_settled());
+        // SAFETY: as for `run`.
+        let settled = unsafe { state.run_contained(storage, run) };
+        self.unsettled += usize::from(!settled);
     }
 }
 

@@ -1,4 +1,5 @@
-//! laige-world: deterministic archetype storage, and the only view of it a system gets.
+//! laige-world: the tick layer over deterministic archetype storage (`laige-storage`, whose
+//! types it re-exports), and the only view of it a system gets.
 //!
 //! A [`World`] stores entities ([`Entity`]: 32-bit index, 32-bit generation) and their
 //! components (any `'static + Send + Sync` type marked [`Component`], registered at setup
@@ -79,10 +80,6 @@ mod system;
 mod tick_error;
 mod world;
 
-// The storage crate's modules under their old paths, so the tick layer reaches them as before.
-use laige_query::query;
-use laige_storage::{archetype, bundle, component, entity};
-
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
@@ -102,7 +99,7 @@ pub use laige_storage::{
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
-pub use par::{Batch, BatchScratch, PAR_BATCH_ROWS};
+pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
 pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,

@@ -15,8 +15,8 @@ use laige_executor::run_batches;
 
 use crate::command::{CommandBuffer, Commands};
 use crate::prng::SPLITMIX64_INCREMENT;
-use crate::query::{Matcher, QueryData, QueryDesc};
 use crate::{Entity, Prng, QueryError, Storage, SystemMeta};
+use laige_query::query::{Matcher, QueryData, QueryDesc};
 
 /// How many rows one batch of `par_each` / `par_each_chunk` covers at most.
 pub const PAR_BATCH_ROWS: usize = 256;
@@ -60,7 +60,7 @@ struct BatchTable {
 /// A system's memory for its parallel loops, kept between runs so a tick allocates nothing:
 /// the per-batch command buffers and the matched tables of the current loop.
 #[derive(Debug, Default)]
-pub struct BatchScratch {
+pub(crate) struct BatchScratch {
     /// The system's PRNG seed, the root of its batches' streams.
     seed: u64,
     /// Loops run so far: the per-loop part of each batch's PRNG stream.
@@ -133,21 +133,72 @@ impl<T> Shared<T> {
     }
 }
 
-/// Runs `visit(batch, entities, fetch at the batch's first row, rows)` for every batch of
-/// `Q`'s matched rows, on the current pool.
+/// Where a parallel loop's batches run and record.
+pub(crate) enum BatchSink<'a> {
+    /// The running system's scratch: the batches run on the current pool, each recording
+    /// into its own buffer.
+    Pool(&'a mut BatchScratch),
+    /// A context built by hand: the batches run in order on this thread, recording into the
+    /// system's own buffer and drawing from streams rooted at the seed.
+    Inline(&'a mut CommandBuffer, u64),
+}
+
+/// Calls `f` with each of `Q`'s matched rows, batch by batch: what every `par_each` runs.
 ///
 /// # Safety
 ///
-/// As for [`each_in`](crate::query::each_in), for every batch at once: the caller has the access `Q`
-/// needs for the whole call. Without a `scratch` (a context built by hand) the batches run
-/// in order on this thread, recording into `fallback`'s buffer (the system's own) and
-/// drawing from streams rooted at `fallback`'s seed.
-pub(crate) unsafe fn par_batches_in<'s, Q: QueryData>(
+/// As for [`each_in`](laige_query::query::each_in), for every batch at once: the caller has the
+/// access `Q` needs for the whole call.
+pub(crate) unsafe fn par_each_in<Q: QueryData>(
+    storage: &Storage,
+    declared: Option<&SystemMeta>,
+    sink: BatchSink<'_>,
+    f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
+) -> Result<(), QueryError> {
+    let visit = |batch: &mut Batch<'_>, entities: &[Entity], mut fetch| {
+        for &entity in entities {
+            // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
+            // one; `par_batches_in` yields each row once.
+            let item = unsafe { Q::next_item(&mut fetch) };
+            f(batch, entity, item);
+        }
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { par_batches_in::<Q>(storage, declared, sink, visit) }
+}
+
+/// Calls `f` with each batch of `Q`'s matched rows as columns: what every `par_each_chunk`
+/// runs.
+///
+/// # Safety
+///
+/// As for [`par_each_in`].
+pub(crate) unsafe fn par_each_chunk_in<Q: QueryData>(
+    storage: &Storage,
+    declared: Option<&SystemMeta>,
+    sink: BatchSink<'_>,
+    f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
+) -> Result<(), QueryError> {
+    let visit = |batch: &mut Batch<'_>, entities: &[Entity], fetch| {
+        // SAFETY: the batch's rows from `fetch` on, one per entity, are its own.
+        let chunk = unsafe { Q::chunk(&fetch, entities.len()) };
+        f(batch, entities, chunk);
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { par_batches_in::<Q>(storage, declared, sink, visit) }
+}
+
+/// Runs `visit(batch, entities, fetch at the batch's first row)` for every batch of `Q`'s
+/// matched rows, where `sink` says.
+///
+/// # Safety
+///
+/// As for [`par_each_in`].
+unsafe fn par_batches_in<'s, Q: QueryData>(
     storage: &'s Storage,
     declared: Option<&SystemMeta>,
-    scratch: Option<&mut BatchScratch>,
-    fallback: Option<(&mut CommandBuffer, u64)>,
-    visit: impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch, usize) + Sync,
+    sink: BatchSink<'_>,
+    visit: impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch) + Sync,
 ) -> Result<(), QueryError> {
     let mut desc = QueryDesc::new(storage, declared);
     let state = match Q::init(&mut desc).and_then(|state| desc.check_footprint().map(|()| state)) {
@@ -155,37 +206,27 @@ pub(crate) unsafe fn par_batches_in<'s, Q: QueryData>(
         Err(err) => return Err(storage.report(err)),
     };
     let matcher = desc.matcher();
-    let Some(scratch) = scratch else {
-        // A context built by hand: the batches run in order, into the system's own buffer.
-        let Some((main, seed)) = fallback else {
+    let scratch = match sink {
+        BatchSink::Pool(scratch) => scratch,
+        BatchSink::Inline(main, seed) => {
+            // Hand-built contexts only: the World's systems keep their tables in their scratch.
+            let mut tables = Vec::new();
+            let count = collect_tables(storage, &matcher, &mut tables);
+            for batch in 0..count {
+                let (table, start, rows) = locate(&tables, batch);
+                let mut scope = Batch {
+                    index: batch,
+                    commands: Commands::new(main, storage),
+                    rng: batch_rng(seed, 0, batch),
+                };
+                // SAFETY: as below, on this thread alone.
+                unsafe { visit_rows::<Q>(storage, &state, table, start, rows, &mut scope, &visit) };
+            }
             return Ok(());
-        };
-        let mut batch = 0u32;
-        // Hand-built contexts only: the World's systems keep their tables in their scratch.
-        let mut tables = Vec::new();
-        collect_tables(storage, &matcher, &mut tables);
-        let count = tables
-            .last()
-            .map_or(0, |it| it.first_batch + batches_of(it.rows));
-        while batch < count {
-            let (table, start, rows) = locate(&tables, batch);
-            let mut scope = Batch {
-                index: batch,
-                commands: Commands::new(main, storage),
-                rng: batch_rng(seed, 0, batch),
-            };
-            // SAFETY: as below, on this thread alone.
-            unsafe { visit_rows::<Q>(storage, &state, table, start, rows, &mut scope, &visit) };
-            batch += 1;
         }
-        return Ok(());
     };
     scratch.tables.clear();
-    collect_tables(storage, &matcher, &mut scratch.tables);
-    let count = scratch
-        .tables
-        .last()
-        .map_or(0, |it| it.first_batch + batches_of(it.rows));
+    let count = collect_tables(storage, &matcher, &mut scratch.tables);
     let first = scratch.used;
     let needed = first + count as usize;
     if scratch.buffers.len() < needed {
@@ -223,8 +264,9 @@ fn batches_of(rows: u32) -> u32 {
     (rows as usize).div_ceil(PAR_BATCH_ROWS) as u32
 }
 
-/// Lists the non-empty tables `matcher` accepts, ascending, with their first batch.
-fn collect_tables(storage: &Storage, matcher: &Matcher, out: &mut Vec<BatchTable>) {
+/// Lists the non-empty tables `matcher` accepts, ascending, with their first batch; returns
+/// how many batches they make in all.
+fn collect_tables(storage: &Storage, matcher: &Matcher, out: &mut Vec<BatchTable>) -> u32 {
     let mut next = 0u32;
     for (index, table) in storage.archetypes().iter().enumerate() {
         if table.is_empty() || !matcher.matches(table) {
@@ -238,6 +280,7 @@ fn collect_tables(storage: &Storage, matcher: &Matcher, out: &mut Vec<BatchTable
         });
         next += batches_of(rows);
     }
+    next
 }
 
 /// Calls `visit` for the rows `start..start + rows` of table `table`.
@@ -253,7 +296,7 @@ unsafe fn visit_rows<'s, Q: QueryData>(
     start: usize,
     rows: usize,
     scope: &mut Batch<'_>,
-    visit: &(impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch, usize) + Sync),
+    visit: &(impl Fn(&mut Batch<'_>, &'s [Entity], Q::Fetch) + Sync),
 ) {
     let archetype = &storage.archetypes()[table];
     let mut fetch = Q::fetch(state, archetype);
@@ -263,5 +306,5 @@ unsafe fn visit_rows<'s, Q: QueryData>(
         Q::skip_rows(&mut fetch, start);
         std::slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(start), rows)
     };
-    visit(scope, entities, fetch, rows);
+    visit(scope, entities, fetch);
 }

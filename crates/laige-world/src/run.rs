@@ -12,7 +12,6 @@ use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
 use laige_runner::{RunError, Runner, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
-use crate::observers::in_system_span;
 use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
 use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
@@ -277,17 +276,7 @@ impl World {
 
     /// Switches per-system timing and budget checks on or off (on by default).
     pub fn set_timing(&mut self, on: bool) {
-        self.runtime.runner.set_timing(on);
-        if let Some(executor) = &self.runtime.executor {
-            let options = ExecutorOptions {
-                time_systems: self.runtime.time_systems(),
-                ..executor.options()
-            };
-            self.runtime.executor = Some(Executor::with_clock(
-                options,
-                self.runtime.runner.clock().clone(),
-            ));
-        }
+        self.runtime.set_timing(on);
     }
 
     /// Whether per-system timing is on.
@@ -343,14 +332,11 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         // SAFETY: in bounds (checked above); only this call touches system `id`'s state
         // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
         let state = unsafe { &mut *self.systems.add(id.index()) };
-        let meta = state.meta();
-        in_system_span(meta.name, meta.id, || {
-            // SAFETY: the caller guarantees no concurrently running system conflicts with
-            // this one, which is `SystemState::run`'s contract; the storage is this world's
-            // and is not borrowed mutably during a tick.
-            unsafe { state.run_contained(self.storage, run) };
-        });
-        if !state.is_settled() {
+        // SAFETY: the caller guarantees no concurrently running system conflicts with this
+        // one, which is `SystemState::run`'s contract; the storage is this world's and is not
+        // borrowed mutably during a tick.
+        let settled = unsafe { state.run_contained(self.storage, run) };
+        if !settled {
             self.unsettled.fetch_add(1, Ordering::Relaxed);
         }
     }

@@ -55,9 +55,21 @@ impl Runtime {
         self.runner.options().timing || self.runner.keeps_spans()
     }
 
+    /// Switches per-system timing and budget checks on or off, on the runner and the
+    /// executor (whose pool keeps running).
+    pub(crate) fn set_timing(&mut self, on: bool) {
+        self.runner.set_timing(on);
+        self.sync_time_systems();
+    }
+
     /// Keeps each system's span from now on (or stops), on the runner and the executor.
     pub(crate) fn keep_spans(&mut self, on: bool) {
         self.runner.keep_spans(on);
+        self.sync_time_systems();
+    }
+
+    /// Tells the executor whether to time systems, after the runner's options changed.
+    fn sync_time_systems(&mut self) {
         let time_systems = self.time_systems();
         if let Some(executor) = &mut self.executor {
             executor.set_time_systems(time_systems);

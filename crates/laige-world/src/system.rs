@@ -47,7 +47,8 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::command::CommandBuffer;
-use crate::{BatchScratch, Prng, QueryError, Storage, SystemMeta};
+use crate::par::BatchScratch;
+use crate::{Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
 pub use laige_query::QueryFilter;
@@ -67,9 +68,9 @@ pub(crate) fn init_param<P: SystemParam>(init: &mut ParamInit<'_>) -> P::State {
 /// What a failing system returns, boxed: any error type converts into it with `?`.
 pub type BoxError = Box<dyn Error + Send + Sync + 'static>;
 
-/// What one run of a system may touch: the storage (shared), the system's meta, and its own
+/// What one run of a system may touch: the storage (shared), the system's meta, its own
 /// command buffer and PRNG stream, which [`SystemParam::fetch`] hands out to at most one
-/// parameter each.
+/// parameter each, and the scratch its query parameters' `par_each` loops share.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct SystemWorld<'w> {

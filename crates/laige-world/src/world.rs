@@ -9,13 +9,13 @@ use std::mem::ManuallyDrop;
 use laige_diag::Diagnostics;
 use laige_registry::{ComponentId, Registry};
 
-use crate::archetype::Archetype;
-use crate::bundle::Bundle;
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
-use crate::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
 use crate::runtime::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
+use laige_query::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
+use laige_storage::archetype::Archetype;
+use laige_storage::bundle::Bundle;
 
 pub use names::{SystemHandle, SystemNames};
 pub use systems::{SystemBuilder, SystemState};

@@ -6,9 +6,9 @@ use std::slice;
 use laige_registry::{Access, ComponentId};
 
 use super::{QueryData, QueryDesc};
-use crate::archetype::Archetype;
 use crate::declare::ParamInit;
 use crate::{Entity, QueryError};
+use laige_storage::archetype::Archetype;
 
 /// The typed column base of `component` in `archetype`, if it has it.
 #[inline]

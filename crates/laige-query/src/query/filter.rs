@@ -5,8 +5,8 @@ use std::marker::PhantomData;
 
 use super::{QueryData, QueryDesc};
 use crate::QueryError;
-use crate::archetype::Archetype;
 use crate::declare::ParamInit;
+use laige_storage::archetype::Archetype;
 
 /// A query element that matches only entities that have a `T`, without reading it.
 ///

@@ -10,8 +10,8 @@ use laige_registry::{Access, ComponentId};
 use super::QueryFilter;
 use super::{QueryData, QueryDesc};
 use crate::QueryError;
-use crate::archetype::Archetype;
 use crate::declare::ParamInit;
+use laige_storage::archetype::Archetype;
 
 /// A query element that reads `T` as it is this tick: it yields what `&T` yields, and a
 /// typed system that uses it declares `.reads_fresh::<T>()` (the declarative scheduler then

@@ -7,9 +7,9 @@ use laige_registry::ComponentId;
 
 use super::SystemMeta;
 use super::{Matcher, Prepared, QueryData, QueryDesc};
-use crate::archetype::Archetype;
-use crate::column::TableColumn;
 use crate::{Entity, QueryError, Storage};
+use laige_storage::archetype::Archetype;
+use laige_storage::column::TableColumn;
 
 /// Resolves and checks `Q`; reports a refusal.
 #[inline(always)]

@@ -9,10 +9,10 @@ use std::ptr::NonNull;
 use laige_registry::Access;
 
 use super::{QueryData, QueryDesc};
-use crate::archetype::Archetype;
 use crate::declare::ParamInit;
-use crate::snapshot::{RawView, SnapshotView};
 use crate::{Entity, QueryError};
+use laige_storage::archetype::Archetype;
+use laige_storage::snapshot::{RawView, SnapshotView};
 
 /// A query element that reads the snapshot of a versioned component:
 /// `ctx.each::<(&mut Vel, Snapshot<&Pos>)>(|e, (vel, old_pos)| ..)`.
@@ -50,26 +50,22 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Snapshot<&T> {
 
     #[inline]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        (*state, archetype.entities_ptr())
+        (*state, Entity::fetch(&(), archetype))
     }
 
     #[inline]
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a T> {
         let (view, entities) = fetch;
-        // SAFETY: `entities` is at a row of the matched archetype's entity column, so one step
-        // on is at most one past its end; the store is unchanged for `'a` (the storage stays
-        // borrowed while the query runs).
-        unsafe {
-            let entity = *entities.as_ptr();
-            crate::query::skip(entities, 1);
-            view.view().get(entity)
-        }
+        // SAFETY: `entities` is at a row of the matched archetype's entity column (the
+        // caller's promise, as for `Entity`); the store is unchanged for `'a` (the storage
+        // stays borrowed while the query runs).
+        unsafe { view.view().get(Entity::next_item(entities)) }
     }
 
     #[inline]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
         // SAFETY: forwarded from the caller: the target is a row of the entity column.
-        unsafe { crate::query::skip(&mut fetch.1, rows) }
+        unsafe { Entity::skip_rows(&mut fetch.1, rows) }
     }
 
     #[inline]

@@ -6,8 +6,8 @@ use laige_registry::ComponentId;
 
 use super::{QueryData, QueryDesc};
 use crate::QueryError;
-use crate::archetype::Archetype;
 use crate::declare::ParamInit;
+use laige_storage::archetype::Archetype;
 
 macro_rules! tuple_query {
     ($($name:ident),*) => {

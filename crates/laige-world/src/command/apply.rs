@@ -140,7 +140,7 @@ fn live_target(
     buffer: &CommandBuffer,
     target: Target,
     op: &'static str,
-) -> Option<(Entity, crate::entity::Location)> {
+) -> Option<(Entity, laige_storage::entity::Location)> {
     let entity = buffer.resolve(target)?;
     let location = storage.locate(entity, op).ok()?;
     Some((entity, location))

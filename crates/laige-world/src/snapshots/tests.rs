@@ -1,11 +1,11 @@
-//! The `Snapshot<&T>` query element (not re-exported yet, so tested from inside the crate).
+//! The `Snapshot<&T>` query element: a setup query joining live rows with snapshot values,
+//! and the `.reads_snapshot` declaration a system's query of it needs.
 
 use laige_registry::Access;
 
-use crate::Component;
-use crate::ComponentOptions;
-use crate::Snapshot;
-use crate::{Entity, QueryError, SystemContext, World, WorldOptions};
+use crate::{
+    Component, ComponentOptions, Entity, QueryError, Snapshot, SystemContext, World, WorldOptions,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32);

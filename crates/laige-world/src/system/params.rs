@@ -10,11 +10,11 @@ use std::ptr::NonNull;
 use laige_registry::{Access, ComponentId};
 
 use super::{ParamInit, SystemParam, SystemWorld, init_param};
-use crate::par::{Batch, BatchScratch, par_batches_in};
-use crate::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
+use crate::par::{Batch, BatchScratch, BatchSink, par_each_chunk_in, par_each_in};
 use crate::{
     CommandBuffer, Commands, Entity, Prepared, Prng, QueryError, QueryFilter, Storage, SystemMeta,
 };
+use laige_query::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
 
 /// A system parameter that queries entities: `Query<'_, (&mut Pos, &Vel)>`, or with a filter,
 /// `Query<'_, &mut Pos, With<Player>>`.
@@ -80,25 +80,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        let visit = |batch: &mut Batch<'_>, entities: &[Entity], mut fetch, rows| {
-            for &entity in &entities[..rows] {
-                // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
-                // one; `par_batches_in` yields each row once.
-                let item = unsafe { Filtered::<Q, F>::next_item(&mut fetch) };
-                f(batch, entity, item);
-            }
-        };
         // SAFETY: as for `each`; the scratch is the running system's, and no other loop of
         // its parameters runs meanwhile (`&mut self` here, and a loop's closure is `Fn`).
         unsafe {
-            let batches = &mut *self.batches.as_ptr();
-            par_batches_in::<Filtered<Q, F>>(
-                self.storage,
-                Some(self.meta),
-                Some(batches),
-                None,
-                visit,
-            )
+            let sink = BatchSink::Pool(&mut *self.batches.as_ptr());
+            par_each_in::<Filtered<Q, F>>(self.storage, Some(self.meta), sink, f)
         }
     }
 
@@ -112,21 +98,10 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        let visit = |batch: &mut Batch<'_>, entities, fetch, rows| {
-            // SAFETY: the batch's `rows` rows from `fetch` on are its own.
-            let chunk = unsafe { Filtered::<Q, F>::chunk(&fetch, rows) };
-            f(batch, entities, chunk);
-        };
         // SAFETY: as for `par_each`.
         unsafe {
-            let batches = &mut *self.batches.as_ptr();
-            par_batches_in::<Filtered<Q, F>>(
-                self.storage,
-                Some(self.meta),
-                Some(batches),
-                None,
-                visit,
-            )
+            let sink = BatchSink::Pool(&mut *self.batches.as_ptr());
+            par_each_chunk_in::<Filtered<Q, F>>(self.storage, Some(self.meta), sink, f)
         }
     }
 

@@ -2,8 +2,8 @@
 
 use laige_registry::ComponentId;
 
-use crate::component::{CloneFn, ComponentInfo, HashFn, RegisterComponentError};
 use crate::{Component, ComponentOptions, World, WorldError};
+use laige_storage::component::{CloneFn, ComponentInfo, HashFn, RegisterComponentError};
 
 impl World {
     /// Registers `T` as a component with the default options: its presence, but not its

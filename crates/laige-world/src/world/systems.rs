@@ -12,11 +12,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
+use crate::observers::in_system_span;
+use crate::par::BatchScratch;
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
-use crate::{
-    BatchScratch, CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun,
-    World,
-};
+use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
 
 /// What the world keeps per registered system besides its registry record: its meta (as
 /// contexts see it), its command buffer, its PRNG substream, and for a typed system its
@@ -164,22 +163,27 @@ impl SystemState {
         Some(failure)
     }
 
-    /// [`SystemState::run`], keeping a panic here instead of letting it unwind into the
-    /// runner or a worker: both ways of running a track contain a panic the same way, and
-    /// [`SystemState::take_panic`] settles it after the track.
+    /// [`SystemState::run`] inside the system's span, keeping a panic here instead of letting
+    /// it unwind into the runner or a worker: both ways of running a track run a system this
+    /// way, and [`SystemState::take_panic`] settles a panic after the track. Returns
+    /// [`SystemState::is_settled`], which both count to skip settling a quiet track.
     ///
     /// # Safety
     ///
     /// As for [`SystemState::run`].
     #[inline]
-    pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) {
-        let res = catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.run(storage, run) }
-        }));
+    pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) -> bool {
+        let (name, id) = (self.meta.name, self.meta.id);
+        let res = in_system_span(name, id, || {
+            catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.run(storage, run) }
+            }))
+        });
         if let Err(payload) = res {
             self.keep_panic(payload);
         }
+        self.is_settled()
     }
 
     /// Keeps the panic `payload` of the last run, out of the run's path.
@@ -281,13 +285,12 @@ impl World {
     ) -> Result<SystemId, RegisterError> {
         let id = self.registry.register(def)?;
         let record = self.registry.get(id).expect("the registry just stored it");
+        let rng = Prng::derive_substream(self.options().seed, id.get());
         self.systems.push(SystemState {
             meta: SystemMeta::of(record),
             commands: CommandBuffer::new(),
-            rng: Prng::derive_substream(self.options().seed, id.get()),
-            batches: BatchScratch::new(
-                Prng::derive_substream(self.options().seed, id.get()).seed(),
-            ),
+            batches: BatchScratch::new(rng.seed()),
+            rng,
             typed,
             failure: None,
             panicked: None,
