@@ -319,16 +319,12 @@ impl Executor {
     ) -> impl Iterator<Item = SystemId> + 'a {
         static IDENTITY: std::sync::LazyLock<PickOrder> =
             std::sync::LazyLock::new(PickOrder::identity);
-        let order = match self.order_plan == plan.identity() {
-            true => self.orders.get(t).unwrap_or(&IDENTITY),
-            false => &IDENTITY,
-        };
-        let t = if t < plan.track_count() {
-            Some(t)
-        } else {
-            None
-        };
-        t.into_iter().flat_map(move |t| order.systems(plan, t))
+        let measured = (self.order_plan == plan.identity()).then(|| self.orders.get(t));
+        let order = measured.flatten().unwrap_or(&IDENTITY);
+        (t < plan.track_count())
+            .then_some(t)
+            .into_iter()
+            .flat_map(move |t| order.systems(plan, t))
     }
 
     /// Resets the pick orders to sequential order when `plan` is not the one they were
