@@ -18,7 +18,7 @@
 //! A helper (an idle worker, inside a track or between tracks) joins with a CAS that
 //! increments `active` only while the loop is open, claims batches like the owner, and
 //! leaves with a releasing decrement. This is the track handshake of `crate::pool` on a
-//! word of its own, and the same argument makes the stack pointer sound.
+//! word of its own (`crate::handshake`), and the same argument makes the stack pointer sound.
 //!
 //! A batch that panics does not unwind through the loop: every batch runs, the payload of
 //! the lowest panicking batch is kept, and the owner resumes it once every helper left, so
@@ -29,15 +29,12 @@ use std::any::Any;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
+use crate::handshake::{EPOCH_ONE, OPEN, close_and_wait, join};
 use crate::idle::Naps;
 use crate::sync::{
-    AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Backoff, CachePadded, Liveness, Mutex, Ordering,
+    AtomicBool, AtomicPtr, AtomicU32, AtomicU64, CachePadded, Liveness, Mutex, Ordering,
     happens_after, happens_before,
 };
-
-const ACTIVE_MASK: u64 = 0xFFFF;
-const OPEN: u64 = 1 << 16;
-const EPOCH_ONE: u64 = 1 << 32;
 
 /// One shared loop, on the owner's stack for the duration of [`Batches::run`].
 #[repr(align(128))]
@@ -87,20 +84,9 @@ impl Batches {
         if !self.wants_help() {
             return false;
         }
-        let mut current = self.state.load(Ordering::Relaxed);
-        loop {
-            if current & OPEN == 0 {
-                return false;
-            }
-            match self.state.compare_exchange_weak(
-                current,
-                current + 1,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(now) => current = now,
-            }
+        let current = self.state.load(Ordering::Relaxed);
+        if !join(&self.state, current, |state| state & OPEN != 0) {
+            return false;
         }
         happens_after(&*self.state);
         // SAFETY: the owner stored the job pointer before opening the loop we joined (our
@@ -145,11 +131,7 @@ impl Batches {
         self.claim_all(job);
         // 4. Close, then wait for the joined helpers to leave; the acquire loads read their
         // releasing decrements, so everything their batches did happens before we return.
-        self.state.fetch_and(!OPEN, Ordering::AcqRel);
-        let mut backoff = Backoff::default();
-        while self.state.load(Ordering::Acquire) & ACTIVE_MASK != 0 {
-            backoff.snooze();
-        }
+        close_and_wait(&self.state);
         happens_after(&*self.job);
         self.job.store(std::ptr::null_mut(), Ordering::Relaxed);
         job.alive.retire();

@@ -204,6 +204,7 @@ impl Executor {
         }
         let (base, len) = plan.track_span(t);
         let (mode, sample) = self.choose(plan, t);
+        self.forget_other_plans_orders(plan);
         // A system's `par_each` finds the pool through this, whichever way the track runs.
         let _current = self.pool.enter();
         let timed = self.options.time_systems;
@@ -318,20 +319,18 @@ impl Executor {
     ) -> impl Iterator<Item = SystemId> + 'a {
         static IDENTITY: std::sync::LazyLock<PickOrder> =
             std::sync::LazyLock::new(PickOrder::identity);
-        let order = match self.order_plan == plan.identity() {
-            true => self.orders.get(t).unwrap_or(&IDENTITY),
-            false => &IDENTITY,
-        };
-        let t = if t < plan.track_count() {
-            Some(t)
-        } else {
-            None
-        };
-        t.into_iter().flat_map(move |t| order.systems(plan, t))
+        let measured = (self.order_plan == plan.identity()).then(|| self.orders.get(t));
+        let order = measured.flatten().unwrap_or(&IDENTITY);
+        (t < plan.track_count())
+            .then_some(t)
+            .into_iter()
+            .flat_map(move |t| order.systems(plan, t))
     }
 
-    /// After a timed run of track `t`, re-measures its pick order when it is due.
-    fn measure_pick_order(&mut self, plan: &Plan, t: usize) {
+    /// Resets the pick orders to sequential order when `plan` is not the one they were
+    /// measured for: another plan's permutation may put a system in a slot past the track's
+    /// ready words, where no thread would ever claim it.
+    fn forget_other_plans_orders(&mut self, plan: &Plan) {
         if self.order_plan != plan.identity() {
             self.order_plan = plan.identity();
             self.orders
@@ -339,6 +338,10 @@ impl Executor {
                 .for_each(|it| *it = PickOrder::identity());
             self.order_countdown = [0; MAX_TRACKS];
         }
+    }
+
+    /// After a timed run of track `t`, re-measures its pick order when it is due.
+    fn measure_pick_order(&mut self, plan: &Plan, t: usize) {
         let countdown = &mut self.order_countdown[t];
         if *countdown > 0 {
             *countdown -= 1;

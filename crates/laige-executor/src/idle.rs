@@ -102,7 +102,7 @@ impl Naps {
     /// track, whose caller is `caller`.
     pub(crate) fn wake_all(&self, caller: &Handle) {
         fence(Ordering::SeqCst);
-        self.unpark_nappers(caller);
+        self.unpark_nappers(u32::MAX, Some(caller));
     }
 
     /// Wakes up to `ready` napping threads after `ready` systems became ready. The `SeqCst`
@@ -112,39 +112,7 @@ impl Naps {
     /// are systems keeps a crowd of idle threads from all waking for one system.
     pub(crate) fn wake_for(&self, ready: u32, caller: &Handle) {
         fence(Ordering::SeqCst);
-        if self.napping.load(Ordering::Relaxed) == 0 {
-            return;
-        }
-        let mut left = ready;
-        for (me, slot) in self.slots.iter().enumerate() {
-            if left == 0 {
-                return;
-            }
-            if slot.napping.load(Ordering::Relaxed) {
-                left -= 1;
-                match me {
-                    #[cfg(not(loom))]
-                    0 => caller.unpark(),
-                    _ => self.unpark(me),
-                }
-            }
-        }
-        #[cfg(loom)]
-        let _ = caller;
-    }
-
-    /// Wakes the workers that nap, if any (not the calling thread, whose handle comes with a
-    /// track): a shared loop (`crate::batch`) has batches for them. The caller issued the
-    /// `SeqCst` fence after opening the loop, which pairs with the napper's, as in
-    /// [`Naps::wake_for`].
-    pub(crate) fn wake_workers_if_any(&self) {
-        if self.napping.load(Ordering::Relaxed) != 0 {
-            for me in 1..self.slots.len() {
-                if self.slots[me].napping.load(Ordering::Relaxed) {
-                    self.unpark(me);
-                }
-            }
-        }
+        self.unpark_nappers(ready, Some(caller));
     }
 
     /// Unparks worker `me` (not the calling thread, 0), once it registered.
@@ -167,7 +135,7 @@ impl Naps {
     /// Wakes the workers that sleep between tracks or nap inside one, so they help with the
     /// shared loop just opened (`crate::batch`). The fence pairs with the sleeper's and the
     /// napper's; still, this is best effort for correctness: the loop's owner runs what
-    /// nobody takes.
+    /// nobody takes. The calling thread is not woken: its handle comes with a track.
     pub(crate) fn wake_helpers(&self) {
         fence(Ordering::SeqCst);
         for me in 1..self.slots.len() {
@@ -176,7 +144,7 @@ impl Naps {
                 self.unpark(me);
             }
         }
-        self.wake_workers_if_any();
+        self.unpark_nappers(u32::MAX, None);
     }
 
     /// Naps taken since the pool started.
@@ -184,18 +152,28 @@ impl Naps {
         self.taken.load(Ordering::Relaxed)
     }
 
-    fn unpark_nappers(&self, caller: &Handle) {
+    /// Unparks up to `limit` napping threads, lowest index first; the calling thread (0)
+    /// only when its handle `caller` is given. The caller of this issued the `SeqCst` fence
+    /// that pairs with the napper's, so a zero `napping` count means nobody to wake.
+    fn unpark_nappers(&self, limit: u32, caller: Option<&Handle>) {
+        if self.napping.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let mut left = limit;
         for (me, slot) in self.slots.iter().enumerate() {
+            if left == 0 {
+                return;
+            }
             if !slot.napping.load(Ordering::Relaxed) {
                 continue;
             }
-            match me {
+            match (me, caller) {
+                (0, None) => continue,
                 #[cfg(not(loom))]
-                0 => caller.unpark(),
+                (0, Some(caller)) => caller.unpark(),
                 _ => self.unpark(me),
             }
-            #[cfg(loom)]
-            let _ = caller;
+            left -= 1;
         }
     }
 }

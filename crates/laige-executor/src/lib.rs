@@ -75,6 +75,7 @@
 mod batch;
 mod error;
 mod executor;
+mod handshake;
 mod host;
 mod idle;
 mod order;

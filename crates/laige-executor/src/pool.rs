@@ -2,7 +2,7 @@
 //!
 //! # The state word
 //!
-//! One `AtomicU64` carries the tick handshake: bits 0..16 count the workers inside the
+//! One `AtomicU64` carries the tick handshake (`crate::handshake`): bits 0..16 count the workers inside the
 //! current track (`active`), bit 16 says the track is open for joining, bit 17 asks the
 //! workers to exit, and bits 32..64 hold the epoch, bumped once per published track.
 //!
@@ -43,9 +43,8 @@ use laige_registry::SystemId;
 
 use crate::batch::CurrentPool;
 use crate::error::PanicMessage;
-use crate::shared::{
-    ACTIVE_MASK, EPOCH_ONE, EPOCH_SHIFT, Job, NO_PANIC, OPEN, SHUTDOWN, Shared, spin_start,
-};
+use crate::handshake::{ACTIVE_MASK, EPOCH_ONE, EPOCH_SHIFT, OPEN, SHUTDOWN, close_and_wait, join};
+use crate::shared::{Job, NO_PANIC, Shared, spin_start};
 use crate::sync::{Arc, Backoff, Ordering, fence, happens_after, happens_before, thread};
 use crate::work::work;
 
@@ -182,11 +181,7 @@ impl Pool {
         work(shared, job, plan, 0);
         // 4. Close, then 5. wait for the joined workers to leave. The acquire loads read
         // their releasing `fetch_sub`s, so everything they did happens before we return.
-        shared.state.fetch_and(!OPEN, Ordering::AcqRel);
-        let mut backoff = Backoff::default();
-        while shared.state.load(Ordering::Acquire) & ACTIVE_MASK != 0 {
-            backoff.snooze();
-        }
+        close_and_wait(&shared.state);
         happens_after(&*shared.job);
         shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
         job.alive.retire();
@@ -220,21 +215,9 @@ fn worker_main(shared: &Shared, me: usize) {
             return;
         }
         seen = state >> EPOCH_SHIFT;
-        let mut current = state;
-        let joined = loop {
-            if current >> EPOCH_SHIFT != seen || current & OPEN == 0 {
-                break false;
-            }
-            match shared.state.compare_exchange_weak(
-                current,
-                current + 1,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break true,
-                Err(now) => current = now,
-            }
-        };
+        let joined = join(&shared.state, state, |current| {
+            current >> EPOCH_SHIFT == seen && current & OPEN != 0
+        });
         if !joined {
             // That track closed before we got in, or a newer one opened: wait again.
             continue;

@@ -14,12 +14,6 @@ use crate::order::PickOrder;
 use crate::plan::{Plan, Positions, WORDS};
 use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, CachePadded, Liveness, Ordering};
 
-pub(crate) const ACTIVE_MASK: u64 = 0xFFFF;
-pub(crate) const OPEN: u64 = 1 << 16;
-pub(crate) const SHUTDOWN: u64 = 1 << 17;
-pub(crate) const EPOCH_SHIFT: u32 = 32;
-pub(crate) const EPOCH_ONE: u64 = 1 << EPOCH_SHIFT;
-
 /// "No panic" in a position slot.
 pub(crate) const NO_PANIC: u32 = u32::MAX;
 

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Recorder, Run, id, name, random_graph};
+use common::{Recorder, Run, id, name, plain_registry, random_graph};
 use laige_executor::{EdgeReason, Executor, ExecutorOptions, Mode, Plan};
 use laige_registry::{Registry, SystemDef, SystemId};
 use laige_scheduler::schedule;
@@ -128,5 +128,38 @@ fn a_measured_pick_order_keeps_every_edge() {
             reordered,
             "no measured order differed from the sequential one"
         );
+    }
+}
+
+/// Takes 1 µs on the host's manual clock, except the first ten systems, which take nothing.
+fn all_but_ten(host: &Recorder, id: SystemId) {
+    if id.index() >= 10 {
+        host.clock.advance(Duration::from_micros(1));
+    }
+}
+
+/// A pick order measured for one plan is not used for another. Measured on 100 systems, it
+/// puts the ten that take nothing in the last slots; used for a track of ten, those slots
+/// lie past the words its threads claim from, and the track never ended.
+#[test]
+fn a_new_plan_starts_from_the_sequential_order() {
+    let host = Recorder::new(100);
+    let mut executor = host.executor(ExecutorOptions {
+        threads: 2,
+        mode: Mode::Parallel,
+        time_systems: true,
+    });
+    let large = plain_registry(100, all_but_ten);
+    let large_plan = Plan::build_from_access(&schedule(&large).unwrap(), &large);
+    executor
+        .run_track(&large_plan, 0, large.runs(), &host)
+        .unwrap();
+    let small = plain_registry(10, all_but_ten);
+    let small_plan = Plan::build_from_access(&schedule(&small).unwrap(), &small);
+    executor
+        .run_track(&small_plan, 0, small.runs(), &host)
+        .unwrap();
+    for system in small_plan.track(0) {
+        assert_eq!(host.runs(*system), 2, "{system} ran in both tracks");
     }
 }

@@ -198,11 +198,13 @@ fn declared<R>(
 /// transitive reduction drops it).
 fn add_conflicts<R>(graph: &mut ScheduleGraph, schedule: &Schedule, registry: &Registry<R>) {
     let records = registry.records();
+    // The pairs that conflict, as sets: only those are asked for their component.
+    let conflicts = registry.conflicts(None);
     let mut binding = vec![SystemSet::EMPTY; records.len()];
     for edge in &graph.edges {
-        let (a, b) = (edge.earlier.id.index(), edge.later.id.index());
-        if edge.cause.is_strong() || records[a].conflict_with(&records[b], None).is_some() {
-            binding[b].insert(edge.earlier.id);
+        let (a, b) = (edge.earlier.id, edge.later.id);
+        if edge.cause.is_strong() || conflicts.contains(a, b) {
+            binding[b.index()].insert(a);
         }
     }
     let mut reach = vec![SystemSet::EMPTY; records.len()];
@@ -214,7 +216,7 @@ fn add_conflicts<R>(graph: &mut ScheduleGraph, schedule: &Schedule, registry: &R
                 ordered = ordered.union(&reach[p.index()]);
             }
             for &earlier in track[..j].iter().rev() {
-                if ordered.contains(earlier) {
+                if ordered.contains(earlier) || !conflicts.contains(earlier, later) {
                     continue;
                 }
                 let (a, b) = (earlier.index(), later.index());
