@@ -21,8 +21,8 @@
 //! # Ready systems (`crate::work`)
 //!
 //! Per track, a system is ready when its predecessor count reaches 0. Ready systems are
-//! bits of four `AtomicU64` words (track-local positions, so lowest first is sequential
-//! order first), and every thread has its own four words on its own cache line. The caller
+//! bits of four `AtomicU64` words (track-local slots: lowest first is the track's pick order
+//! first, sequential order unless `crate::order` measured a critical path), and every thread has its own four words on its own cache line. The caller
 //! deals the track's roots out in contiguous blocks, the lowest to itself, before it
 //! publishes the track. A thread claims a few systems at once with one CAS (guided: a
 //! quarter of what a word holds for two threads, at most [`MAX_CHUNK`]), from its own words
