@@ -172,6 +172,16 @@ impl Executor {
         self.options
     }
 
+    /// Runs `f(0)`, ..., `f(count - 1)` on this executor's pool, where its idle threads
+    /// help, outside any track: for work between tracks that splits into independent
+    /// batches (the World refreshes snapshots with it). As [`crate::run_batches`]: every
+    /// batch runs even when one panics, the lowest panicking batch's panic then resumes
+    /// here, and nothing is allocated.
+    pub fn run_batches<F: Fn(u32) + Sync>(&self, count: u32, f: F) {
+        let _current = self.pool.enter();
+        crate::run_batches(count, f);
+    }
+
     /// Runs track `t` of `plan` on `host`; `runs[id.index()]` is what system `id` runs
     /// (`Registry::runs()`).
     ///

@@ -78,6 +78,13 @@ impl Column {
         self.item
     }
 
+    /// The drop function of the element type; `None` when dropping does nothing.
+    #[inline]
+    #[doc(hidden)]
+    pub fn drop_fn(&self) -> Option<DropFn> {
+        self.drop
+    }
+
     /// The address of `row`, which may be `len` (one past the end) or less.
     #[inline]
     #[doc(hidden)]
@@ -148,6 +155,19 @@ impl Column {
         // clone is written, so a panicking clone leaves the column as it was.
         unsafe { clone(src, self.ptr_at(self.len)) };
         self.len += 1;
+    }
+
+    /// Counts the first `len` rows as the column's values, written in place through
+    /// [`Column::ptr_at`] (the parallel snapshot refresh fills rows out of order).
+    ///
+    /// # Safety
+    ///
+    /// `len <= cap`, and rows `0..len` hold valid values of the column's type that nothing
+    /// else owns; the column held no values before (any it held are leaked).
+    #[doc(hidden)]
+    pub unsafe fn set_len(&mut self, len: usize) {
+        debug_assert!(len <= self.cap);
+        self.len = len;
     }
 
     /// Swaps `row` with the last row and shortens the column by one, leaving the value that

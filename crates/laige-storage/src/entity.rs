@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::num::NonZeroU32;
+use std::ops::Range;
 
 /// A handle to an entity: a 32-bit slot index and a 32-bit generation.
 ///
@@ -117,7 +118,6 @@ impl Entities {
     }
 
     /// How many slots were ever opened (live, free or retired).
-    #[cfg(test)]
     #[doc(hidden)]
     pub fn slot_count(&self) -> usize {
         self.slots.len()
@@ -222,11 +222,23 @@ impl Entities {
     /// Every live entity with its location, in ascending index order.
     #[doc(hidden)]
     pub fn iter_live(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
-        self.slots
+        self.iter_live_in(0..self.slots.len())
+    }
+
+    /// The live entities among slots `range` (clamped to the slots opened), with their
+    /// locations, in ascending index order.
+    #[doc(hidden)]
+    pub fn iter_live_in(
+        &self,
+        range: Range<usize>,
+    ) -> impl Iterator<Item = (Entity, Location)> + '_ {
+        let end = range.end.min(self.slots.len());
+        let start = range.start.min(end);
+        self.slots[start..end]
             .iter()
-            .enumerate()
-            .filter(|(_, slot)| slot.archetype != DEAD)
-            .map(|(index, slot)| {
+            .zip(start..)
+            .filter(|(slot, _)| slot.archetype != DEAD)
+            .map(|(slot, index)| {
                 // Indices are below u32::MAX by construction (see `alloc`).
                 let entity = Entity {
                     index: index as u32,

@@ -17,6 +17,10 @@
 //! - an entity despawned (or stripped of `T`) since then still has its last value, under its
 //!   old handle (a reused slot's new entity has another generation, so it does not match).
 
+mod refresh;
+
+pub use refresh::SLOTS_PER_RANGE;
+
 use std::any::type_name;
 use std::fmt;
 use std::ptr::NonNull;
@@ -25,10 +29,8 @@ use std::slice;
 use laige_registry::ComponentId;
 
 use crate::Entity;
-use crate::archetype::Archetype;
 use crate::column::Column;
 use crate::component::{CloneFn, ComponentInfo};
-use crate::entity::Entities;
 
 /// The frozen copy of one versioned component: every live value as of the last refresh,
 /// with its entity, in ascending entity index.
@@ -47,6 +49,7 @@ struct Store {
 #[doc(hidden)]
 pub struct Snapshots {
     stores: Vec<Store>,
+    split: refresh::SplitScratch,
 }
 
 impl Snapshots {
@@ -91,40 +94,6 @@ impl Snapshots {
     #[doc(hidden)]
     pub fn component(&self, store: usize) -> ComponentId {
         self.stores[store].component
-    }
-
-    /// Drops store number `store`'s old copies and makes room for `count` new ones.
-    #[doc(hidden)]
-    pub fn reset(&mut self, store: usize, count: usize) {
-        let store = &mut self.stores[store];
-        store.entities.clear();
-        store.values.clear();
-        store.entities.reserve(count);
-        store.values.reserve_total(count);
-    }
-
-    /// Clones each live entity's value of every versioned component, in ascending entity
-    /// index, into stores [`Snapshots::reset`] made room in.
-    #[doc(hidden)]
-    pub fn fill(&mut self, entities: &Entities, archetypes: &[Archetype]) {
-        if self.stores.is_empty() {
-            return;
-        }
-        for (entity, location) in entities.iter_live() {
-            let table = &archetypes[location.archetype as usize];
-            for store in &mut self.stores {
-                let Some(col) = table.column_index(store.component) else {
-                    continue;
-                };
-                let src = table.columns()[col].ptr_at(location.row as usize);
-                // SAFETY: the entity is live, so its row holds a valid value of the column's
-                // type, which `store.clone_fn` is for; `&mut` to the storage excludes writers;
-                // the store has room for every entity with the component (reserved by
-                // `reset`), and its column is separate memory from the table's.
-                unsafe { store.values.push_clone(src, store.clone_fn) };
-                store.entities.push(entity);
-            }
-        }
     }
 
     /// The snapshot of `component` as a view of `T`; `None` when it is not versioned.

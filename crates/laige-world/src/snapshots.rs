@@ -13,9 +13,18 @@ impl World {
     /// snapshot readers see no values in the first tick). The old copies are dropped, the new
     /// ones cloned in ascending entity index. Buffers are reused: in a steady state (no
     /// entity count above its previous peak) it allocates nothing. With no versioned
-    /// component it does nothing.
+    /// component it does nothing. If a component's `clone` panics, every snapshot is left
+    /// empty (the copies made so far are dropped) and the panic comes out.
+    ///
+    /// On an executor of two threads or more, the refresh is split into ranges of
+    /// entity slots that the pool's threads share, with the same copies as on one thread.
     pub fn end_tick(&mut self) {
-        self.storage.refresh_snapshots();
+        match &self.runtime.executor {
+            Some(executor) if executor.threads() > 1 => self
+                .storage
+                .refresh_snapshots_split(|count, batch| executor.run_batches(count, batch)),
+            _ => self.storage.refresh_snapshots(),
+        }
     }
 
     /// The snapshot of the versioned component `T`, for setup code and tools; systems use
@@ -102,5 +111,7 @@ impl<'w> SystemContext<'w> {
     }
 }
 
+#[cfg(test)]
+mod split_tests;
 #[cfg(test)]
 mod tests;

@@ -76,7 +76,9 @@ fn paint(ctx: &mut SystemContext<'_>) {
     }
 }
 
-fn build(executor: Option<usize>) -> World {
+/// `padding` more entities hold `Pos` and `Blue` but no `Vel`: only the snapshot refresh
+/// and `Score` see them, and enough of them split the refresh into ranges on the pool.
+fn build(executor: Option<usize>, padding: u32) -> World {
     let mut world = World::new(WorldOptions {
         seed: 0xD2D,
         ..WorldOptions::default()
@@ -96,6 +98,9 @@ fn build(executor: Option<usize>) -> World {
             _ => world.spawn((Pos(1.0), Vel(0.5), Age(i % 3))),
         }
         .unwrap();
+    }
+    for i in 0..padding {
+        world.spawn((Pos(i as f32 * 0.25), Blue)).unwrap();
     }
     world.set_layout(
         Layout::new()
@@ -153,13 +158,18 @@ fn build(executor: Option<usize>) -> World {
     world
 }
 
-fn run(executor: Option<usize>, ticks: u32) -> u64 {
-    let mut world = build(executor);
+fn run(executor: Option<usize>, ticks: u32) -> (u64, u64) {
+    run_padded(executor, ticks, 0)
+}
+
+/// The state hash and the score (an unhashed resource: what the snapshot readers saw).
+fn run_padded(executor: Option<usize>, ticks: u32, padding: u32) -> (u64, u64) {
+    let mut world = build(executor, padding);
     let schedule = world.schedule().unwrap();
     for _ in 0..ticks {
         world.run_systems(&schedule).unwrap();
     }
-    world.state_hash()
+    (world.state_hash(), world.resource::<Score>().unwrap().0)
 }
 
 #[test]
@@ -173,4 +183,13 @@ fn a_world_on_the_executor_matches_the_sequential_runner() {
     for threads in [2, 3] {
         assert_eq!(run(Some(threads), 30), sequential, "{threads} threads");
     }
+}
+
+#[test]
+fn a_large_world_refreshes_its_snapshots_on_the_pool_as_on_one_thread() {
+    let padding = 2 * laige_storage::snapshot::SLOTS_PER_RANGE as u32 + 100;
+    let sequential = run_padded(None, 4, padding);
+    let unpadded = run_padded(None, 4, 0);
+    assert!(sequential.0 != unpadded.0 && sequential.1 != unpadded.1);
+    assert_eq!(run_padded(Some(2), 4, padding), sequential);
 }

@@ -227,16 +227,17 @@ impl Storage {
     /// only when a component is on more entities than ever before.
     #[doc(hidden)]
     pub fn refresh_snapshots(&mut self) {
-        for store in 0..self.snapshots.len() {
-            let count = self.rows_with(self.snapshots.component(store));
-            self.snapshots.reset(store, count);
-        }
-        let Storage {
-            entities,
-            archetypes,
-            snapshots,
-            ..
-        } = self;
-        snapshots.fill(entities, archetypes);
+        self.snapshots.refresh(&self.entities, &self.archetypes);
+    }
+
+    /// [`Storage::refresh_snapshots`] in ranges of entity slots that `run` may run at once
+    /// (a pool's `run_batches`), with the same result; see `Snapshots::refresh_split`.
+    #[doc(hidden)]
+    pub fn refresh_snapshots_split<R>(&mut self, run: R)
+    where
+        R: FnMut(u32, &(dyn Fn(u32) + Sync)),
+    {
+        self.snapshots
+            .refresh_split(&self.entities, &self.archetypes, run);
     }
 }

@@ -557,7 +557,7 @@ fn frozen_copies_are_real_clones_dropped_exactly_once() {
 }
 
 #[test]
-fn a_panicking_clone_leaves_a_consistent_snapshot() {
+fn a_panicking_clone_leaves_an_empty_snapshot() {
     let live = Arc::new(AtomicIsize::new(0));
     {
         let mut world = World::default();
@@ -571,10 +571,10 @@ fn a_panicking_clone_leaves_a_consistent_snapshot() {
         world.get_mut::<Tracked>(es[2]).unwrap().poison = true;
         let panicked = catch_unwind(AssertUnwindSafe(|| world.end_tick())).is_err();
         assert!(panicked);
-        // The values cloned before the panic are in; the rest are not.
-        let view = world.snapshot_view::<Tracked>().unwrap();
-        assert_eq!(view.entities(), &es[..2]);
-        assert_eq!(live.load(Ordering::SeqCst), 4 + 2);
+        // No half-made copy: the clones made before the panic are dropped, on one thread
+        // as on a pool, where the ranges before and after the panic may both have run.
+        assert!(world.snapshot_view::<Tracked>().unwrap().is_empty());
+        assert_eq!(live.load(Ordering::SeqCst), 4);
         world.get_mut::<Tracked>(es[2]).unwrap().poison = false;
         world.end_tick();
         assert_eq!(world.snapshot_view::<Tracked>().unwrap().len(), 4);
