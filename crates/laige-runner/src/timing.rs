@@ -13,10 +13,9 @@ pub const WINDOW_SAMPLES: usize = 64;
 /// A run at this multiple of its budget or more is critical.
 pub const CRITICAL_MULTIPLIER: u64 = 3;
 
-/// One system's timing record.
-#[derive(Clone, Debug)]
+/// One system's timing counters; its samples are in [`Timing`]'s windows.
+#[derive(Clone, Copy, Debug)]
 struct Record {
-    window: [u64; WINDOW_SAMPLES],
     total: u64,
     last_ns: u64,
     warns: u64,
@@ -25,7 +24,6 @@ struct Record {
 
 impl Record {
     const EMPTY: Self = Self {
-        window: [0; WINDOW_SAMPLES],
         total: 0,
         last_ns: 0,
         warns: 0,
@@ -35,11 +33,10 @@ impl Record {
     fn stored(&self) -> usize {
         (self.total as usize).min(WINDOW_SAMPLES)
     }
-
-    fn samples(&self) -> &[u64] {
-        &self.window[..self.stored()]
-    }
 }
+
+/// One system's last [`WINDOW_SAMPLES`] durations, a ring indexed by its run count.
+type Window = [u64; WINDOW_SAMPLES];
 
 /// A snapshot of one system's timing since the timing table was created.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -61,6 +58,10 @@ pub struct TimingStats {
 /// Timing records for every system, reserved up front so a tick never allocates.
 #[derive(Clone)]
 pub struct Timing {
+    /// Plain arrays of zeros, kept apart from the counters: `vec![[0; _]; _]` takes zeroed
+    /// pages from the allocator, where a table of structs is written out (128 KiB on every
+    /// new World, most of it for systems that never exist).
+    windows: Vec<Window>,
     records: Vec<Record>,
 }
 
@@ -80,6 +81,7 @@ impl Timing {
     /// Records for [`MAX_SYSTEMS`] systems.
     pub fn new() -> Self {
         Self {
+            windows: vec![[0; WINDOW_SAMPLES]; MAX_SYSTEMS],
             records: vec![Record::EMPTY; MAX_SYSTEMS],
         }
     }
@@ -90,8 +92,11 @@ impl Timing {
     /// budget or more also emits `system/budget_critical`, warn first. The counters count
     /// every breach; only the events are rate limited.
     pub fn observe(&mut self, system: &SystemRecord, nanos: u64, diag: &Diagnostics) {
-        let record = &mut self.records[system.id().index()];
-        record.window[(record.total % WINDOW_SAMPLES as u64) as usize] = nanos;
+        let (record, window) = (
+            &mut self.records[system.id().index()],
+            &mut self.windows[system.id().index()],
+        );
+        window[(record.total % WINDOW_SAMPLES as u64) as usize] = nanos;
         record.total += 1;
         record.last_ns = nanos;
         // `as_nanos` rounds the exact Q16.16 budget down, and for a whole number of
@@ -109,7 +114,7 @@ impl Timing {
             },
             measured_ms: nanos as f64 / 1e6,
             budget_ms: system.budget().as_millis_f64(),
-            window: record.samples(),
+            window: &window[..record.stored()],
         };
         // One clock reading and one lock for both events; the p99 is only computed for an
         // event the rate limiter lets out.
@@ -126,12 +131,13 @@ impl Timing {
     /// The timing snapshot of `id`.
     pub fn stats(&self, id: SystemId) -> Option<TimingStats> {
         let record = self.records.get(id.index())?;
+        let samples = &self.windows[id.index()][..record.stored()];
         Some(TimingStats {
             runs: record.total,
             last: Duration::from_nanos(record.last_ns),
             warns: record.warns,
             errors: record.errors,
-            p99: Duration::from_nanos(percentile(record.samples(), 99)),
+            p99: Duration::from_nanos(percentile(samples, 99)),
             window_samples: record.stored(),
         })
     }
@@ -139,7 +145,7 @@ impl Timing {
     /// The window of `id`, oldest sample first.
     pub fn window(&self, id: SystemId) -> impl Iterator<Item = Duration> + '_ {
         let (window, total, stored) = self.records.get(id.index()).map_or((&[][..], 0, 0), |it| {
-            (&it.window[..], it.total as usize, it.stored())
+            (&self.windows[id.index()][..], it.total as usize, it.stored())
         });
         (total - stored..total).map(move |i| Duration::from_nanos(window[i % WINDOW_SAMPLES]))
     }
