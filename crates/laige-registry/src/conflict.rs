@@ -5,6 +5,7 @@
 //! and the World, which adds what it alone knows, the live tables, as data
 //! ([`LiveTables`]).
 
+use crate::accessors::Accessors;
 use crate::{ComponentId, ComponentSet, MAX_SYSTEMS, Registry, SystemId, SystemRecord, SystemSet};
 
 /// Where two systems can meet at run time: the signature (component set) of every
@@ -137,96 +138,21 @@ impl Conflicts {
     }
 }
 
-/// Who declares what, per component: the systems that write it, read it as it is this
-/// tick (`reads`, `reads_fresh`) and read it fresh. The transpose of the records' access
-/// sets, so the systems whose access meets one system's are a union of a few sets, one per
-/// component it declares, instead of a pass over every other system.
-///
-/// Built at setup by [`Accessors::of`] (one pass over the records, one allocation).
-#[derive(Clone, Debug, Default)]
-pub struct Accessors {
-    by_component: Vec<ComponentAccessors>,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct ComponentAccessors {
-    writers: SystemSet,
-    readers: SystemSet,
-    fresh: SystemSet,
-}
-
 impl Accessors {
     /// The accessors of every component `registry`'s systems declare.
     pub fn of<R>(registry: &Registry<R>) -> Self {
-        // Systems declare only registered components; room for the highest of them.
+        // Systems declare only registered components: room for the highest of them.
         let len = registry
             .components()
             .iter()
             .last()
             .map_or(0, |c| c.index() + 1);
-        let mut by_component = vec![ComponentAccessors::default(); len];
+        let mut accessors = Accessors::with_components(len);
         for record in registry.records() {
-            let id = record.id();
-            let (reads, writes, fresh) = (record.reads(), record.writes(), record.reads_fresh());
-            reads.union(writes).iter().for_each(|c| {
-                if c.index() >= by_component.len() {
-                    by_component.resize(c.index() + 1, ComponentAccessors::default());
-                }
-                let it = &mut by_component[c.index()];
-                if writes.contains(c) {
-                    it.writers.insert(id);
-                }
-                if reads.contains(c) {
-                    it.readers.insert(id);
-                }
-                if fresh.contains(c) {
-                    it.fresh.insert(id);
-                }
-            });
+            let (reads, writes) = (record.reads(), record.writes());
+            accessors.add(record.id(), reads, writes, record.reads_fresh());
         }
-        Self { by_component }
-    }
-
-    /// The union over `components` of what `kind` picks from each.
-    #[inline]
-    fn union_over(
-        &self,
-        components: &ComponentSet,
-        kind: impl Fn(&ComponentAccessors) -> SystemSet,
-    ) -> SystemSet {
-        components.iter().fold(SystemSet::EMPTY, |acc, c| {
-            match self.by_component.get(c.index()) {
-                Some(it) => acc.union(&kind(it)),
-                None => acc,
-            }
-        })
-    }
-
-    /// The systems that write any of `components`.
-    pub fn writers_of(&self, components: &ComponentSet) -> SystemSet {
-        self.union_over(components, |it| it.writers)
-    }
-
-    /// The systems that read any of `components` as it is this tick (`reads`,
-    /// `reads_fresh`; snapshot reads are not counted).
-    pub fn readers_of(&self, components: &ComponentSet) -> SystemSet {
-        self.union_over(components, |it| it.readers)
-    }
-
-    /// The systems that declared [`crate::Access::ReadFresh`] of any of `components`.
-    pub fn fresh_readers_of(&self, components: &ComponentSet) -> SystemSet {
-        self.union_over(components, |it| it.fresh)
-    }
-
-    /// The systems that read any of `components` plainly: this tick's value, not declared
-    /// fresh.
-    pub fn plain_readers_of(&self, components: &ComponentSet) -> SystemSet {
-        self.union_over(components, |it| it.readers.difference(&it.fresh))
-    }
-
-    /// The systems that write or read this tick any of `components`.
-    pub fn touchers_of(&self, components: &ComponentSet) -> SystemSet {
-        self.union_over(components, |it| it.writers.union(&it.readers))
+        accessors
     }
 
     /// The systems `b` for which `record.declared_conflicts(b)` is not empty
@@ -247,7 +173,7 @@ impl<R> Registry<R> {
     /// O(pairs × tables). It allocates one set per system.
     pub fn conflicts(&self, live: Option<&LiveTables<'_>>) -> Conflicts {
         let records = self.records();
-        let accessors = Accessors::of(self);
+        let accessors = self.accessors();
         let mut conflicts = Conflicts::none(records.len());
         for (b, rb) in records.iter().enumerate() {
             let id = rb.id();

@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod accessors;
 mod budget;
 mod component_set;
 mod conflict;
@@ -56,9 +57,10 @@ mod registry;
 mod shared_names;
 mod suggest;
 
+pub use accessors::Accessors;
 pub use budget::Budget;
 pub use component_set::{ComponentSet, DenseId, IdSet, Iter as IdSetIter, SystemSet};
-pub use conflict::{Accessors, Conflicts, LiveTables};
+pub use conflict::{Conflicts, LiveTables};
 pub use def::{Access, Io, IoList, MAX_IO, Placement, SystemDef};
 pub use error::{RegisterError, UnknownSystem};
 pub use fnv::{FNV_OFFSET, FNV_PRIME, Fnv1a64, fnv1a64};

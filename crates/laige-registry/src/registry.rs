@@ -1,11 +1,13 @@
 //! The registry: validated system records, dense by id.
 
 use std::borrow::Borrow;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use laige_depspec::{DepSpec, MAX_DEPENDENCIES};
 use laige_diag::Diagnostics;
 
+use crate::accessors::Accessors;
 use crate::names::NameIndex;
 use crate::suggest::closest;
 use crate::{
@@ -31,8 +33,10 @@ pub struct SystemRecord {
     snapshot: ComponentSet,
     placement: Placement,
     before: &'static str,
+    before_names: DepRange,
     exclusive: bool,
     after_weak: &'static str,
+    after_weak_names: DepRange,
     matching: ComponentSet,
 }
 
@@ -134,7 +138,8 @@ impl SystemRecord {
 #[derive(Debug)]
 pub struct Registry<R> {
     records: Vec<SystemRecord>,
-    /// Every record's parsed `depends_on` names, back to back in id order.
+    /// Every record's parsed `depends_on`, `after_weak` and `before` names, back to back
+    /// in registration order; a record's [`DepRange`]s say where its lists are.
     dep_names: Vec<&'static str>,
     // Run payloads live apart from the records, densely, so a tick's dispatch loop walks
     // a few cache lines instead of one large record per system.
@@ -143,6 +148,8 @@ pub struct Registry<R> {
     components: ComponentSet,
     versioned: ComponentSet,
     shared: Names,
+    /// Built on first use, for the schedule and the plan alike; dropped on registration.
+    accessors: OnceLock<Accessors>,
     diag: Diagnostics,
     identity: u64,
 }
@@ -165,12 +172,14 @@ impl<R> Registry<R> {
         static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
         Self {
             records: Vec::with_capacity(MAX_SYSTEMS),
-            dep_names: Vec::with_capacity(MAX_SYSTEMS * MAX_DEPENDENCIES),
+            // Room for three full specs per system: registering never allocates.
+            dep_names: Vec::with_capacity(3 * MAX_SYSTEMS * MAX_DEPENDENCIES),
             runs: Vec::with_capacity(MAX_SYSTEMS),
             names: NameIndex::new(),
             components: ComponentSet::EMPTY,
             versioned: ComponentSet::EMPTY,
             shared: Names::new(),
+            accessors: OnceLock::new(),
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
         }
@@ -230,6 +239,12 @@ impl<R> Registry<R> {
         self.shared
             .share_systems(systems.into_iter().map(|id| (id, records[id.index()].name)));
         self.shared.clone()
+    }
+
+    /// Who declares what, per component ([`Accessors`]), for the registered systems:
+    /// built on the first call after a registration, then shared.
+    pub fn accessors(&self) -> &Accessors {
+        self.accessors.get_or_init(|| Accessors::of(self))
     }
 
     /// The component ids systems may declare.
@@ -304,16 +319,14 @@ impl<R> Registry<R> {
                 Err(error) => return Err(spec_error("after", def.depends_on, *error)),
             }
         };
-        // The declarative specs are kept as written (parsed again when a layout is
-        // scheduled), so records stay small for the flat front end's hot paths.
-        for (method, spec) in [("after_weak", def.after_weak), ("before", def.before)] {
-            if spec.is_empty() {
-                continue;
-            }
-            if let Err(error) = DepSpec::parse(spec) {
-                return Err(spec_error(method, spec, error));
-            }
-        }
+        // The declarative specs' names are kept too, so scheduling a layout does not parse
+        // them again.
+        let declared = |method, spec: &'static str| match spec {
+            "" => Ok(DepSpec::EMPTY),
+            _ => DepSpec::parse(spec).map_err(|error| spec_error(method, spec, error)),
+        };
+        let after_weak = declared("after_weak", def.after_weak)?;
+        let before = declared("before", def.before)?;
         let records = &self.records;
         let name_slot = match self
             .names
@@ -339,11 +352,9 @@ impl<R> Registry<R> {
             });
         }
         // Every check passed: from here on, nothing fails.
-        let deps_range = DepRange {
-            start: self.dep_names.len() as u16,
-            len: deps.len() as u8,
-        };
-        self.dep_names.extend_from_slice(deps);
+        let deps_range = self.keep_names(deps);
+        let after_weak_names = self.keep_names(after_weak.as_slice());
+        let before_names = self.keep_names(before.as_slice());
         let id = SystemId::from_index(self.records.len());
         self.names.fill(name_slot, self.records.len());
         self.records.push(SystemRecord {
@@ -358,11 +369,14 @@ impl<R> Registry<R> {
             snapshot: access.snapshot,
             placement: def.placement,
             before: def.before,
+            before_names,
             exclusive: def.exclusive,
             after_weak: def.after_weak,
+            after_weak_names,
             matching: def.matching,
         });
         self.runs.push(run.clone());
+        self.accessors = OnceLock::new();
         Ok(id)
     }
 
@@ -465,11 +479,38 @@ impl<R> Registry<R> {
     /// The parsed `depends_on` names of system `id`, in spec order; empty for an id this
     /// registry does not have (see [`Registry::get`]).
     pub fn depends_on(&self, id: SystemId) -> &[&'static str] {
+        self.names_of(id, |record| record.deps)
+    }
+
+    /// The parsed `after_weak` names of system `id`, in spec order (declarative front end);
+    /// empty for an id this registry does not have.
+    pub fn after_weak(&self, id: SystemId) -> &[&'static str] {
+        self.names_of(id, |record| record.after_weak_names)
+    }
+
+    /// The parsed `before` names of system `id`, in spec order (declarative front end);
+    /// empty for an id this registry does not have.
+    pub fn before(&self, id: SystemId) -> &[&'static str] {
+        self.names_of(id, |record| record.before_names)
+    }
+
+    fn names_of(&self, id: SystemId, range: impl Fn(&SystemRecord) -> DepRange) -> &[&'static str] {
         let Some(record) = self.records.get(id.index()) else {
             return &[];
         };
-        let start = usize::from(record.deps.start);
-        &self.dep_names[start..start + usize::from(record.deps.len)]
+        let range = range(record);
+        let start = usize::from(range.start);
+        &self.dep_names[start..start + usize::from(range.len)]
+    }
+
+    /// Appends `names` to the arena (reserved at creation for every system's three specs).
+    fn keep_names(&mut self, names: &[&'static str]) -> DepRange {
+        let range = DepRange {
+            start: self.dep_names.len() as u16,
+            len: names.len() as u8,
+        };
+        self.dep_names.extend_from_slice(names);
+        range
     }
 
     /// The id of the system named exactly `name` (case-sensitive).
@@ -486,8 +527,8 @@ impl<R> Registry<R> {
     }
 }
 
-/// Where a record's `depends_on` names sit in [`Registry::dep_names`]. 256 systems of at
-/// most 16 names fit in `u16`.
+/// Where one of a record's name lists sits in [`Registry::dep_names`]. 256 systems of three
+/// lists of at most 16 names fit in `u16`.
 #[derive(Clone, Copy, Debug)]
 struct DepRange {
     start: u16,

@@ -145,7 +145,11 @@ impl Timing {
     /// The window of `id`, oldest sample first.
     pub fn window(&self, id: SystemId) -> impl Iterator<Item = Duration> + '_ {
         let (window, total, stored) = self.records.get(id.index()).map_or((&[][..], 0, 0), |it| {
-            (&self.windows[id.index()][..], it.total as usize, it.stored())
+            (
+                &self.windows[id.index()][..],
+                it.total as usize,
+                it.stored(),
+            )
         });
         (total - stored..total).map(move |i| Duration::from_nanos(window[i % WINDOW_SAMPLES]))
     }

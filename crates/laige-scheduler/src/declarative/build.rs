@@ -66,7 +66,7 @@ pub(crate) fn derive<R>(registry: &Registry<R>, layout: &Layout) -> Result<Deriv
 pub(crate) fn derive_with<R>(
     registry: &Registry<R>,
     layout: &Layout,
-    pairs: fn(&Registry<R>) -> Pairs,
+    pairs: for<'r> fn(&'r Registry<R>) -> Pairs<'r>,
 ) -> Result<Derived, ScheduleError> {
     validate_layout(layout)?;
     let placed = place(registry, layout)?;
@@ -244,18 +244,11 @@ fn explicit_edges<R>(
     ];
     for (declaration, cause) in kinds {
         for (s, record) in registry.iter().enumerate() {
-            // `after` is `depends_on`, which the registry keeps parsed.
-            let parsed;
+            // `after` is `depends_on`; the registry keeps every spec parsed.
             let names = match cause {
                 Cause::After => registry.depends_on(record.id()),
-                Cause::Before => {
-                    parsed = record.before();
-                    parsed.as_slice()
-                }
-                _ => {
-                    parsed = record.after_weak();
-                    parsed.as_slice()
-                }
+                Cause::Before => registry.before(record.id()),
+                _ => registry.after_weak(record.id()),
             };
             for (position, &name) in names.iter().enumerate() {
                 let Some(other) = registry.find(name) else {
@@ -353,7 +346,7 @@ fn check_snapshots<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
 fn derived_edges<R>(
     registry: &Registry<R>,
     placed: &Placed,
-    pairs: &Pairs,
+    pairs: &Pairs<'_>,
     graph: &mut DeclaredGraph,
 ) {
     let records = registry.records();
@@ -393,7 +386,7 @@ fn check_same_phase<R>(
     registry: &Registry<R>,
     layout: &Layout,
     placed: &Placed,
-    pairs: &Pairs,
+    pairs: &Pairs<'_>,
     reach: &[SystemSet],
 ) -> Result<(), ScheduleError> {
     let mut first: Option<(usize, ScheduleError)> = None;
@@ -462,7 +455,7 @@ fn check_dag_conflicts<R>(
     registry: &Registry<R>,
     layout: &Layout,
     placed: &Placed,
-    pairs: &Pairs,
+    pairs: &Pairs<'_>,
 ) -> Result<(), ScheduleError> {
     let records = registry.records();
     for a in 0..records.len() {

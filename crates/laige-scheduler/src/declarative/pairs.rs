@@ -15,16 +15,16 @@ use laige_registry::{Accessors, Registry, SystemSet};
 use super::build::Placed;
 
 /// Where the pair candidates come from.
-pub(crate) struct Pairs {
+pub(crate) struct Pairs<'r> {
     /// `None`: every later system is a candidate (the scan, for comparison).
-    accessors: Option<Accessors>,
+    accessors: Option<&'r Accessors>,
 }
 
-impl Pairs {
+impl Pairs<'_> {
     /// Candidates from the access sets of `registry`'s systems.
-    pub(crate) fn indexed<R>(registry: &Registry<R>) -> Self {
-        Self {
-            accessors: Some(Accessors::of(registry)),
+    pub(crate) fn indexed<R>(registry: &Registry<R>) -> Pairs<'_> {
+        Pairs {
+            accessors: Some(registry.accessors()),
         }
     }
 
@@ -43,7 +43,7 @@ impl Pairs {
         placed: &Placed,
         a: usize,
     ) -> SystemSet {
-        let Some(accessors) = &self.accessors else {
+        let Some(accessors) = self.accessors else {
             return later(registry, a);
         };
         let record = &registry.records()[a];
@@ -74,7 +74,7 @@ impl Pairs {
         b: usize,
     ) -> SystemSet {
         let earlier = SystemSet::first(b);
-        let Some(accessors) = &self.accessors else {
+        let Some(accessors) = self.accessors else {
             return earlier;
         };
         let record = &registry.records()[b];
@@ -96,7 +96,7 @@ impl Pairs {
         placed: &Placed,
         a: usize,
     ) -> SystemSet {
-        let Some(accessors) = &self.accessors else {
+        let Some(accessors) = self.accessors else {
             return later(registry, a);
         };
         let others = placed.track_members(a).difference(placed.dag_members(a));
