@@ -21,9 +21,10 @@ use crate::entity::Entities;
 
 /// Entity slots per range of a split refresh: a few thousand values each, so that a range
 /// costs far more than handing it to a thread, and a world of ten thousand entities still
-/// splits into enough ranges to share out.
+/// splits into enough ranges to share out. Under Miri, 64: the tests, which size their worlds
+/// by it, then cover several ranges in Miri's time.
 #[doc(hidden)]
-pub const SLOTS_PER_RANGE: usize = 2048;
+pub const SLOTS_PER_RANGE: usize = if cfg!(miri) { 64 } else { 2048 };
 
 /// The split refresh's reusable buffers: they grow with the world, then stay, so a steady
 /// refresh allocates nothing.
