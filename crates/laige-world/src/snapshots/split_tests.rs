@@ -86,7 +86,8 @@ fn on_one_thread() -> Copies {
     let mut world = world();
     world.end_tick();
     let got = copies(&world);
-    assert!(got.0.len() > 1000 && got.1.len() > 1000 && got.2.len() > 1000);
+    let many = SLOTS_PER_RANGE / 2;
+    assert!(got.0.len() > many && got.1.len() > many && got.2.len() > many);
     got
 }
 
