@@ -61,7 +61,7 @@ fn world() -> World {
         spawned.push(e.unwrap());
     }
     for (i, e) in spawned.iter().enumerate() {
-        if i % 7 == 3 || (SLOTS_PER_RANGE..SLOTS_PER_RANGE + 300).contains(&i) {
+        if i % 7 == 3 || (SLOTS_PER_RANGE..SLOTS_PER_RANGE + SLOTS_PER_RANGE / 7).contains(&i) {
             world.despawn(*e).unwrap();
         }
     }
