@@ -136,13 +136,17 @@ impl Snapshots {
             &mut split.taken,
             &mut run,
             &|range, cursors| {
-                for (_, location) in entities.iter_live_in(slots_of(range)) {
-                    let table = &archetypes[location.archetype as usize];
-                    for (cursor, store) in cursors.iter().zip(components) {
-                        if table.column_index(store.component).is_some() {
-                            cursor.store(cursor.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-                        }
-                    }
+                // Store by store, counting in a local: ranges run at once on other threads
+                // keep their cursors on the same cache lines as this one's.
+                for (cursor, store) in cursors.iter().zip(components) {
+                    let count = entities
+                        .iter_live_in(slots_of(range))
+                        .filter(|(_, location)| {
+                            let table = &archetypes[location.archetype as usize];
+                            table.column_index(store.component).is_some()
+                        })
+                        .count();
+                    cursor.store(count, Ordering::Relaxed);
                 }
             },
         );
@@ -174,8 +178,8 @@ impl Snapshots {
         }));
 
         // Pass 2: clone each range's values into its rows. A range's cursor passes a row
-        // once its value is written, so on a panic the rows between each range's first row
-        // and its cursor are exactly the clones to drop.
+        // once its value is written (`NextRow`), so on a panic the rows between each range's
+        // first row and its cursor are exactly the clones to drop.
         let written = DropWrittenOnUnwind {
             outs: &split.outs,
             cursors: &split.cursors,
@@ -186,25 +190,31 @@ impl Snapshots {
             &mut split.taken,
             &mut run,
             &|range, cursors| {
-                for (entity, location) in entities.iter_live_in(slots_of(range)) {
-                    let table = &archetypes[location.archetype as usize];
-                    for (cursor, out) in cursors.iter().zip(written.outs) {
+                for (cursor, out) in cursors.iter().zip(written.outs) {
+                    // The row in a local, as in pass 1; stored back when the store's loop
+                    // ends, or unwinds.
+                    let mut next = NextRow {
+                        row: cursor.load(Ordering::Relaxed),
+                        cursor,
+                    };
+                    for (entity, location) in entities.iter_live_in(slots_of(range)) {
+                        let table = &archetypes[location.archetype as usize];
                         let Some(col) = table.column_index(out.component) else {
                             continue;
                         };
-                        let row = cursor.load(Ordering::Relaxed);
+                        let row = next.row;
                         let src = table.columns()[col].ptr_at(location.row as usize);
-                        // SAFETY: pass 1 counted this range's values of the store from the same
-                        // entities and tables (both borrowed shared until we return), so `row` is
-                        // below the next range's first row, and at most the total the store has
-                        // room for: no other range writes it, and this range runs once
-                        // (`each_range`). The source row holds a valid value of the type
+                        // SAFETY: pass 1 counted this range's values of the store from the
+                        // same entities and tables (both borrowed shared until we return), so
+                        // `row` is below the next range's first row, and at most the total the
+                        // store has room for: no other range writes it, and this range runs
+                        // once (`each_range`). The source row holds a valid value of the type
                         // `clone_fn` is for, which no one writes meanwhile.
                         unsafe {
                             out.entities.add(row).write(entity);
                             (out.clone_fn)(src, out.values.wrapping_add(row * out.value_size));
                         }
-                        cursor.store(row + 1, Ordering::Relaxed);
+                        next.row = row + 1;
                     }
                 }
             },
@@ -221,6 +231,20 @@ impl Snapshots {
             }
         }
         split.outs.clear();
+    }
+}
+
+/// A range's next row of one store, kept in a register while the store's values are
+/// cloned and stored in the range's cursor when the loop ends or unwinds, so the cursor
+/// always ends past exactly the values written.
+struct NextRow<'a> {
+    row: usize,
+    cursor: &'a AtomicUsize,
+}
+
+impl Drop for NextRow<'_> {
+    fn drop(&mut self) {
+        self.cursor.store(self.row, Ordering::Relaxed);
     }
 }
 
