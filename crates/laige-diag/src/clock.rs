@@ -114,9 +114,16 @@ enum Source {
 
 impl TickClock {
     /// The machine's fast clock (the calibrated time-stamp counter; [`Instant`] under Miri).
+    ///
+    /// One counter clock per process, cloned: making one asks the CPU what it supports
+    /// (`cpuid`, which in a virtual machine traps to the hypervisor), and that cost a fifth
+    /// of building a 256-system World.
     pub fn new() -> Self {
         #[cfg(not(miri))]
-        let source = Source::Counter(quanta::Clock::new());
+        let source = {
+            static MACHINE: std::sync::OnceLock<quanta::Clock> = std::sync::OnceLock::new();
+            Source::Counter(MACHINE.get_or_init(quanta::Clock::new).clone())
+        };
         #[cfg(miri)]
         let source = Source::Std(Instant::now());
         Self { source }
