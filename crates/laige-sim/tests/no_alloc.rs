@@ -1,9 +1,10 @@
 //! Steady-state ticks allocate nothing, on one thread or on the pool, with or without a
 //! timeline and checksums recorded: a low-level `fn`
 //! system and typed ones (a closure with `ResMut`, a fallible system with `Commands` and
-//! `Local`, a reader of a `Res`) over 1,000 entities, and `par_each` loops (typed, and a
-//! low-level one whose batches record commands and draw from their PRNG streams), counted on
-//! every thread of the process.
+//! `Local`, a reader of a `Res`) over 5,000 entities, `par_each` loops (typed, and a
+//! low-level one whose batches record commands and draw from their PRNG streams), and the
+//! snapshot refresh of a versioned component (on the pool, split into ranges of entity
+//! slots), counted on every thread of the process.
 //!
 //! One test in this binary, so no other test's allocations are counted.
 
@@ -79,12 +80,17 @@ fn flicker(ctx: &mut SystemContext<'_>) {
     .unwrap();
 }
 
+/// More than two ranges of the split snapshot refresh (2,048 entity slots each).
+const ENTITIES: u32 = 5_000;
+
 fn build() -> (World, Schedule) {
     let mut world = World::new(WorldOptions {
-        capacity: 1_000,
+        capacity: ENTITIES,
         ..WorldOptions::default()
     });
-    world.register_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().versioned())
+        .unwrap();
     world.register_component::<Vel>().unwrap();
     world.register_component::<Tag>().unwrap();
     world.register_component::<Lit>().unwrap();
@@ -95,7 +101,7 @@ fn build() -> (World, Schedule) {
             ticks: 0,
         })
         .unwrap();
-    for i in 0..1_000 {
+    for i in 0..ENTITIES {
         world.spawn((Pos(i as f32), Vel(1.0), Spark(0))).unwrap();
     }
     // A closure with a `ResMut`: its access is derived, its budget the world's default.
