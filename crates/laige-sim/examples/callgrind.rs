@@ -11,7 +11,7 @@
 //! Each measured call is an `#[inline(never)]` function, so callgrind counts only it:
 //!
 //! ```text
-//! cargo build --release --example callgrind
+//! cargo build --release -p laige-sim --example callgrind   # `-p`: without laige-world's test-only tracing spans
 //! valgrind --tool=callgrind --toggle-collect='*probe_build*' target/release/examples/callgrind build 100
 //! valgrind --tool=callgrind --toggle-collect='*probe_build*' target/release/examples/callgrind build-declared 10
 //! valgrind --tool=callgrind --toggle-collect='*probe_tick*' target/release/examples/callgrind tick 1000
