@@ -4,7 +4,7 @@ use std::borrow::Borrow;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use laige_depspec::{DepSpec, MAX_DEPENDENCIES};
+use laige_depspec::{DepSpec, MAX_DEPENDENCIES, ParseError};
 use laige_diag::Diagnostics;
 
 use crate::accessors::Accessors;
@@ -306,27 +306,31 @@ impl<R> Registry<R> {
             error,
         };
         // An empty spec, which lists nothing, is ruled out as a string first: a parse builds
-        // and returns a 264-byte value. Otherwise matched by reference, not `map_err(..)?`:
-        // moving the parse out of its `Result` costs a copy and, worse, stalls on reading
-        // it back.
+        // and returns a 264-byte value. Otherwise read by reference (`names_in`): moving the
+        // parse out of its `Result` costs a copy and, worse, stalls on reading it back.
         let parsed;
         let deps: &[&'static str] = if def.depends_on.is_empty() {
             &[]
         } else {
             parsed = DepSpec::parse(def.depends_on);
-            match &parsed {
-                Ok(deps) => deps.as_slice(),
-                Err(error) => return Err(spec_error("after", def.depends_on, *error)),
-            }
+            names_in(&parsed).map_err(|error| spec_error("after", def.depends_on, error))?
         };
         // The declarative specs' names are kept too, so scheduling a layout does not parse
         // them again.
-        let declared = |method, spec: &'static str| match spec {
-            "" => Ok(DepSpec::EMPTY),
-            _ => DepSpec::parse(spec).map_err(|error| spec_error(method, spec, error)),
+        let (weak_parse, before_parse);
+        let after_weak = if def.after_weak.is_empty() {
+            &[][..]
+        } else {
+            weak_parse = DepSpec::parse(def.after_weak);
+            names_in(&weak_parse)
+                .map_err(|error| spec_error("after_weak", def.after_weak, error))?
         };
-        let after_weak = declared("after_weak", def.after_weak)?;
-        let before = declared("before", def.before)?;
+        let before = if def.before.is_empty() {
+            &[][..]
+        } else {
+            before_parse = DepSpec::parse(def.before);
+            names_in(&before_parse).map_err(|error| spec_error("before", def.before, error))?
+        };
         let records = &self.records;
         let name_slot = match self
             .names
@@ -353,8 +357,8 @@ impl<R> Registry<R> {
         }
         // Every check passed: from here on, nothing fails.
         let deps_range = self.keep_names(deps);
-        let after_weak_names = self.keep_names(after_weak.as_slice());
-        let before_names = self.keep_names(before.as_slice());
+        let after_weak_names = self.keep_names(after_weak);
+        let before_names = self.keep_names(before);
         let id = SystemId::from_index(self.records.len());
         self.names.fill(name_slot, self.records.len());
         self.records.push(SystemRecord {
@@ -541,6 +545,17 @@ struct AccessSets {
     writes: ComponentSet,
     fresh: ComponentSet,
     snapshot: ComponentSet,
+}
+
+/// The names of a parse, by reference: moving the 264-byte spec out of its `Result` costs
+/// a copy.
+fn names_in<'a>(
+    parse: &'a Result<DepSpec<'static>, ParseError>,
+) -> Result<&'a [&'static str], ParseError> {
+    parse
+        .as_ref()
+        .map(DepSpec::as_slice)
+        .map_err(|error| *error)
 }
 
 /// A spec that was validated at registration.
