@@ -87,13 +87,15 @@ impl SystemRecord {
         self.placement
     }
 
-    /// The systems this one runs before, by name (declarative front end).
+    /// The systems this one runs before, by name (declarative front end), parsed again from
+    /// the spec as written; [`Registry::before`] has them parsed at registration.
     #[inline]
     pub fn before(&self) -> DepSpec<'static> {
         parsed(self.before)
     }
 
-    /// The systems this one runs after where their data overlap (declarative front end).
+    /// The systems this one runs after where their data overlap (declarative front end),
+    /// parsed again from the spec as written; [`Registry::after_weak`] has them parsed.
     #[inline]
     pub fn after_weak(&self) -> DepSpec<'static> {
         parsed(self.after_weak)

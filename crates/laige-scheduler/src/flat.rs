@@ -55,9 +55,9 @@ fn needs_no_layout<R>(registry: &Registry<R>) -> Result<(), ScheduleError> {
 pub(crate) fn declarative_feature<R>(registry: &Registry<R>) -> Option<(usize, &'static str)> {
     registry.iter().enumerate().find_map(|(i, record)| {
         let placement = record.placement();
-        let feature = if !record.before().is_empty() {
+        let feature = if !registry.before(record.id()).is_empty() {
             "before"
-        } else if !record.after_weak().is_empty() {
+        } else if !registry.after_weak(record.id()).is_empty() {
             "after_weak"
         } else if !placement.dag.is_empty() {
             "in_dag"
