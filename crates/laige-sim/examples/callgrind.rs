@@ -6,7 +6,8 @@
 //! W2 tick (100 empty typed systems through `World::run_systems`, sequential; `tick` with
 //! timing on, the default, `tick-untimed` with it off) beside the same tick on the bare
 //! runner over a host that only calls each system's `fn()` (`runner`, timing off, and
-//! `runner-timed`), the floor the World's tick is held to.
+//! `runner-timed`), the floor the World's tick is held to. `tick-w3` and `tick-w3-untimed` are
+//! W3 (each system after the previous one); `tick* COUNT THREADS` runs on the executor.
 //!
 //! Each measured call is an `#[inline(never)]` function, so callgrind counts only it:
 //!
@@ -93,17 +94,32 @@ fn main() {
                 black_box(probe_build(black_box(&defs), layout));
             }
         }
-        "tick" | "tick-untimed" => {
+        "tick" | "tick-untimed" | "tick-w3" | "tick-w3-untimed" => {
+            // A third argument runs the tick on the executor with that many threads; only
+            // the calling thread's instructions are counted then (callgrind toggles per thread).
+            let threads: usize = args.next().map_or(0, |it| it.parse().expect("a thread count"));
             let mut world = World::new(WorldOptions {
-                timing: what == "tick",
+                timing: !what.ends_with("untimed"),
                 ..WorldOptions::default()
             });
+            let chain = what.starts_with("tick-w3");
+            let mut previous: Option<SystemHandle> = None;
             for i in 0..100 {
-                world
+                let builder = world
                     .system(leak(format!("empty{i:03}")), empty)
-                    .budget_ms(50.0)
-                    .register()
-                    .unwrap();
+                    .budget_ms(50.0);
+                let builder = match (chain, previous) {
+                    (true, Some(handle)) => builder.after(handle),
+                    _ => builder,
+                };
+                previous = Some(builder.register().unwrap());
+            }
+            if threads > 0 {
+                world.use_executor(ExecutorOptions {
+                    threads,
+                    mode: Mode::Parallel,
+                    ..Default::default()
+                });
             }
             let schedule = world.schedule().unwrap();
             probe_tick(&mut world, &schedule);
@@ -127,7 +143,7 @@ fn main() {
             }
         }
         _ => panic!(
-            "usage: callgrind build|build-single-writer|build-declared|tick|tick-untimed|runner|runner-timed [count]"
+            "usage: callgrind build|build-single-writer|build-declared|tick|tick-untimed|tick-w3|tick-w3-untimed|runner|runner-timed [count] [threads]"
         ),
     }
 }
