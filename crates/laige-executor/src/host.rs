@@ -22,3 +22,61 @@ pub unsafe trait SharedHost<R>: Sync {
     /// according to the plan it was given, and that `id` is not already running.
     unsafe fn run_system(&self, id: SystemId, run: &R);
 }
+
+/// Per-system state that a [`SharedHost`] hands to the thread running each system: a
+/// borrowed slice, indexed by [`SystemId::index`], whose element `i` only the thread running
+/// system `i` reaches.
+///
+/// It is what lets a host be `Sync` without a raw pointer of its own: the one promise it
+/// needs is the executor's (one system never runs twice at once), stated on
+/// [`PerSystem::get_mut`].
+#[derive(Debug)]
+pub struct PerSystem<'a, T> {
+    ptr: std::ptr::NonNull<T>,
+    len: usize,
+    _borrow: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: threads reach the slice only through `get_mut`, whose contract gives each element
+// to one thread at a time; moving a `&mut T` to another thread needs `T: Send`.
+unsafe impl<T: Send> Sync for PerSystem<'_, T> {}
+// SAFETY: it holds the `&mut [T]` it was made from, which is `Send` when `T` is.
+unsafe impl<T: Send> Send for PerSystem<'_, T> {}
+
+impl<'a, T> PerSystem<'a, T> {
+    /// Takes the per-system slice for as long as the host runs.
+    pub fn new(slice: &'a mut [T]) -> Self {
+        Self {
+            len: slice.len(),
+            ptr: std::ptr::NonNull::from(slice).cast(),
+            _borrow: std::marker::PhantomData,
+        }
+    }
+
+    /// How many systems there are.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// System `id`'s element; `None` for an id past the end.
+    ///
+    /// # Safety
+    ///
+    /// No other reference to element `id.index()` is live while the result is: call it only
+    /// from [`SharedHost::run_system`] for the system being run, which the executor never runs
+    /// twice at once.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get_mut(&self, id: SystemId) -> Option<&mut T> {
+        if id.index() >= self.len {
+            return None;
+        }
+        // SAFETY: in bounds of the borrowed slice, which lives for `'a`; the caller makes this
+        // the only reference to the element.
+        Some(unsafe { &mut *self.ptr.as_ptr().add(id.index()) })
+    }
+}

@@ -3,9 +3,49 @@
 
 use std::any::type_name;
 
-use laige_registry::{Access, ComponentId, Io, IoList, RegisterError};
+use laige_registry::{Access, ComponentId, ComponentSet, Io, IoList, RegisterError};
 
 use laige_storage::component::Components;
+
+/// The components and resources one typed parameter reaches, recorded at its registration:
+/// its view ([`ParamViews::claim`](crate::ParamViews::claim)) reaches nothing else, and no two
+/// parameters' claims of one run may overlap with a write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Claim {
+    reads: ComponentSet,
+    writes: ComponentSet,
+}
+
+impl Claim {
+    /// Whether the claim covers a read (`write` false) or a write of `component`.
+    #[inline]
+    pub(crate) fn allows(&self, component: ComponentId, write: bool) -> bool {
+        self.writes.contains(component) || (!write && self.reads.contains(component))
+    }
+
+    /// The first component both claims reach with a write in either.
+    #[inline]
+    pub(crate) fn conflict(&self, other: &Claim) -> Option<ComponentId> {
+        let written = self.writes.intersection(&other.reads.union(&other.writes));
+        let read = self.reads.intersection(&other.writes);
+        written.union(&read).iter().next()
+    }
+
+    /// The first component this claim reaches that `limit` does not allow.
+    #[inline]
+    pub(crate) fn outside(&self, limit: &Claim) -> Option<ComponentId> {
+        let writes = self.writes.difference(&limit.writes);
+        let reads = self.reads.difference(&limit.reads.union(&limit.writes));
+        writes.union(&reads).iter().next()
+    }
+
+    /// Both claims together.
+    #[inline]
+    pub(crate) fn merge(&mut self, other: &Claim) {
+        self.reads = self.reads.union(&other.reads);
+        self.writes = self.writes.union(&other.writes);
+    }
+}
 
 /// What one parameter needs of one component or resource.
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +79,8 @@ pub struct ParamInit<'w> {
     /// parameter that holds it).
     parts: Vec<(&'static str, &'static str)>,
     error: Option<RegisterError>,
+    /// What the parameter being set up reaches, for its view.
+    claim: Claim,
 }
 
 impl<'w> ParamInit<'w> {
@@ -52,6 +94,7 @@ impl<'w> ParamInit<'w> {
             needs: Vec::new(),
             parts: Vec::new(),
             error: None,
+            claim: Claim::default(),
         }
     }
 
@@ -61,6 +104,7 @@ impl<'w> ParamInit<'w> {
     #[doc(hidden)]
     pub fn enter_param(&mut self, param: &'static str) -> &'static str {
         self.params += 1;
+        self.claim = Claim::default();
         std::mem::replace(&mut self.param, param)
     }
 
@@ -132,6 +176,12 @@ impl<'w> ParamInit<'w> {
         }
     }
 
+    /// What the parameter being set up has recorded so far (a query's elements, a resource),
+    /// for the view it is fetched with; reading it leaves the record empty.
+    pub fn take_claim(&mut self) -> Claim {
+        std::mem::take(&mut self.claim)
+    }
+
     fn kind<T>(&mut self, expected: &'static str) {
         let err = RegisterError::ParamKind {
             name: self.system,
@@ -150,6 +200,14 @@ impl<'w> ParamInit<'w> {
     /// read wins over a plain one); a write beside anything else, or a live read beside a
     /// snapshot read, is a conflict.
     fn need<T>(&mut self, component: Option<ComponentId>, access: Access) {
+        if let Some(id) = component {
+            match access {
+                Access::Write => self.claim.writes.insert(id),
+                Access::Read | Access::ReadFresh => self.claim.reads.insert(id),
+                // A snapshot read reaches only the frozen copy, which no view writes.
+                Access::ReadSnapshot => false,
+            };
+        }
         let need = Need {
             component,
             type_name: type_name::<T>(),

@@ -20,35 +20,34 @@
 //!
 //! ```
 //! use laige_query::SystemMeta;
-//! use laige_registry::{Access, ComponentId, ComponentSet, SystemId};
+//! use laige_world::{Access, Component, World, WorldOptions};
 //!
-//! let pos = ComponentId::new(1).unwrap();
-//! let mut writes = ComponentSet::EMPTY;
-//! writes.insert(pos);
-//! let meta = SystemMeta {
-//!     id: SystemId::new(1).unwrap(),
-//!     name: "Movement",
-//!     reads: ComponentSet::EMPTY,
-//!     writes,
-//!     reads_fresh: ComponentSet::EMPTY,
-//!     reads_snapshot: ComponentSet::EMPTY,
-//!     matching: ComponentSet::EMPTY,
-//! };
+//! struct Pos(f32);
+//! impl Component for Pos {}
+//!
+//! let mut world = World::new(WorldOptions::default());
+//! let pos = world.register_component::<Pos>()?;
+//! let id = world.system_fn("Movement", |_| {}).writes::<Pos>().register()?;
+//! let meta: &SystemMeta = world.context(id)?.meta();
 //! assert_eq!(meta.declared(pos), Some(Access::Write));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
 
 #[doc(hidden)]
 pub mod declare;
-#[doc(hidden)]
-pub mod queries;
+mod par;
+mod queries;
 #[doc(hidden)]
 pub mod query;
 
 // The storage's types, which the query files name through `crate::`.
 use laige_storage::{Entity, QueryError, SnapshotView, Storage};
 
-pub use queries::Queries;
+pub use declare::Claim;
+pub use par::{BatchTable, BatchTables, PAR_BATCH_ROWS, ParBatches};
+pub use queries::{ParamViews, Queries, read_snapshot};
 pub use query::{
-    Filtered, Fresh, Prepared, QueryData, QueryFilter, Snapshot, SystemMeta, With, Without,
+    Filtered, Fresh, Prepared, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, Snapshot,
+    SystemMeta, With, Without,
 };

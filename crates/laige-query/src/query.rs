@@ -18,7 +18,7 @@ use std::ptr::NonNull;
 
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
-use crate::declare::ParamInit;
+use crate::declare::{Claim, ParamInit};
 use crate::{QueryError, Storage};
 use laige_storage::archetype::Archetype;
 use laige_storage::component::Components;
@@ -27,7 +27,8 @@ use laige_storage::snapshot::{SnapshotView, Snapshots};
 pub use elements::skip;
 pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
-pub use iter::{each_chunk_in, each_in, prepared_in};
+pub use iter::QueryIter;
+pub(crate) use iter::{each_chunk_in, each_in, prepare as prepare_checked, prepared_in};
 pub use prepared::Prepared;
 pub use snapshot::Snapshot;
 
@@ -53,7 +54,9 @@ pub use snapshot::Snapshot;
 /// # Safety
 ///
 /// Implementations must declare in `init` and in `declare` every component they read or
-/// write, and `item` / `chunk` must touch nothing else. The impls in this crate do; the
+/// write, and `item` / `chunk` must touch nothing else; items and chunks must be sound to use
+/// on another thread than the one that made them (`par_each` does), as the components'
+/// references are (every component is `Send + Sync`). The impls in this crate do; the
 /// hidden methods use crate-internal types, so it cannot be implemented elsewhere.
 pub unsafe trait QueryData {
     /// What one row yields.
@@ -131,6 +134,16 @@ pub unsafe trait QueryData {
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
 }
 
+/// A [`QueryData`] whose items only read: `&T`, `Option<&T>`, [`Fresh<&T>`], [`Snapshot<&T>`],
+/// [`Entity`](crate::Entity), the filters, and tuples of these. Any number of its iterators and
+/// items may be alive at once, so `iter`, `single` and `get` take a shared borrow.
+///
+/// # Safety
+///
+/// Every item and chunk of the query is a shared reference, a copy, or a value without
+/// references to the storage's columns: nothing through which a column can be written.
+pub unsafe trait ReadOnlyQueryData: QueryData {}
+
 /// Which tables a checked query visits: all it needs of its [`QueryDesc`] while iterating,
 /// small enough to move around in registers.
 #[derive(Clone, Copy, Debug)]
@@ -185,6 +198,8 @@ impl Matcher {
 pub struct QueryDesc<'a> {
     storage: &'a Storage,
     declared: Option<&'a SystemMeta>,
+    /// What a typed parameter's view claimed, which its queries must stay inside.
+    limit: Option<&'a Claim>,
     required: ComponentSet,
     excluded: ComponentSet,
     reads: ComponentSet,
@@ -202,6 +217,7 @@ impl<'a> QueryDesc<'a> {
         Self {
             storage,
             declared,
+            limit: None,
             required: ComponentSet::EMPTY,
             excluded: ComponentSet::EMPTY,
             reads: ComponentSet::EMPTY,
@@ -209,6 +225,14 @@ impl<'a> QueryDesc<'a> {
             driver: None,
             conditions: 0,
             unmatchable: false,
+        }
+    }
+
+    /// A description checked against `checks`: the system's meta and a parameter's claim.
+    pub(crate) fn checked(storage: &'a Storage, checks: Checks<'a>) -> Self {
+        Self {
+            limit: checks.limit,
+            ..Self::new(storage, checks.meta)
         }
     }
 
@@ -318,6 +342,10 @@ impl<'a> QueryDesc<'a> {
                 return Err(self.undeclared::<T>(meta, access, declared));
             }
         }
+        // A parameter's view reaches only what the parameter claimed at registration.
+        if self.limit.is_some_and(|claim| !claim.allows(id, write)) {
+            return Err(self.aliased::<T>());
+        }
         if write {
             self.writes.insert(id);
         } else {
@@ -382,25 +410,28 @@ impl<'a> QueryDesc<'a> {
     }
 }
 
-/// Who a context runs for: the system's id, name and declared access.
+/// What a view checks each query against: the running system's meta (`None` for setup code
+/// holding the storage exclusively), and for a typed parameter's view the parameter's claim.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checks<'a> {
+    pub(crate) meta: Option<&'a SystemMeta>,
+    pub(crate) limit: Option<&'a Claim>,
+}
+
+/// Who a view runs for: the system's id, name and declared access.
+///
+/// It claims nothing by itself: a view checks queries against it, and only
+/// [`Queries::new`](crate::Queries::new), which is `unsafe`, makes a view that shares the
+/// storage under it. Made from the registry's record ([`SystemMeta::of`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct SystemMeta {
-    /// The system's id.
-    pub id: SystemId,
-    /// The system's registration name.
-    pub name: &'static str,
-    /// The components it declared read-only.
-    pub reads: ComponentSet,
-    /// The components it declared write (writing includes reading).
-    pub writes: ComponentSet,
-    /// The components it declared read-fresh (a subset of `reads`).
-    pub reads_fresh: ComponentSet,
-    /// The components it declared snapshot reads of (the previous tick's value; not
-    /// readable through live queries).
-    pub reads_snapshot: ComponentSet,
-    /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
-    /// the system touches only tables that hold them all.
-    pub matching: ComponentSet,
+    id: SystemId,
+    name: &'static str,
+    reads: ComponentSet,
+    writes: ComponentSet,
+    reads_fresh: ComponentSet,
+    reads_snapshot: ComponentSet,
+    matching: ComponentSet,
 }
 
 impl SystemMeta {
@@ -415,6 +446,50 @@ impl SystemMeta {
             reads_snapshot: *record.reads_snapshot(),
             matching: *record.matching(),
         }
+    }
+
+    /// The system's id.
+    #[inline]
+    pub fn id(&self) -> SystemId {
+        self.id
+    }
+
+    /// The system's registration name.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The components it declared read-only.
+    #[inline]
+    pub fn reads(&self) -> &ComponentSet {
+        &self.reads
+    }
+
+    /// The components it declared write (writing includes reading).
+    #[inline]
+    pub fn writes(&self) -> &ComponentSet {
+        &self.writes
+    }
+
+    /// The components it declared read-fresh (a subset of `reads`).
+    #[inline]
+    pub fn reads_fresh(&self) -> &ComponentSet {
+        &self.reads_fresh
+    }
+
+    /// The components it declared snapshot reads of (the previous tick's value; not
+    /// readable through live queries).
+    #[inline]
+    pub fn reads_snapshot(&self) -> &ComponentSet {
+        &self.reads_snapshot
+    }
+
+    /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
+    /// the system touches only tables that hold them all.
+    #[inline]
+    pub fn matching(&self) -> &ComponentSet {
+        &self.matching
     }
 
     /// How the system declared `component`, if at all.
@@ -440,8 +515,7 @@ impl SystemMeta {
 /// versioned is [`QueryError::NotVersioned`]; a system needs a `ReadSnapshot` declaration
 /// ([`QueryError::Undeclared`] otherwise). An unregistered type gives setup code an empty view
 /// and a system [`QueryError::Undeclared`] (it cannot have declared it).
-#[doc(hidden)]
-pub fn snapshot_of<'a, T: Send + Sync + 'static>(
+pub(crate) fn snapshot_of<'a, T: Send + Sync + 'static>(
     components: &Components,
     snapshots: &'a Snapshots,
     declared: Option<&SystemMeta>,
@@ -477,17 +551,27 @@ pub fn snapshot_of<'a, T: Send + Sync + 'static>(
     Ok(view)
 }
 
-/// The checked pointer to resource `T` for the system `meta`, needing `access` (read or
-/// write). Reported on failure.
-#[doc(hidden)]
-pub fn checked_ptr<T: 'static>(
+/// The id a setup view's resource errors carry: it runs for no system.
+const SETUP_ID: SystemId = match SystemId::new(1) {
+    Some(id) => id,
+    None => panic!("1 is a valid system id"),
+};
+
+/// The checked pointer to resource `T` for the system `meta` (`None`: setup code holding the
+/// storage exclusively), needing `access` (read or write). Reported on failure.
+pub(crate) fn checked_ptr<T: 'static>(
     storage: &Storage,
-    meta: &SystemMeta,
+    checks: Checks<'_>,
     access: Access,
 ) -> Result<*mut u8, QueryError> {
+    let meta = checks.meta;
+    let (system, system_id) = match meta {
+        Some(meta) => (meta.name, Some(meta.id)),
+        None => ("", None),
+    };
     let missing = |is_component| QueryError::NoResource {
-        system: meta.name,
-        system_id: meta.id,
+        system,
+        system_id: system_id.unwrap_or(SETUP_ID),
         component: type_name::<T>(),
         is_component,
     };
@@ -497,19 +581,31 @@ pub fn checked_ptr<T: 'static>(
     if !storage.components.is_resource(id) {
         return Err(storage.report(missing(true)));
     }
-    let declared = meta.declared(id);
-    let allowed = match declared {
-        Some(Access::Write) => true,
-        Some(Access::Read | Access::ReadFresh) => access != Access::Write,
-        Some(Access::ReadSnapshot) | None => false,
-    };
-    if !allowed {
-        return Err(storage.report(QueryError::Undeclared {
-            system: meta.name,
-            system_id: meta.id,
+    if let Some(meta) = meta {
+        let declared = meta.declared(id);
+        let allowed = match declared {
+            Some(Access::Write) => true,
+            Some(Access::Read | Access::ReadFresh) => access != Access::Write,
+            Some(Access::ReadSnapshot) | None => false,
+        };
+        if !allowed {
+            return Err(storage.report(QueryError::Undeclared {
+                system: meta.name,
+                system_id: meta.id,
+                component: type_name::<T>(),
+                access,
+                declared,
+            }));
+        }
+    }
+    // A parameter's view reaches only what the parameter claimed at registration.
+    if checks
+        .limit
+        .is_some_and(|claim| !claim.allows(id, access == Access::Write))
+    {
+        return Err(storage.report(QueryError::Aliased {
+            system: meta.map(|meta| meta.name),
             component: type_name::<T>(),
-            access,
-            declared,
         }));
     }
     storage

@@ -146,7 +146,7 @@ fn dispatch_world(form: Dispatch, chain: bool, threads: usize) -> (World, Schedu
                 name,
                 |mut q: Query<'_, &Marker>, mut runs: Local<'_, u32>| {
                     *runs += 1;
-                    q.each(|_, _| {})
+                    q.each(|_| {})
                 },
             ),
         };

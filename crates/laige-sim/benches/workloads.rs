@@ -201,7 +201,7 @@ fn heavy_work(point: &mut Point, matrix: &Matrix) {
 fn heavy<G: Send + Sync + 'static>(
     mut points: Query<'_, (&mut Point, &Matrix), With<G>>,
 ) -> Result<(), QueryError> {
-    points.each(|_, (p, m)| heavy_work(p, m))
+    points.each(|(p, m)| heavy_work(p, m))
 }
 
 /// heavy_compute, split in two: 1,000 entities in two groups, one system per group. Both
@@ -282,7 +282,7 @@ fn heavy_single_world() -> (World, Schedule) {
         .system(
             "Heavy",
             |mut points: Query<'_, (&mut Point, &Matrix)>| -> Result<(), QueryError> {
-                points.par_each(|_, _, (p, m)| heavy_work(p, m))
+                points.par_each(|_, (p, m)| heavy_work(p, m))
             },
         )
         .budget_ms(10.0)
@@ -295,7 +295,7 @@ fn heavy_single_world() -> (World, Schedule) {
 fn points(world: &mut World) -> Vec<[u32; 3]> {
     let mut out = Vec::new();
     world
-        .each::<&Point>(|_, p| out.push(p.0.map(f32::to_bits)))
+        .each::<&Point>(|p| out.push(p.0.map(f32::to_bits)))
         .unwrap();
     out
 }

@@ -97,7 +97,9 @@ fn main() {
         "tick" | "tick-untimed" | "tick-w3" | "tick-w3-untimed" => {
             // A third argument runs the tick on the executor with that many threads; only
             // the calling thread's instructions are counted then (callgrind toggles per thread).
-            let threads: usize = args.next().map_or(0, |it| it.parse().expect("a thread count"));
+            let threads: usize = args
+                .next()
+                .map_or(0, |it| it.parse().expect("a thread count"));
             let mut world = World::new(WorldOptions {
                 timing: !what.ends_with("untimed"),
                 ..WorldOptions::default()

@@ -24,7 +24,7 @@
 //!
 //! // The parameters declare the access: a write of `Pos`, a read of `Vel`.
 //! fn movement(mut bodies: Query<'_, (&mut Pos, &Vel)>) -> Result<(), QueryError> {
-//!     bodies.each(|_, (pos, vel)| pos.0 += vel.0)
+//!     bodies.each(|(pos, vel)| pos.0 += vel.0)
 //! }
 //!
 //! // Register components, then systems.
@@ -37,7 +37,7 @@
 //! // A closure is a system too. Two writers of one component are refused when
 //! // scheduling, with the fix.
 //! world
-//!     .system("Clamp", |mut q: Query<'_, &mut Pos>| q.each(|_, pos| pos.0 = pos.0.min(10.0)))
+//!     .system("Clamp", |mut q: Query<'_, &mut Pos>| q.each(|pos| pos.0 = pos.0.min(10.0)))
 //!     .after(movement)
 //!     .register()
 //!     .unwrap();

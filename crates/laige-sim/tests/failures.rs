@@ -30,7 +30,7 @@ impl std::error::Error for GaveUp {}
 
 fn tick_of(clock: &mut Query<'_, &Pos>) -> Result<u32, QueryError> {
     let mut tick = 0;
-    clock.each(|_, p| tick = p.0 as u32)?;
+    clock.each(|p| tick = p.0 as u32)?;
     Ok(tick)
 }
 
@@ -50,7 +50,7 @@ fn spawn_then_fail_a(
 /// The escape hatch: a context system whose query error converts with `?` on `BAD_TICK`.
 fn spawn_then_fail_b(ctx: &mut SystemContext<'_>) -> Result<(), QueryError> {
     let mut tick = 0;
-    ctx.each::<&Pos>(|_, p| tick = p.0 as u32)?;
+    ctx.each::<&Pos>(|p| tick = p.0 as u32)?;
     ctx.commands().spawn((Spawned(200 + tick),)).unwrap();
     if tick == BAD_TICK {
         ctx.resource::<Undeclared>()?;
@@ -77,7 +77,7 @@ fn world() -> (World, Schedule) {
         .unwrap();
     world
         .system("Advance", |mut clock: Query<'_, &mut Pos>| {
-            clock.each(|_, p| p.0 += 1.0)
+            clock.each(|p| p.0 += 1.0)
         })
         .in_dag("Clock")
         .register()

@@ -99,7 +99,9 @@ fn the_population_stays_level_while_entities_are_replaced() {
 /// Every live entity: each archetype of the workload holds a `Transform`.
 fn live_entities(world: &mut World) -> Vec<Entity> {
     let mut out = Vec::with_capacity(world.len());
-    world.each::<&Transform>(|e, _| out.push(e)).unwrap();
+    world
+        .each::<(Entity, &Transform)>(|(e, _)| out.push(e))
+        .unwrap();
     assert_eq!(out.len(), world.len());
     out
 }

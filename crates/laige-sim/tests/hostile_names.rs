@@ -333,6 +333,11 @@ fn cases(name: &'static str) -> Vec<Case> {
             system: Some(name),
             component: name,
         }),
+        echo(QueryError::NotSingle {
+            system: Some(name),
+            query: name,
+            matched: 2,
+        }),
     ]
 }
 

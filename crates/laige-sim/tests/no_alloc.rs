@@ -36,8 +36,7 @@ struct Drag {
 
 /// The low-level form: a plain `fn` with a context, its access declared on the builder.
 fn movement(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, &Vel)>(|_, (p, v)| p.0 += v.0)
-        .unwrap();
+    ctx.each::<(&mut Pos, &Vel)>(|(p, v)| p.0 += v.0).unwrap();
 }
 
 /// A typed, fallible system: insert a tag on every 16th untagged entity, remove it from
@@ -50,7 +49,7 @@ fn tagger(
 ) -> Result<(), BoxError> {
     let mut n = 0u32;
     let mut recorded = Ok(());
-    q.each(|_, (entity, tag)| {
+    q.each(|(entity, tag)| {
         n += 1;
         if n.is_multiple_of(16) && recorded.is_ok() {
             recorded = if tag.is_some() {
@@ -68,15 +67,17 @@ fn tagger(
 /// on every 32nd entity through their commands (the same rows every tick, so the tables
 /// swing between two sizes and the steady state is reached).
 fn flicker(ctx: &mut SystemContext<'_>) {
-    ctx.par_each::<(Entity, &mut Spark, Option<&Lit>)>(|batch, entity, (_, spark, lit)| {
-        spark.0 ^= batch.rng().next_u64();
-        if entity.index() % 32 == 0 {
-            match lit {
-                Some(_) => batch.commands().remove::<Lit>(entity).unwrap(),
-                None => batch.commands().insert(entity, Lit).unwrap(),
+    ctx.par_each::<(Entity, (Entity, &mut Spark, Option<&Lit>))>(
+        |batch, (entity, (_, spark, lit))| {
+            spark.0 ^= batch.rng().next_u64();
+            if entity.index() % 32 == 0 {
+                match lit {
+                    Some(_) => batch.commands().remove::<Lit>(entity).unwrap(),
+                    None => batch.commands().insert(entity, Lit).unwrap(),
+                }
             }
-        }
-    })
+        },
+    )
     .unwrap();
 }
 
@@ -111,7 +112,7 @@ fn build() -> (World, Schedule) {
             |mut q: Query<'_, &mut Vel>, mut drag: ResMut<'_, Drag>| {
                 let factor = drag.factor;
                 drag.ticks += 1;
-                q.par_each(|_, _, v| v.0 *= factor)
+                q.par_each(|_, v| v.0 *= factor)
             },
         )
         .register()
@@ -136,7 +137,7 @@ fn build() -> (World, Schedule) {
             "Watch",
             |drag: Res<'_, Drag>, mut tagged: Query<'_, &Pos, With<Tag>>| {
                 let mut sum = 0.0;
-                tagged.each(|_, p| sum += p.0 * drag.factor)
+                tagged.each(|p| sum += p.0 * drag.factor)
             },
         )
         .register()

@@ -12,7 +12,7 @@ use bad_tick::*;
 
 fn tick_of(ctx: &mut SystemContext<'_>) -> u32 {
     let mut tick = 0;
-    ctx.each::<&Pos>(|_, p| tick = p.0 as u32).unwrap();
+    ctx.each::<&Pos>(|p| tick = p.0 as u32).unwrap();
     tick
 }
 
@@ -40,7 +40,7 @@ fn count(ctx: &mut SystemContext<'_>) {
 
 /// Advances the clock entity that the others read their tick from; runs in a later track.
 fn advance(ctx: &mut SystemContext<'_>) {
-    ctx.each::<&mut Pos>(|_, p| p.0 += 1.0).unwrap();
+    ctx.each::<&mut Pos>(|p| p.0 += 1.0).unwrap();
 }
 
 fn world() -> (World, Schedule) {

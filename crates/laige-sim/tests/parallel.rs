@@ -38,13 +38,13 @@ fn rendezvous() {
 }
 
 fn push_a(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, With<TagA>)>(|_, (p, ())| p.0 += 1.0)
+    ctx.each::<(&mut Pos, With<TagA>)>(|(p, ())| p.0 += 1.0)
         .unwrap();
     rendezvous();
 }
 
 fn push_b(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, With<TagB>)>(|_, (p, ())| p.0 += 2.0)
+    ctx.each::<(&mut Pos, With<TagB>)>(|(p, ())| p.0 += 2.0)
         .unwrap();
     rendezvous();
 }
@@ -108,7 +108,7 @@ fn writers_of_one_component_in_disjoint_tables_run_at_once() {
     world.run_systems(&schedule).unwrap();
     assert_eq!(world.plan().unwrap().edge_count(), 1);
     let mut total = 0.0;
-    world.each::<&Pos>(|_, p| total += p.0).unwrap();
+    world.each::<&Pos>(|p| total += p.0).unwrap();
     // 100 × (1 + 2) per tick for two ticks, plus 1 + 2 for the shared entity's one tick.
     assert_eq!(total, 2.0 * 300.0 + 3.0);
 }
@@ -124,15 +124,15 @@ fn span(slot: usize, work: impl FnOnce()) {
 }
 
 fn writer(ctx: &mut SystemContext<'_>) {
-    span(0, || ctx.each::<&mut Pos>(|_, p| p.0 += 1.0).unwrap());
+    span(0, || ctx.each::<&mut Pos>(|p| p.0 += 1.0).unwrap());
 }
 
 fn reader(ctx: &mut SystemContext<'_>) {
-    span(1, || ctx.each::<&Pos>(|_, p| assert!(p.0 >= 0.0)).unwrap());
+    span(1, || ctx.each::<&Pos>(|p| assert!(p.0 >= 0.0)).unwrap());
 }
 
 fn other(ctx: &mut SystemContext<'_>) {
-    span(2, || ctx.each::<&TagA>(|_, _| {}).unwrap());
+    span(2, || ctx.each::<&TagA>(|_| {}).unwrap());
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn conflicting_systems_never_overlap() {
 
 fn boom(ctx: &mut SystemContext<'_>) {
     ctx.commands().spawn((Pos(42.0),)).unwrap();
-    if ctx.each::<&Pos>(|_, _| {}).is_ok() && BOOM.fetch_add(1, Ordering::SeqCst) == 2 {
+    if ctx.each::<&Pos>(|_| {}).is_ok() && BOOM.fetch_add(1, Ordering::SeqCst) == 2 {
         panic!("boom on the third tick");
     }
 }
@@ -222,7 +222,7 @@ fn a_panicking_system_is_named_and_the_next_tick_runs() {
 }
 
 fn tiny(ctx: &mut SystemContext<'_>) {
-    ctx.each::<&Pos>(|_, _| {}).unwrap();
+    ctx.each::<&Pos>(|_| {}).unwrap();
 }
 
 /// The systems take no time on the world's manual clock, so auto mode measures too little

@@ -49,14 +49,14 @@ fn build(threads: usize) -> (World, Schedule) {
         .system(
             "Fall",
             |mut q: Query<'_, &mut Vel>, gravity: Res<'_, Gravity>, mut rng: Rng<'_>| {
-                q.each(|_, v| v.0 += gravity.0 + (rng.next_u64() % 3) as f32)
+                q.each(|v| v.0 += gravity.0 + (rng.next_u64() % 3) as f32)
             },
         )
         .register()
         .unwrap();
     world
         .system("Move", |mut q: Query<'_, (&mut Pos, &Vel)>| {
-            q.each(|_, (p, v)| p.0 += v.0)
+            q.each(|(p, v)| p.0 += v.0)
         })
         .after(fall)
         .register()
@@ -65,7 +65,7 @@ fn build(threads: usize) -> (World, Schedule) {
         .system(
             "Watch",
             |mut q: Query<'_, Snapshot<&Pos>>, mut sum: Local<'_, f32>| {
-                q.each(|_, p| *sum += p.map_or(0.0, |p| p.0))
+                q.each(|p| *sum += p.map_or(0.0, |p| p.0))
             },
         )
         .register()

@@ -253,6 +253,16 @@ pub enum QueryError {
         /// The resource's type name.
         component: &'static str,
     },
+    /// `single` or `single_mut` on a query that matches no row, or more than one. Event
+    /// `ecs/query_not_single` (`system`, `query`, `matched`).
+    NotSingle {
+        /// The system running the query; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The query's type, e.g. `(&game::Pos, &mut game::Vel)`.
+        query: &'static str,
+        /// How many rows matched: 0, or 2 for two or more (counting stops at the second).
+        matched: usize,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -350,6 +360,24 @@ laige_diag::diagnostics! {
                 "`{component}` is a resource, which no entity has, so it cannot be in a query: \
                  read it with `ctx.resource::<{component}>()`"
             )
+        };
+    NotSingle { %system, %query, matched }
+        => warn query_not_single { system = system.unwrap_or(""), query, matched = *matched }
+        |f| {
+            write_system_prefix(f, system)?;
+            if *matched == 0 {
+                write!(
+                    f,
+                    "`single` on the query `{query}` found no entity: it needs exactly one (use \
+                     `iter` to accept none, or spawn the entity first)"
+                )
+            } else {
+                write!(
+                    f,
+                    "`single` on the query `{query}` found more than one entity: it needs exactly \
+                     one (use `iter`, or narrow the query with a `With<..>` filter)"
+                )
+            }
         };
     Unmatched { %system, system_id, %component }
         => warn query_unmatched { system, system_id = system_id.get(), component }

@@ -75,7 +75,7 @@ fn step(p: &mut Position, v: &Velocity) {
 }
 
 fn move_system(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Position, &Velocity)>(|_, (p, v)| step(p, v))
+    ctx.each::<(&mut Position, &Velocity)>(|(p, v)| step(p, v))
         .unwrap();
 }
 
@@ -97,7 +97,7 @@ fn simple_iter(c: &mut Criterion) {
     group.bench_function("world_each", |b| {
         b.iter(|| {
             world
-                .each::<(&mut Position, &Velocity)>(|_, (p, v)| step(p, v))
+                .each::<(&mut Position, &Velocity)>(|(p, v)| step(p, v))
                 .unwrap()
         })
     });
@@ -138,7 +138,7 @@ fn random_access(c: &mut Criterion) {
     });
     let (mut world, id) = simple_world();
     let mut all = Vec::with_capacity(N);
-    world.each::<Entity>(|e, _| all.push(e)).unwrap();
+    world.each::<Entity>(|e| all.push(e)).unwrap();
     let handles: Vec<Entity> = rows.iter().map(|&row| all[row]).collect();
     group.bench_function("context_prepared_get", |b| {
         b.iter(|| {

@@ -28,17 +28,17 @@ use laige_runner::Host;
 use crate::command::{ApplyCommands, ApplyStats};
 use crate::system::BoxError;
 use crate::world::SystemState;
-use crate::{Storage, SystemContext, SystemRun, TickError, World, WorldError};
+use crate::{Queries, Storage, SystemContext, SystemRun, TickError, World, WorldError};
 
 /// Runs systems of one world by id, building each one's fresh [`SystemContext`].
 ///
-/// It holds the storage shared and each system's command buffer and PRNG exclusively, so
-/// it can run systems one at a time safely. A parallel executor takes the parts
-/// ([`SystemHost::parts`]) and builds contexts itself through the `unsafe`
-/// [`SystemContext::new`], under the access proof of its schedule.
+/// It holds the storage and each system's command buffer and PRNG exclusively, so it runs
+/// systems one at a time, each through a view made with [`Queries::exclusive`]. A parallel
+/// executor takes the parts ([`SystemHost::parts`]) and builds views itself through the
+/// `unsafe` [`Queries::new`], under the access proof of its schedule.
 #[derive(Debug)]
 pub struct SystemHost<'w> {
-    storage: &'w Storage,
+    storage: &'w mut Storage,
     registry: &'w Registry<SystemRun>,
     systems: &'w mut [SystemState],
     /// How many systems this host ran were left unsettled ([`SystemState::is_settled`]).
@@ -47,7 +47,7 @@ pub struct SystemHost<'w> {
 
 impl<'w> SystemHost<'w> {
     pub(crate) fn new(
-        storage: &'w Storage,
+        storage: &'w mut Storage,
         registry: &'w Registry<SystemRun>,
         systems: &'w mut [SystemState],
     ) -> Self {
@@ -76,24 +76,18 @@ impl<'w> SystemHost<'w> {
 
     /// A fresh context for system `id`, holding the host's borrows.
     fn into_context(self, id: SystemId) -> Result<SystemContext<'w>, WorldError> {
-        let storage = self.storage;
-        let (meta, commands, rng, batches) = self.into_state(id)?.parts_with_batches();
-        // SAFETY: the host holds the storage shared for 'w and no `&mut` to it exists (the
-        // world is borrowed mutably by the host); the host is consumed, so this is the only
-        // context made from its borrows, and no other context can access any component
-        // meanwhile.
-        Ok(unsafe { SystemContext::with_batches(storage, meta, commands, rng, batches) })
-    }
-
-    /// System `id`'s state, holding the host's borrows.
-    fn into_state(self, id: SystemId) -> Result<&'w mut SystemState, WorldError> {
-        match self.systems.get_mut(id.index()) {
-            Some(state) => Ok(state),
-            None => Err(self.storage.report(WorldError::UnknownSystem {
-                id: id.get(),
-                systems: self.registry.len(),
-            })),
-        }
+        let Self {
+            storage,
+            registry,
+            systems,
+            ..
+        } = self;
+        let state = state_of(storage, registry, systems, id)?;
+        let (meta, commands, rng, batches) = state.parts_with_batches();
+        let view = Queries::exclusive(storage, Some(meta));
+        Ok(SystemContext::with_batches(
+            view, meta, commands, rng, batches,
+        ))
     }
 
     /// Runs system `id`, whose registry entry is `run`: a low-level system's `fn` with a
@@ -105,18 +99,31 @@ impl<'w> SystemHost<'w> {
     ///
     /// [`WorldError::UnknownSystem`] when `id` is not registered; nothing runs.
     pub fn run(&mut self, id: SystemId, run: &SystemRun) -> Result<(), WorldError> {
-        let storage = self.storage;
-        let state = SystemHost::new(storage, self.registry, self.systems).into_state(id)?;
-        // SAFETY: as for `into_context`: one system runs at a time on this host, with the
-        // storage shared and nothing else borrowing it; the state is this world's.
-        unsafe { state.run(storage, run) };
+        let state = state_of(self.storage, self.registry, self.systems, id)?;
+        state.run(&mut &mut *self.storage, run);
         Ok(())
     }
 
-    /// The parts, for an executor that builds contexts itself: the storage, the registry,
-    /// and the per-system states indexed by [`SystemId::index`].
-    pub fn parts(&mut self) -> (&'w Storage, &'w Registry<SystemRun>, &mut [SystemState]) {
+    /// The parts, for an executor that builds views itself: the storage, the registry, and
+    /// the per-system states indexed by [`SystemId::index`].
+    pub fn parts(&mut self) -> (&Storage, &'w Registry<SystemRun>, &mut [SystemState]) {
         (self.storage, self.registry, self.systems)
+    }
+}
+
+/// System `id`'s state, or the reported error of an unknown id.
+fn state_of<'s>(
+    storage: &Storage,
+    registry: &Registry<SystemRun>,
+    systems: &'s mut [SystemState],
+    id: SystemId,
+) -> Result<&'s mut SystemState, WorldError> {
+    match systems.get_mut(id.index()) {
+        Some(state) => Ok(state),
+        None => Err(storage.report(WorldError::UnknownSystem {
+            id: id.get(),
+            systems: registry.len(),
+        })),
     }
 }
 
@@ -125,13 +132,11 @@ impl Host<SystemRun> for SystemHost<'_> {
     /// A panic is kept in the system's state, not unwound into the runner: the World settles
     /// it after the track, as it does for a track run on the executor.
     fn run_system(&mut self, id: SystemId, run: &SystemRun) {
-        let storage = self.storage;
         // The error was reported; the runner checked the schedule against the registry first.
-        let Ok(state) = SystemHost::new(storage, self.registry, self.systems).into_state(id) else {
+        let Ok(state) = state_of(self.storage, self.registry, self.systems, id) else {
             return;
         };
-        // SAFETY: as for `run`.
-        let settled = unsafe { state.run_contained(storage, run) };
+        let settled = state.run_contained(&mut *self.storage, run);
         self.unsettled += usize::from(!settled);
     }
 }
@@ -140,7 +145,7 @@ impl World {
     /// Splits the world into its registry and a host that runs systems, so a runner can read
     /// the registry while the host builds contexts.
     pub fn split_for_run(&mut self) -> (&Registry<SystemRun>, SystemHost<'_>) {
-        let host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
+        let host = SystemHost::new(&mut self.storage, &self.registry, &mut self.systems);
         (&self.registry, host)
     }
 

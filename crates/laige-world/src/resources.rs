@@ -4,10 +4,9 @@
 use std::any::type_name;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
-use laige_query::query::checked_ptr;
-use laige_registry::{Access, ComponentId};
+use laige_registry::ComponentId;
 
-use crate::{Components, QueryError, StateHash, SystemContext, World, WorldError};
+use crate::{Components, StateHash, World, WorldError};
 
 impl World {
     /// Stores `value` as the resource `T`: a singleton in the world, such as the time or the
@@ -110,7 +109,7 @@ impl World {
     }
 
     /// The resource `T`, for setup code; systems use
-    /// [`SystemContext::resource`].
+    /// [`Queries::resource`](crate::Queries::resource).
     ///
     /// # Errors
     ///
@@ -123,7 +122,7 @@ impl World {
     }
 
     /// The resource `T`, mutably, for setup code; systems use
-    /// [`SystemContext::resource_mut`].
+    /// [`Queries::resource_mut`](crate::Queries::resource_mut).
     ///
     /// # Errors
     ///
@@ -161,40 +160,5 @@ impl World {
         let had = unsafe { self.storage.resources.take(id, out.as_mut_ptr().cast()) };
         // SAFETY: `take` moved the value into `out` when it returned true.
         Ok(had.then(|| unsafe { out.assume_init() }))
-    }
-}
-
-impl SystemContext<'_> {
-    /// The resource `T`. Checked on every call: the system must have declared a read
-    /// (`.reads::<T>()` or `.reads_fresh::<T>()`) or a write of `T`. The reference borrows
-    /// the context, so copy out what a query's closure needs first
-    /// (`let dt = ctx.resource::<Time>()?.dt;`).
-    ///
-    /// # Errors
-    ///
-    /// [`QueryError::Undeclared`] (event `ecs/access_violation`) when not declared;
-    /// [`QueryError::NoResource`] (event `ecs/resource_missing`) when the world holds no `T`.
-    pub fn resource<T: Send + Sync + 'static>(&self) -> Result<&T, QueryError> {
-        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Read)?;
-        // SAFETY: `T`'s id is declared read or write by this system, so by the constructor's
-        // contract no other live context writes it; this context hands out `&mut T` only from
-        // `resource_mut(&mut self)`, which cannot coexist with this shared borrow.
-        Ok(unsafe { &*ptr.cast::<T>() })
-    }
-
-    /// The resource `T`, mutably. Checked on every call: the system must have declared
-    /// `.writes::<T>()`. The reference borrows the context mutably, so no second reference to
-    /// any resource (or a query) can coexist with it; accumulate in a local inside a query
-    /// and write it back afterwards.
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::resource`].
-    pub fn resource_mut<T: Send + Sync + 'static>(&mut self) -> Result<&mut T, QueryError> {
-        let ptr = checked_ptr::<T>(self.storage, self.meta, Access::Write)?;
-        // SAFETY: `T`'s id is declared write, so by the constructor's contract no other live
-        // context reads or writes it; `&mut self` keeps every other reference this context
-        // could hand out (to `T` or anything else) from coexisting with this one.
-        Ok(unsafe { &mut *ptr.cast::<T>() })
     }
 }

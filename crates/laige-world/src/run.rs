@@ -5,16 +5,14 @@
 //! plan ordering every conflicting pair as the sequential order does, is why world state is
 //! bit-identical for any worker count.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
+use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan};
 use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
 use laige_runner::{RunError, Runner, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
+use crate::parallel_host::ParallelHost;
 use crate::runtime::{CachedPlan, Runtime};
-use crate::world::SystemState;
-use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
+use crate::{SystemHost, SystemState, TickError, World, WorldError};
 
 impl World {
     /// Switches to the declarative front end: [`World::schedule`] places the systems into
@@ -104,7 +102,8 @@ impl World {
                     }
                 }
             } else {
-                let mut host = SystemHost::new(&self.storage, &self.registry, &mut self.systems);
+                let mut host =
+                    SystemHost::new(&mut self.storage, &self.registry, &mut self.systems);
                 // Checked once above, for every track.
                 self.runtime
                     .runner
@@ -178,12 +177,7 @@ impl World {
             // Unreachable (the plan was just built); settle the whole track as after any.
             _ => return Ok(usize::MAX),
         };
-        let host = ParallelHost {
-            storage: &self.storage,
-            systems: self.systems.as_mut_ptr(),
-            len: self.systems.len(),
-            unsettled: AtomicUsize::new(0),
-        };
+        let host = ParallelHost::new(&self.storage, &mut self.systems);
         // The host contains every system's panic itself (`SystemState::run_contained`), so the
         // executor never sees one; `settle_panics` reports them after the track.
         let res = executor.run_track(plan, t, self.registry.runs(), &host);
@@ -199,7 +193,7 @@ impl World {
             }
         }
         // `run_track` returned after every worker finished the track, so every count is in.
-        res.map(|_| host.unsettled.into_inner())
+        res.map(|_| host.unsettled())
     }
 
     /// Setup-time work, kept out of the tick's code: a new schedule, or new archetypes since
@@ -302,42 +296,5 @@ impl World {
     /// The sequential runner, for its timing table.
     pub fn runner(&self) -> &Runner {
         &self.runtime.runner
-    }
-}
-
-/// Runs systems of one world from several threads at once.
-struct ParallelHost<'w> {
-    storage: &'w Storage,
-    systems: *mut SystemState,
-    len: usize,
-    /// How many systems were left unsettled ([`SystemState::is_settled`]).
-    unsettled: AtomicUsize,
-}
-
-// SAFETY: the raw pointer is only dereferenced at `systems[id.index()]` by the thread
-// running system `id`, and the executor never runs one system twice at once, so no two
-// threads touch the same `SystemState` (which is `Send`); `Storage` is `Sync`.
-unsafe impl Sync for ParallelHost<'_> {}
-
-// SAFETY: `run_system` gives each system exclusive access to its own state and shared
-// access to the storage through `SystemState::run_contained`, whose contract (no
-// concurrently running system conflicts with this one) is exactly what the executor
-// guarantees for the plan it runs; the plan orders every pair whose declared access
-// conflicts.
-unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
-    unsafe fn run_system(&self, id: SystemId, run: &SystemRun) {
-        if id.index() >= self.len {
-            return;
-        }
-        // SAFETY: in bounds (checked above); only this call touches system `id`'s state
-        // while it runs (see the `Sync` impl), and `self.systems` outlives the tick.
-        let state = unsafe { &mut *self.systems.add(id.index()) };
-        // SAFETY: the caller guarantees no concurrently running system conflicts with this
-        // one, which is `SystemState::run`'s contract; the storage is this world's and is not
-        // borrowed mutably during a tick.
-        let settled = unsafe { state.run_contained(self.storage, run) };
-        if !settled {
-            self.unsettled.fetch_add(1, Ordering::Relaxed);
-        }
     }
 }

@@ -1,11 +1,11 @@
-//! Snapshots on the World and in a system's context: refreshing the copies at the end of a
-//! tick, and a context's checked snapshot reads. A component is versioned at registration
-//! (`ComponentOptions::versioned`).
+//! Snapshots on the World: refreshing the copies at the end of a tick, and setup code's
+//! reads (a system's checked reads are its view's, `Queries::snapshot_view`). A component is
+//! versioned at registration (`ComponentOptions::versioned`).
 
 use std::any::type_name;
 
-use crate::{Entity, QueryError, SnapshotView, SystemContext, World, WorldError};
-use laige_query::query::snapshot_of;
+use crate::{Entity, SnapshotView, World, WorldError};
+use laige_query::read_snapshot;
 
 impl World {
     /// Ends a tick: refreshes the snapshot of every versioned component from its live values
@@ -28,7 +28,7 @@ impl World {
     }
 
     /// The snapshot of the versioned component `T`, for setup code and tools; systems use
-    /// [`SystemContext::snapshot_view`].
+    /// [`Queries::snapshot_view`](crate::Queries::snapshot_view).
     ///
     /// # Errors
     ///
@@ -38,7 +38,7 @@ impl World {
         &self,
     ) -> Result<SnapshotView<'_, T>, WorldError> {
         self.storage.require::<T>()?;
-        snapshot_of::<T>(&self.storage.components, &self.storage.snapshots, None).map_err(|_| {
+        read_snapshot::<T>(&self.storage).map_err(|_| {
             self.storage.report(WorldError::NotVersioned {
                 component: type_name::<T>(),
             })
@@ -56,58 +56,6 @@ impl World {
         entity: Entity,
     ) -> Result<Option<&T>, WorldError> {
         Ok(self.snapshot_view::<T>()?.get(entity))
-    }
-}
-
-impl<'w> SystemContext<'w> {
-    /// The snapshot of the versioned `T`: its values as of the last [`World::end_tick`].
-    /// Checked once per call: the system must have declared `.reads_snapshot::<T>()` (a
-    /// `reads` or `writes` declaration does not do: the declaration is the contract). The view
-    /// borrows the world, not the context, so it may be used inside a query's closure.
-    ///
-    /// # Errors
-    ///
-    /// [`QueryError::NotVersioned`] (event `ecs/snapshot_unversioned`) when `T` is not
-    /// versioned; [`QueryError::Undeclared`] (event `ecs/access_violation`, access
-    /// `read_snapshot`) when not declared; [`QueryError::ResourceInQuery`] for a resource.
-    pub fn snapshot_view<T: Send + Sync + 'static>(
-        &self,
-    ) -> Result<SnapshotView<'w, T>, QueryError> {
-        let storage = self.storage;
-        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(self.meta))
-            .map_err(|err| storage.report(err))
-    }
-
-    /// `entity`'s snapshot value of `T`: `Ok(None)` when it had none at the last
-    /// `end_tick` (spawned, or given `T`, since). A despawned entity keeps its last value
-    /// until the next `end_tick`. A binary search; for many lookups take
-    /// [`SystemContext::snapshot_view`] once.
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::snapshot_view`].
-    pub fn snapshot<T: Send + Sync + 'static>(
-        &self,
-        entity: Entity,
-    ) -> Result<Option<&'w T>, QueryError> {
-        Ok(self.snapshot_view::<T>()?.get(entity))
-    }
-
-    /// Calls `f` with every entity that has a snapshot value of `T` and that value, in
-    /// ascending entity index (including entities despawned since the snapshot, excluding
-    /// ones spawned since).
-    ///
-    /// # Errors
-    ///
-    /// As for [`SystemContext::snapshot_view`]; nothing is visited then.
-    pub fn each_snapshot<T: Send + Sync + 'static>(
-        &self,
-        mut f: impl FnMut(Entity, &'w T),
-    ) -> Result<(), QueryError> {
-        for (entity, value) in self.snapshot_view::<T>()?.iter() {
-            f(entity, value);
-        }
-        Ok(())
     }
 }
 

@@ -29,7 +29,7 @@
 //! // Declares `writes::<Pos>`, `reads::<Vel>` and `reads::<Time>` by itself.
 //! world
 //!     .system("Movement", |mut q: Query<'_, (&mut Pos, &Vel)>, time: Res<'_, Time>| {
-//!         q.each(|_, (pos, vel)| pos.0 += vel.0 * time.dt)
+//!         q.each(|(pos, vel)| pos.0 += vel.0 * time.dt)
 //!     })
 //!     .register()?;
 //! let schedule = world.schedule()?;
@@ -44,7 +44,9 @@ mod params;
 use std::error::Error;
 use std::fmt;
 use std::marker::PhantomData;
-use std::ptr::NonNull;
+use std::sync::{Mutex, PoisonError};
+
+use laige_query::{Claim, ParamViews, Queries};
 
 use crate::command::CommandBuffer;
 use crate::par::BatchScratch;
@@ -68,63 +70,77 @@ pub(crate) fn init_param<P: SystemParam>(init: &mut ParamInit<'_>) -> P::State {
 /// What a failing system returns, boxed: any error type converts into it with `?`.
 pub type BoxError = Box<dyn Error + Send + Sync + 'static>;
 
-/// What one run of a system may touch: the storage (shared), the system's meta, its own
-/// command buffer and PRNG stream, which [`SystemParam::fetch`] hands out to at most one
-/// parameter each, and the scratch its query parameters' `par_each` loops share.
+/// What one run of a typed system may touch: its checked view of the storage, its meta, its
+/// own command buffer and PRNG stream, and the scratch its query parameters' `par_each` loops
+/// share. Only the World makes one, for the system it runs.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct SystemWorld<'w> {
-    pub(crate) storage: &'w Storage,
+    pub(crate) view: Queries<'w>,
     pub(crate) meta: &'w SystemMeta,
-    commands: NonNull<CommandBuffer>,
-    rng: NonNull<Prng>,
-    batches: NonNull<BatchScratch>,
-    _exclusive: PhantomData<(&'w mut CommandBuffer, &'w mut Prng, &'w mut BatchScratch)>,
+    pub(crate) commands: &'w mut CommandBuffer,
+    pub(crate) rng: &'w mut Prng,
+    pub(crate) batches: &'w BatchScratch,
 }
 
-impl<'w> SystemWorld<'w> {
-    pub(crate) fn new(
-        storage: &'w Storage,
-        meta: &'w SystemMeta,
-        commands: &'w mut CommandBuffer,
-        rng: &'w mut Prng,
-        batches: &'w mut BatchScratch,
-    ) -> Self {
+/// What a typed system's parameters are fetched from for one run: each parameter's checked
+/// view ([`ParamViews`]: two parameters that would alias cannot both get one), and the
+/// system's command buffer and PRNG, which one parameter each may take.
+#[derive(Debug)]
+pub struct ParamFetch<'w> {
+    views: ParamViews<'w>,
+    meta: &'w SystemMeta,
+    commands: Option<&'w mut CommandBuffer>,
+    rng: Option<&'w mut Prng>,
+    batches: &'w BatchScratch,
+}
+
+impl<'w> ParamFetch<'w> {
+    pub(crate) fn new(world: SystemWorld<'w>) -> Self {
         Self {
-            storage,
-            meta,
-            commands: NonNull::from(commands),
-            rng: NonNull::from(rng),
-            batches: NonNull::from(batches),
-            _exclusive: PhantomData,
+            views: ParamViews::new(world.view),
+            meta: world.meta,
+            commands: Some(world.commands),
+            rng: Some(world.rng),
+            batches: world.batches,
         }
     }
 
-    /// The system's command buffer.
-    ///
-    /// # Safety
-    ///
-    /// No other reference to it obtained from this value (or a copy) is live for `'w`.
-    pub(crate) unsafe fn commands(self) -> &'w mut CommandBuffer {
-        // SAFETY: `new` took it from a `&'w mut`, and the caller makes this the only use.
-        unsafe { &mut *self.commands.as_ptr() }
+    /// The view of a parameter that recorded `claim` at registration.
+    pub(crate) fn view(&mut self, claim: &'w Claim) -> Result<Queries<'w>, QueryError> {
+        self.views.claim(claim)
     }
 
-    /// The system's PRNG stream.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SystemWorld::commands`].
-    pub(crate) unsafe fn rng(self) -> &'w mut Prng {
-        // SAFETY: as for `commands`.
-        unsafe { &mut *self.rng.as_ptr() }
+    /// The storage, for metadata.
+    pub(crate) fn storage(&self) -> &'w Storage {
+        self.views.storage()
     }
 
-    /// The scratch of the system's `par_each` loops, which every query parameter shares:
-    /// only one loop runs at a time (`par_each` takes `&mut self`, and a loop's closure is
-    /// `Fn`, so it cannot start another query's loop).
-    pub(crate) fn batches(self) -> NonNull<BatchScratch> {
+    /// The scratch of the system's `par_each` loops, which every query parameter shares.
+    pub(crate) fn batches(&self) -> &'w BatchScratch {
         self.batches
+    }
+
+    /// The system's command buffer, for the one parameter that holds it.
+    pub(crate) fn take_commands(&mut self) -> Result<&'w mut CommandBuffer, QueryError> {
+        let taken = self.commands.take();
+        taken.ok_or_else(|| self.part_taken::<CommandBuffer>())
+    }
+
+    /// The system's PRNG stream, for the one parameter that holds it.
+    pub(crate) fn take_rng(&mut self) -> Result<&'w mut Prng, QueryError> {
+        let taken = self.rng.take();
+        taken.ok_or_else(|| self.part_taken::<Prng>())
+    }
+
+    /// A second holder of a part: registration refuses one, so only a parameter written to
+    /// fetch what it did not record gets here.
+    #[cold]
+    fn part_taken<T>(&self) -> QueryError {
+        self.storage().report(QueryError::Aliased {
+            system: Some(self.meta.name()),
+            component: std::any::type_name::<T>(),
+        })
     }
 }
 
@@ -133,16 +149,11 @@ impl<'w> SystemWorld<'w> {
 ///
 /// Implemented for [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`, `Option<ResMut<T>>`,
 /// [`Commands`](crate::Commands), [`Rng`], [`Local`], and tuples of up to 8 parameters
-/// (which nest). Its methods use crate-internal types, so it cannot be implemented
-/// elsewhere.
-///
-/// # Safety
-///
-/// `init` must record, through its [`ParamInit`], every component and resource `fetch`
-/// reaches and how, and every part of the system (its commands, its PRNG) it holds; `fetch`
-/// must reach nothing else.
-pub unsafe trait SystemParam {
-    /// Kept between runs: resolved ids, a [`Local`]'s value.
+/// (which nest). Safe to implement: a parameter reaches the storage only through the view
+/// its registration's record claims ([`ParamInit::take_claim`]), checked against the other
+/// parameters' at every fetch, so no implementation can alias another.
+pub trait SystemParam {
+    /// Kept between runs: resolved ids, a query's claim, a [`Local`]'s value.
     #[doc(hidden)]
     type State: Send + 'static;
     /// What the system function receives for one run.
@@ -156,18 +167,13 @@ pub unsafe trait SystemParam {
     ///
     /// # Errors
     ///
-    /// Only [`QueryError::NoResource`], when a resource it needs is not in the world; the
+    /// [`QueryError::NoResource`], when a resource it needs is not in the world, and
+    /// [`QueryError::Aliased`] for a parameter that reaches what another one holds; the
     /// system does not run then.
-    ///
-    /// # Safety
-    ///
-    /// For `'a`, the access the system declared is exclusive as declared (the
-    /// [`SystemContext::new`](crate::SystemContext::new) contract), and no other parameter
-    /// fetched from the same `world` reaches what this one does (registration checked it).
     #[doc(hidden)]
-    unsafe fn fetch<'a>(
+    fn fetch<'a>(
         state: &'a mut Self::State,
-        world: SystemWorld<'a>,
+        fetch: &mut ParamFetch<'a>,
     ) -> Result<Self::Item<'a>, QueryError>;
 }
 
@@ -205,27 +211,15 @@ pub trait IntoSystem<Marker>: Send + Sized + 'static {
     fn init(init: &mut ParamInit<'_>) -> Self::State;
 
     /// One run.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SystemParam::fetch`], for every parameter.
     #[doc(hidden)]
-    unsafe fn run(
-        &mut self,
-        state: &mut Self::State,
-        world: SystemWorld<'_>,
-    ) -> Result<(), BoxError>;
+    fn run(&mut self, state: &mut Self::State, world: SystemWorld<'_>) -> Result<(), BoxError>;
 }
 
 /// A typed system with its parameters' state, behind one box.
 pub(crate) trait ErasedSystem: Send {
     /// One run; a failure is stored in `failure`. Writing it here rather than returning a
     /// `Result` lets a system that cannot fail skip the check altogether.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SystemParam::fetch`].
-    unsafe fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>);
+    fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>);
 }
 
 struct FunctionSystem<F: IntoSystem<M>, M> {
@@ -236,44 +230,38 @@ struct FunctionSystem<F: IntoSystem<M>, M> {
 
 impl<F: IntoSystem<M>, M> ErasedSystem for FunctionSystem<F, M> {
     #[inline]
-    unsafe fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
-        // SAFETY: forwarded from the caller.
-        if let Err(err) = unsafe { self.function.run(&mut self.state, world) } {
+    fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
+        if let Err(err) = self.function.run(&mut self.state, world) {
             *failure = Some(err);
         }
     }
 }
 
 /// A typed system, set up and boxed (the one allocation registration makes for it).
-pub(crate) struct BoxedSystem(Box<dyn ErasedSystem>);
-
-// SAFETY: nothing is reachable through `&BoxedSystem` (`run` takes `&mut self`, `Debug`
-// prints a constant), so sharing one between threads shares no access to the function or its
-// state; moving it to another thread (for `&mut` access there) needs only `Send`, which the
-// box has. This is what lets a system be any `FnMut + Send`, with no `Sync` bound, while the
-// World that owns it is `Sync`.
-unsafe impl Sync for BoxedSystem {}
+///
+/// The box is only reached through `&mut` (`run`, by `Mutex::get_mut`, which never locks), and
+/// a `Mutex` of a `Send` value is `Sync`: sharing the World between threads shares no access
+/// to the function or its state, which lets a system be any `FnMut + Send`, with no `Sync`
+/// bound.
+pub(crate) struct BoxedSystem(Mutex<Box<dyn ErasedSystem>>);
 
 impl BoxedSystem {
     /// Sets up `function`'s parameters through `init` and boxes it with their state.
     pub(crate) fn new<F: IntoSystem<M>, M: 'static>(function: F, init: &mut ParamInit<'_>) -> Self {
         let state = F::init(init);
-        Self(Box::new(FunctionSystem {
+        Self(Mutex::new(Box::new(FunctionSystem {
             function,
             state,
             _marker: PhantomData,
-        }))
+        })))
     }
 
     /// One run; a failure is stored in `failure`, which is left alone otherwise.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SystemParam::fetch`].
     #[inline]
-    pub(crate) unsafe fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.0.run(world, failure) }
+    pub(crate) fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
+        // Never locked, so never poisoned; a poisoned box would still be the system's own.
+        let system = self.0.get_mut().unwrap_or_else(PoisonError::into_inner);
+        system.run(world, failure);
     }
 }
 

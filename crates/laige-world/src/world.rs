@@ -13,12 +13,12 @@ use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
 use crate::runtime::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
-use laige_query::query::{Prepared, QueryData, each_chunk_in, each_in, prepared_in};
+use laige_query::{Prepared, Queries, QueryData};
 use laige_storage::archetype::Archetype;
 use laige_storage::bundle::Bundle;
 
 pub use names::{SystemHandle, SystemNames};
-pub use systems::{SystemBuilder, SystemState};
+pub use systems::{SystemBuilder, SystemState, ViewSource};
 
 /// Archetype storage for entities and components, plus the registered systems with their
 /// command buffers and PRNG substreams.
@@ -245,18 +245,19 @@ impl World {
         self.storage.component_id::<T>()
     }
 
-    /// A setup-time query over the whole world; not checked against any declared access.
-    /// Visits matched archetypes in ascending id, rows in table order.
+    /// The whole world's view for setup code: queries, iterators and lookups not checked
+    /// against any declared access (`world.queries().iter_mut::<&mut Pos>()`).
+    pub fn queries(&mut self) -> Queries<'_> {
+        Queries::exclusive(&mut self.storage, None)
+    }
+
+    /// A setup-time query over the whole world ([`Queries::each`] on [`World::queries`]).
     ///
     /// # Errors
     ///
     /// [`QueryError::Aliased`] for a query naming a component twice with a write.
-    pub fn each<Q: QueryData>(
-        &mut self,
-        f: impl FnMut(Entity, Q::Item<'_>),
-    ) -> Result<(), QueryError> {
-        // SAFETY: `&mut self` gives exclusive access to every column.
-        unsafe { each_in::<Q>(&self.storage, None, f) }
+    pub fn each<Q: QueryData>(&mut self, f: impl FnMut(Q::Item<'_>)) -> Result<(), QueryError> {
+        self.queries().each::<Q>(f)
     }
 
     /// The per-archetype form of [`World::each`]: entities and whole columns as slices.
@@ -268,8 +269,7 @@ impl World {
         &mut self,
         f: impl FnMut(&[Entity], Q::Chunk<'_>),
     ) -> Result<(), QueryError> {
-        // SAFETY: `&mut self` gives exclusive access to every column.
-        unsafe { each_chunk_in::<Q>(&self.storage, None, f) }
+        self.queries().each_chunk::<Q>(f)
     }
 
     /// Checks `Q` once, for many lookups by handle ([`Prepared::get`]), for setup code.
@@ -278,9 +278,7 @@ impl World {
     ///
     /// As for [`World::each`].
     pub fn prepare<Q: QueryData>(&mut self) -> Result<Prepared<'_, Q>, QueryError> {
-        // SAFETY: `&mut self` gives exclusive access to every column, for as long as the
-        // result lives.
-        unsafe { prepared_in::<Q>(&self.storage, None) }
+        self.queries().into_prepared::<Q>()
     }
 
     /// Records commands for this world in a standalone `buffer`; apply it with

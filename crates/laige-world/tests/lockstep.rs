@@ -60,17 +60,16 @@ const DIVERGE_AT: u32 = 3;
 
 fn accelerate(ctx: &mut SystemContext<'_>) {
     let kick = ctx.rng().next_float01();
-    ctx.each::<&mut Vel>(|_, v| v.0 = v.0 * 0.5 + kick).unwrap();
+    ctx.each::<&mut Vel>(|v| v.0 = v.0 * 0.5 + kick).unwrap();
 }
 
 fn integrate(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, &Vel)>(|_, (p, v)| p.0 += v.0)
-        .unwrap();
+    ctx.each::<(&mut Pos, &Vel)>(|(p, v)| p.0 += v.0).unwrap();
 }
 
 fn jitter(ctx: &mut SystemContext<'_>) {
     let fault = *ctx.resource::<Fault>().unwrap();
-    ctx.each::<&mut Noise>(|_, n| {
+    ctx.each::<&mut Noise>(|n| {
         n.tick += 1;
         n.value = if fault == Fault::Unseeded && n.tick >= DIVERGE_AT {
             // The bug under test: a hash with per-process random keys.
@@ -87,7 +86,7 @@ fn trail(_: &mut SystemContext<'_>) {}
 fn sparks(ctx: &mut SystemContext<'_>) {
     let fault = *ctx.resource::<Fault>().unwrap();
     let mut tick = 0;
-    ctx.each::<&Noise>(|_, n| tick = n.tick).unwrap();
+    ctx.each::<&Noise>(|n| tick = n.tick).unwrap();
     let spawns = if fault == Fault::ExtraSpawn && tick == DIVERGE_AT {
         2
     } else {
@@ -208,7 +207,7 @@ fn checksums_are_the_documented_hash_of_the_written_rows() {
     let mut noise = StateHasher::new();
     let mut rows = Vec::new();
     world
-        .each::<(Entity, &Pos)>(|_, (e, p)| rows.push((e, p.0)))
+        .each::<(Entity, &Pos)>(|(e, p)| rows.push((e, p.0)))
         .unwrap();
     for (e, p) in rows {
         pos.write_u32(e.index());
@@ -216,7 +215,7 @@ fn checksums_are_the_documented_hash_of_the_written_rows() {
         pos.write_f32(p);
     }
     world
-        .each::<(Entity, &Noise)>(|_, (e, n)| {
+        .each::<(Entity, &Noise)>(|(e, n)| {
             noise.write_u32(e.index());
             noise.write_u32(e.generation());
             noise.write_u32(n.tick);

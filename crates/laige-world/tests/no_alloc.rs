@@ -34,7 +34,7 @@ struct Label(#[allow(dead_code)] Box<u32>);
 impl Component for Label {}
 
 fn movement(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&Pos, &mut Vel)>(|_, (p, v)| {
+    ctx.each::<(&Pos, &mut Vel)>(|(p, v)| {
         v.0 = v.0 * 0.5 + p.0 * 0.001;
         v.1 += p.1;
     })
@@ -46,7 +46,7 @@ fn tagger(ctx: &mut SystemContext<'_>) {
     let (mut queries, mut commands, rng) = ctx.split();
     let phase = rng.next_range(0, 10);
     queries
-        .each::<(Entity, Option<&Tag>)>(|e, (_, tag)| {
+        .each::<(Entity, (Entity, Option<&Tag>))>(|(e, (_, tag))| {
             if e.index() % 10 == phase {
                 match tag {
                     Some(_) => commands.remove::<Tag>(e).unwrap(),
@@ -174,7 +174,7 @@ fn clock(ctx: &mut SystemContext<'_>) {
 
 /// Writes the live Pos while `old_sum` reads last tick's.
 fn drift(ctx: &mut SystemContext<'_>) {
-    ctx.each::<&mut Pos>(|_, p| p.0 += 1.0).unwrap();
+    ctx.each::<&mut Pos>(|p| p.0 += 1.0).unwrap();
 }
 
 fn old_sum(ctx: &mut SystemContext<'_>) {
@@ -309,7 +309,7 @@ fn typed_setup() -> (World, laige_scheduler::Schedule) {
         .system(
             "Movement",
             move |mut q: Query<'_, (&Pos, &mut Vel)>, time: Res<'_, Time>| {
-                q.each(|_, (p, v)| v.0 = p.0 * scale + time.tick as f32)
+                q.each(|(p, v)| v.0 = p.0 * scale + time.tick as f32)
             },
         )
         .register()
@@ -321,7 +321,7 @@ fn typed_setup() -> (World, laige_scheduler::Schedule) {
              mut commands: Commands<'_>,
              mut rng: Rng<'_>| {
                 let phase = rng.next_range(0, 10);
-                q.each(|e, (_, tag)| {
+                q.each(|(e, tag)| {
                     if e.index() % 10 == phase {
                         let _ = match tag {
                             Some(_) => commands.remove::<Tag>(e),
@@ -340,7 +340,7 @@ fn typed_setup() -> (World, laige_scheduler::Schedule) {
              mut sum: ResMut<'_, Sum>|
              -> Result<(), BoxError> {
                 let mut total = 0.0;
-                tagged.each(|_, p| total += p.0)?;
+                tagged.each(|p| total += p.0)?;
                 sum.0 = total;
                 Ok(())
             },

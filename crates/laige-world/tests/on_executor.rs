@@ -4,7 +4,9 @@
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_scheduler::Layout;
-use laige_world::{Component, ComponentOptions, SystemContext, With, Without, World, WorldOptions};
+use laige_world::{
+    Component, ComponentOptions, Entity, SystemContext, With, Without, World, WorldOptions,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32);
@@ -26,20 +28,20 @@ struct Score(u64);
 
 /// Moves red entities; writes `Pos` in red tables only.
 fn move_red(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, &Vel, With<Red>)>(|_, (p, v, ())| p.0 += v.0)
+    ctx.each::<(&mut Pos, &Vel, With<Red>)>(|(p, v, ())| p.0 += v.0)
         .unwrap();
 }
 
 /// Moves blue entities; writes `Pos` in blue tables only, so it may overlap `move_red`.
 fn move_blue(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, &Vel, With<Blue>)>(|_, (p, v, ())| p.0 -= v.0)
+    ctx.each::<(&mut Pos, &Vel, With<Blue>)>(|(p, v, ())| p.0 -= v.0)
         .unwrap();
 }
 
 /// Ages everything, and despawns the old and spawns a replacement through commands.
 fn age(ctx: &mut SystemContext<'_>) {
     let mut old = Vec::new();
-    ctx.each::<&mut Age>(|e, a| {
+    ctx.each::<(Entity, &mut Age)>(|(e, a)| {
         a.0 += 1;
         if a.0 > 6 {
             old.push(e);
@@ -69,7 +71,7 @@ fn score(ctx: &mut SystemContext<'_>) {
 /// Tags uncoloured entities red through commands (an archetype move).
 fn paint(ctx: &mut SystemContext<'_>) {
     let mut bare = Vec::new();
-    ctx.each::<(&Pos, Without<Red>, Without<Blue>)>(|e, _| bare.push(e))
+    ctx.each::<(Entity, (&Pos, Without<Red>, Without<Blue>))>(|(e, _)| bare.push(e))
         .unwrap();
     for e in bare {
         ctx.commands().insert(e, Red).unwrap();

@@ -46,7 +46,7 @@ impl StateHash for Born {
 
 /// Low-level: every row draws from its batch's stream; some rows despawn, some spawn.
 fn churn(ctx: &mut SystemContext<'_>) {
-    ctx.par_each::<(Entity, &mut Pos, &Vel)>(|batch, entity, (_, pos, vel)| {
+    ctx.par_each::<(Entity, (Entity, &mut Pos, &Vel))>(|batch, (entity, (_, pos, vel))| {
         pos.0 = pos.0.wrapping_mul(31) ^ vel.0 ^ (batch.rng().next_u64() >> 8);
         match pos.0 % 64 {
             0 => batch.commands().despawn(entity).unwrap(),
@@ -165,7 +165,7 @@ fn batch_commands_apply_in_batch_order() {
     }
     world
         .system_fn("Spawner", |ctx: &mut SystemContext<'_>| {
-            ctx.par_each::<(&Pos, Option<&Born>)>(|batch, _, (pos, born)| {
+            ctx.par_each::<(&Pos, Option<&Born>)>(|batch, (pos, born)| {
                 if born.is_none() && pos.0 % 100 == 0 {
                     let index = batch.index();
                     batch.commands().spawn((Born(index, pos.0),)).unwrap();
@@ -186,7 +186,9 @@ fn batch_commands_apply_in_batch_order() {
     world.run_systems(&schedule).unwrap();
     let mut spawned = Vec::new();
     world
-        .each::<(Entity, &Born)>(|entity, (_, born)| spawned.push((entity.index(), born.0, born.1)))
+        .each::<(Entity, (Entity, &Born))>(|(entity, (_, born))| {
+            spawned.push((entity.index(), born.0, born.1))
+        })
         .unwrap();
     spawned.sort();
     // Entity indices follow apply order: batch by batch, rows in order within a batch.
@@ -209,13 +211,13 @@ fn batches_cover_every_matched_row_once() {
         .unwrap()
         .id();
     let mut before = Vec::new();
-    world.each::<&Vel>(|_, vel| before.push(vel.0)).unwrap();
+    world.each::<&Vel>(|vel| before.push(vel.0)).unwrap();
     // A context run by hand: the batches run in order on this thread.
     let mut ctx = world.context(id).unwrap();
-    ctx.par_each::<(&mut Vel, With<Pos>)>(|_, _, (vel, ())| vel.0 += 1)
+    ctx.par_each::<(&mut Vel, With<Pos>)>(|_, (vel, ())| vel.0 += 1)
         .unwrap();
     let mut after = Vec::new();
-    world.each::<&Vel>(|_, vel| after.push(vel.0)).unwrap();
+    world.each::<&Vel>(|vel| after.push(vel.0)).unwrap();
     let bumped: Vec<u64> = before.iter().map(|v| v + 1).collect();
     assert_eq!(after, bumped);
 }

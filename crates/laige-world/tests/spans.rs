@@ -91,7 +91,7 @@ impl Component for Pos {}
 fn slow(ctx: &mut SystemContext<'_>) {
     // Long enough that a pool's worker usually takes some of the systems.
     std::thread::sleep(std::time::Duration::from_micros(300));
-    ctx.each::<&Pos>(|_, _| {}).unwrap();
+    ctx.each::<&Pos>(|_| {}).unwrap();
 }
 
 fn world() -> (World, laige_scheduler::Schedule) {

@@ -47,17 +47,17 @@ fn spend(ctx: &mut SystemContext<'_>) {
 }
 
 fn write_pos(ctx: &mut SystemContext<'_>) {
-    ctx.each::<&mut Pos>(|_, p| p.0 += 1.0).unwrap();
+    ctx.each::<&mut Pos>(|p| p.0 += 1.0).unwrap();
     spend(ctx);
 }
 
 fn pos_to_vel(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Vel, &Pos)>(|_, (v, p)| v.0 = p.0).unwrap();
+    ctx.each::<(&mut Vel, &Pos)>(|(v, p)| v.0 = p.0).unwrap();
     spend(ctx);
 }
 
 fn write_heat(ctx: &mut SystemContext<'_>) {
-    ctx.each::<&mut Heat>(|_, h| h.0 *= 0.5).unwrap();
+    ctx.each::<&mut Heat>(|h| h.0 *= 0.5).unwrap();
     spend(ctx);
 }
 

@@ -5,7 +5,7 @@ use std::slice;
 
 use laige_registry::{Access, ComponentId};
 
-use super::{QueryData, QueryDesc};
+use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::declare::ParamInit;
 use crate::{Entity, QueryError};
 use laige_storage::archetype::Archetype;
@@ -298,3 +298,10 @@ unsafe impl QueryData for Entity {
         unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
     }
 }
+
+// SAFETY: items and chunks are shared references.
+unsafe impl<T: Send + Sync + 'static> ReadOnlyQueryData for &T {}
+// SAFETY: items and chunks are optional shared references.
+unsafe impl<T: Send + Sync + 'static> ReadOnlyQueryData for Option<&T> {}
+// SAFETY: items are copies of the handle, chunks shared slices of the entity column.
+unsafe impl ReadOnlyQueryData for Entity {}

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{QueryData, QueryDesc};
+use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::QueryError;
 use crate::declare::ParamInit;
 use laige_storage::archetype::Archetype;
@@ -61,6 +61,9 @@ macro_rules! filter {
             #[inline]
             unsafe fn chunk<'a>(_: &(), _: usize) -> Self::Chunk<'a> {}
         }
+
+        // SAFETY: a filter yields `()`.
+        unsafe impl<T: 'static> ReadOnlyQueryData for $ty<T> {}
     };
 }
 

@@ -8,7 +8,7 @@ use std::ptr::NonNull;
 use laige_registry::{Access, ComponentId};
 
 use super::QueryFilter;
-use super::{QueryData, QueryDesc};
+use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::QueryError;
 use crate::declare::ParamInit;
 use laige_storage::archetype::Archetype;
@@ -137,3 +137,8 @@ unsafe impl<Q: QueryData, F: QueryFilter> QueryData for Filtered<Q, F> {
         unsafe { <(Q, F)>::chunk(fetch, len).0 }
     }
 }
+
+// SAFETY: `&T`'s items.
+unsafe impl<T: Send + Sync + 'static> ReadOnlyQueryData for Fresh<&T> {}
+// SAFETY: the items are `Q`'s, which only read; a filter's are `()`.
+unsafe impl<Q: ReadOnlyQueryData, F: QueryFilter> ReadOnlyQueryData for Filtered<Q, F> {}

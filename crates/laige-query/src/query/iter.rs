@@ -1,11 +1,14 @@
 //! The iteration loops shared by the world (unchecked) and system contexts (checked).
 
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::slice;
 
 use laige_registry::ComponentId;
 
-use super::SystemMeta;
+use super::Checks;
 use super::{Matcher, Prepared, QueryData, QueryDesc};
 use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
@@ -13,11 +16,11 @@ use laige_storage::column::TableColumn;
 
 /// Resolves and checks `Q`; reports a refusal.
 #[inline(always)]
-fn prepare<Q: QueryData>(
+pub(crate) fn prepare<Q: QueryData>(
     storage: &Storage,
-    declared: Option<&SystemMeta>,
+    checks: Checks<'_>,
 ) -> Result<(Q::State, Matcher), QueryError> {
-    let mut desc = QueryDesc::new(storage, declared);
+    let mut desc = QueryDesc::checked(storage, checks);
     match Q::init(&mut desc).and_then(|state| desc.check_footprint().map(|()| state)) {
         Ok(state) => Ok((state, desc.matcher())),
         Err(err) => Err(refuse(storage, err)),
@@ -63,65 +66,192 @@ impl Matched<'_> {
     }
 }
 
+/// Where the matched tables come from: the driver's column directory, or every table.
+#[derive(Clone, Debug)]
+enum Source<'s> {
+    /// A query that requires a component walks that component's column directory, which
+    /// reaches the column (its rows and base) in one step; only when the driver is not the
+    /// query's only condition is the table itself tested.
+    Directory {
+        entries: slice::Iter<'s, TableColumn>,
+        driver: ComponentId,
+        exact: bool,
+    },
+    /// A query that requires nothing tests every table.
+    All(slice::Iter<'s, Archetype>),
+}
+
+/// The walk over the non-empty tables a matcher accepts, in ascending archetype id: what
+/// every loop and iterator over a query's rows steps through.
+#[derive(Clone, Debug)]
+struct Tables<'s> {
+    tables: &'s [Archetype],
+    source: Source<'s>,
+    matcher: Matcher,
+}
+
+impl<'s> Tables<'s> {
+    #[inline(always)]
+    fn new(storage: &'s Storage, matcher: Matcher) -> Self {
+        let tables = storage.archetypes();
+        let source = match matcher.driver() {
+            // An unmatchable query walks an empty directory.
+            _ if matcher.unmatchable() => Source::All([].iter()),
+            Some(driver) => Source::Directory {
+                entries: storage.tables_with(driver).iter(),
+                driver,
+                exact: matcher.exact(),
+            },
+            None => Source::All(tables.iter()),
+        };
+        Self {
+            tables,
+            source,
+            matcher,
+        }
+    }
+
+    /// The next matched, non-empty table.
+    #[inline(always)]
+    fn next_table(&mut self) -> Option<Matched<'s>> {
+        match &mut self.source {
+            Source::Directory {
+                entries,
+                driver,
+                exact,
+            } => {
+                for entry in entries.by_ref() {
+                    debug_assert!((entry.table() as usize) < self.tables.len());
+                    // SAFETY: directory entries name only created archetypes, which are never
+                    // removed; the entry belongs to the storage, borrowed shared for `'s`, so
+                    // no `&mut` to any table's columns exists meanwhile.
+                    let (table, column) = unsafe {
+                        (
+                            self.tables.get_unchecked(entry.table() as usize),
+                            entry.column(),
+                        )
+                    };
+                    let rows = column.len();
+                    if rows != 0 && (*exact || self.matcher.matches(table)) {
+                        let driver = Some((*driver, column.data()));
+                        return Some(Matched {
+                            table,
+                            rows,
+                            driver,
+                        });
+                    }
+                }
+                None
+            }
+            Source::All(tables) => {
+                let matcher = &self.matcher;
+                let table = tables.find(|table| !table.is_empty() && matcher.matches(table))?;
+                Some(Matched {
+                    table,
+                    rows: table.len(),
+                    driver: None,
+                })
+            }
+        }
+    }
+}
+
 /// Calls `visit` with every non-empty table `matcher` accepts, in ascending archetype id.
-///
-/// A query that requires a component walks that component's column directory, which reaches
-/// the column (its rows and base) in one step; only when the driver is not the query's only
-/// condition is the table itself tested. A query that requires nothing tests every table.
 #[inline(always)]
 fn for_each_table<'s>(storage: &'s Storage, matcher: &Matcher, mut visit: impl FnMut(Matched<'s>)) {
-    let tables = storage.archetypes();
-    if matcher.unmatchable() {
-        return;
+    let mut tables = Tables::new(storage, *matcher);
+    while let Some(table) = tables.next_table() {
+        visit(table);
     }
-    let Some(driver) = matcher.driver() else {
-        for table in tables {
-            if !table.is_empty() && matcher.matches(table) {
-                let rows = table.len();
-                visit(Matched {
-                    table,
-                    rows,
-                    driver: None,
-                });
+}
+
+/// The rows a checked query matches, as an [`Iterator`]: archetypes in ascending id, rows in
+/// table order. Made by `iter` / `iter_mut` on a view, which check the query first.
+pub struct QueryIter<'s, Q: QueryData> {
+    tables: Tables<'s>,
+    state: Q::State,
+    /// The current table's cursors, valid while `rows` is above zero.
+    fetch: MaybeUninit<Q::Fetch>,
+    /// Rows left in the current table.
+    rows: usize,
+    _items: PhantomData<Q::Item<'s>>,
+}
+
+impl<'s, Q: QueryData> QueryIter<'s, Q> {
+    /// Checks `Q` and starts before the first matched row.
+    ///
+    /// # Safety
+    ///
+    /// As for [`each_in`], for as long as the iterator and its items live; for a query that
+    /// is not read-only, no other iterator or item of the same access lives meanwhile.
+    #[inline]
+    pub(crate) unsafe fn new(storage: &'s Storage, checks: Checks<'_>) -> Result<Self, QueryError> {
+        let (state, matcher) = prepare::<Q>(storage, checks)?;
+        Ok(Self {
+            tables: Tables::new(storage, matcher),
+            state,
+            fetch: MaybeUninit::uninit(),
+            rows: 0,
+            _items: PhantomData,
+        })
+    }
+
+    /// Moves on to the next matched table; `false` at the end.
+    #[inline]
+    fn next_table(&mut self) -> bool {
+        let Some(table) = self.tables.next_table() else {
+            return false;
+        };
+        // SAFETY: `Tables` yields only tables the query's matcher accepts.
+        self.fetch = MaybeUninit::new(unsafe { table.fetch::<Q>(&self.state) });
+        self.rows = table.rows;
+        true
+    }
+}
+
+impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
+    type Item = Q::Item<'s>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Q::Item<'s>> {
+        if self.rows == 0 && !self.next_table() {
+            return None;
+        }
+        self.rows -= 1;
+        // SAFETY: `rows` was above zero, so `fetch` is set and at one of the current table's
+        // rows (each turn moves it on by one); access is `new`'s caller's promise; each row
+        // is yielded once, and `Q` has no aliasing elements (`prepare`).
+        Some(unsafe { Q::next_item(self.fetch.assume_init_mut()) })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rows, None)
+    }
+
+    // A table at a time, as `each` has always run: the row loop has no table test in it.
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        loop {
+            for _ in 0..self.rows {
+                // SAFETY: as for `next`.
+                acc = f(acc, unsafe { Q::next_item(self.fetch.assume_init_mut()) });
+            }
+            self.rows = 0;
+            if !self.next_table() {
+                return acc;
             }
         }
-        return;
-    };
-    let entries = storage.tables_with(driver);
-    let open = |entry: &'s TableColumn| {
-        debug_assert!((entry.table() as usize) < tables.len());
-        // SAFETY: directory entries name only created archetypes, which are never removed;
-        // the entry belongs to `storage`, borrowed shared for `'s`, so no `&mut` to any
-        // table's columns exists meanwhile.
-        unsafe { (tables.get_unchecked(entry.table() as usize), entry.column()) }
-    };
-    // Two loops rather than one that tests `exact` per table.
-    if matcher.exact() {
-        for entry in entries {
-            let (table, column) = open(entry);
-            let rows = column.len();
-            if rows != 0 {
-                let driver = Some((driver, column.data()));
-                visit(Matched {
-                    table,
-                    rows,
-                    driver,
-                });
-            }
-        }
-    } else {
-        for entry in entries {
-            let (table, column) = open(entry);
-            let rows = column.len();
-            if rows != 0 && matcher.matches(table) {
-                let driver = Some((driver, column.data()));
-                visit(Matched {
-                    table,
-                    rows,
-                    driver,
-                });
-            }
-        }
+    }
+}
+
+impl<Q: QueryData> fmt::Debug for QueryIter<'_, Q> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryIter")
+            .field("query", &std::any::type_name::<Q>())
+            .field("rows_left_in_table", &self.rows)
+            .finish_non_exhaustive()
     }
 }
 
@@ -132,34 +262,18 @@ fn for_each_table<'s>(storage: &'s Storage, matcher: &Matcher, mut visit: impl F
 /// For `'s`, the caller has the access `Q` needs to every matched column: no one else writes
 /// a component `Q` reads, and no one else touches a component `Q` writes. (`Storage` cannot
 /// change structurally meanwhile: it is borrowed for `'s`.) With `declared`, `Q` is checked
-/// against it first, which is how a context turns its scheduler-proven declaration into this
+/// against it first, which is how a view turns its scheduler-proven declaration into this
 /// guarantee.
 // Rows by pointer steps, not indices: in the frag_iter bench the indexed form of the same
 // vectorised loop ran 1.3x slower per table, for the same instruction count.
-#[doc(hidden)]
-pub unsafe fn each_in<'s, Q: QueryData>(
+#[inline(always)]
+pub(crate) unsafe fn each_in<'s, Q: QueryData>(
     storage: &'s Storage,
-    declared: Option<&SystemMeta>,
-    mut f: impl FnMut(Entity, Q::Item<'s>),
+    checks: Checks<'_>,
+    f: impl FnMut(Q::Item<'s>),
 ) -> Result<(), QueryError> {
-    let (state, matcher) = prepare::<Q>(storage, declared)?;
-    for_each_table(storage, &matcher, |table| {
-        // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
-        let mut fetch = unsafe { table.fetch::<Q>(&state) };
-        let mut entities = table.entities();
-        for _ in 0..table.rows {
-            // SAFETY: the cursors are at one of a matched table's rows (every column and the
-            // entity column have `rows` rows, and each turn moves them on by one); access is
-            // the caller's promise; each row is yielded once per call, and `Q` has no
-            // aliasing elements (`prepare`).
-            let (entity, item) = unsafe {
-                let entity = *entities.as_ptr();
-                entities = entities.add(1);
-                (entity, Q::next_item(&mut fetch))
-            };
-            f(entity, item);
-        }
-    });
+    // SAFETY: forwarded from the caller; `for_each` walks a table at a time (`fold`).
+    unsafe { QueryIter::<Q>::new(storage, checks) }?.for_each(f);
     Ok(())
 }
 
@@ -168,13 +282,12 @@ pub unsafe fn each_in<'s, Q: QueryData>(
 /// # Safety
 ///
 /// As for [`each_in`].
-#[doc(hidden)]
-pub unsafe fn each_chunk_in<'s, Q: QueryData>(
+pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
     storage: &'s Storage,
-    declared: Option<&SystemMeta>,
+    checks: Checks<'_>,
     mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
 ) -> Result<(), QueryError> {
-    let (state, matcher) = prepare::<Q>(storage, declared)?;
+    let (state, matcher) = prepare::<Q>(storage, checks)?;
     for_each_table(storage, &matcher, |table| {
         // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
         let fetch = unsafe { table.fetch::<Q>(&state) };
@@ -195,12 +308,11 @@ pub unsafe fn each_chunk_in<'s, Q: QueryData>(
 /// # Safety
 ///
 /// As for [`each_in`], for as long as the result lives.
-#[doc(hidden)]
-pub unsafe fn prepared_in<'s, Q: QueryData>(
+pub(crate) unsafe fn prepared_in<'s, Q: QueryData>(
     storage: &'s Storage,
-    declared: Option<&SystemMeta>,
+    checks: Checks<'_>,
 ) -> Result<Prepared<'s, Q>, QueryError> {
-    let (state, matcher) = prepare::<Q>(storage, declared)?;
+    let (state, matcher) = prepare::<Q>(storage, checks)?;
     // SAFETY: forwarded from the caller; `state` and `matcher` come from checking `Q`.
     Ok(unsafe { Prepared::new(storage, state, matcher) })
 }
@@ -210,8 +322,7 @@ pub unsafe fn prepared_in<'s, Q: QueryData>(
 /// # Safety
 ///
 /// As for [`each_in`], for the entity's row; `state` and `matcher` come from checking `Q`.
-#[doc(hidden)]
-pub unsafe fn get_in<'s, Q: QueryData>(
+pub(crate) unsafe fn get_in<'s, Q: QueryData>(
     storage: &'s Storage,
     state: &Q::State,
     matcher: &Matcher,

@@ -27,7 +27,7 @@ use crate::{Entity, Storage};
 /// world.spawn((Pos(5.0), Target(a)))?;
 ///
 /// let mut targets = Vec::new();
-/// world.each::<&Target>(|_, t| targets.push(t.0))?;
+/// world.each::<&Target>(|t| targets.push(t.0))?;
 /// let mut positions = world.prepare::<&mut Pos>()?;
 /// for target in targets {
 ///     if let Some(pos) = positions.get(target) {
@@ -50,8 +50,7 @@ impl<'a, Q: QueryData> Prepared<'a, Q> {
     ///
     /// For `'a`, the caller has the access `Q` needs to every column it may reach, as for
     /// [`each_in`](super::each_in); `state` and `matcher` come from checking `Q`.
-    #[doc(hidden)]
-    pub unsafe fn new(storage: &'a Storage, state: Q::State, matcher: Matcher) -> Self {
+    pub(crate) unsafe fn new(storage: &'a Storage, state: Q::State, matcher: Matcher) -> Self {
         Self {
             storage,
             state,
@@ -67,6 +66,15 @@ impl<'a, Q: QueryData> Prepared<'a, Q> {
         // SAFETY: `new`'s caller has the access for `'a`, which outlives this borrow, and
         // `&mut self` keeps one item alive at a time.
         unsafe { super::iter::get_in::<Q>(storage, &self.state, &self.matcher, entity) }
+    }
+}
+
+impl<'a, Q: QueryData> Prepared<'a, Q> {
+    /// [`Prepared::get`] for one lookup, consuming the check so the item lives for `'a`.
+    pub fn into_item(self, entity: Entity) -> Option<Q::Item<'a>> {
+        // SAFETY: `new`'s caller has the access for `'a`, and consuming `self` makes this the
+        // only item.
+        unsafe { super::iter::get_in::<Q>(self.storage, &self.state, &self.matcher, entity) }
     }
 }
 

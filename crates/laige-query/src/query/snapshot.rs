@@ -8,7 +8,7 @@ use std::ptr::NonNull;
 
 use laige_registry::Access;
 
-use super::{QueryData, QueryDesc};
+use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::declare::ParamInit;
 use crate::{Entity, QueryError};
 use laige_storage::archetype::Archetype;
@@ -74,3 +74,6 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Snapshot<&T> {
         unsafe { fetch.0.view() }
     }
 }
+
+// SAFETY: items are shared references into the frozen copy, chunks its shared view.
+unsafe impl<T: Send + Sync + 'static> ReadOnlyQueryData for Snapshot<&T> {}

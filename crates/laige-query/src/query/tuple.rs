@@ -4,7 +4,7 @@ use std::ptr::NonNull;
 
 use laige_registry::ComponentId;
 
-use super::{QueryData, QueryDesc};
+use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::QueryError;
 use crate::declare::ParamInit;
 use laige_storage::archetype::Archetype;
@@ -74,6 +74,9 @@ macro_rules! tuple_query {
                 ($(unsafe { $name::chunk($name, len) },)*)
             }
         }
+
+        // SAFETY: every element only reads.
+        unsafe impl<$($name: ReadOnlyQueryData),*> ReadOnlyQueryData for ($($name,)*) {}
     };
 }
 

@@ -110,11 +110,11 @@ pub fn w1_world(form: Form) -> (World, Schedule) {
 
 fn sums(world: &mut World) -> [f64; 5] {
     let mut out = [0.0f64; 5];
-    world.each::<&A>(|_, it| out[0] += f64::from(it.0)).unwrap();
-    world.each::<&B>(|_, it| out[1] += f64::from(it.0)).unwrap();
-    world.each::<&C>(|_, it| out[2] += f64::from(it.0)).unwrap();
-    world.each::<&D>(|_, it| out[3] += f64::from(it.0)).unwrap();
-    world.each::<&E>(|_, it| out[4] += f64::from(it.0)).unwrap();
+    world.each::<&A>(|it| out[0] += f64::from(it.0)).unwrap();
+    world.each::<&B>(|it| out[1] += f64::from(it.0)).unwrap();
+    world.each::<&C>(|it| out[2] += f64::from(it.0)).unwrap();
+    world.each::<&D>(|it| out[3] += f64::from(it.0)).unwrap();
+    world.each::<&E>(|it| out[4] += f64::from(it.0)).unwrap();
     out
 }
 
@@ -177,7 +177,7 @@ markers!(
 
 /// frag_iter through `each`: `data *= 2` on every row.
 pub fn frag_each(world: &mut World) {
-    world.each::<&mut Data>(|_, d| d.0 *= 2.0).unwrap();
+    world.each::<&mut Data>(|d| d.0 *= 2.0).unwrap();
 }
 
 /// frag_iter through `each_chunk`.

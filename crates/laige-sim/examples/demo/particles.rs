@@ -218,7 +218,7 @@ fn forces(
     mut bodies: Query<'_, (&mut Velocity, &Position, &Mass)>,
     mut rng: Rng<'_>,
 ) -> Result<(), QueryError> {
-    bodies.each(|_, (vel, pos, mass)| {
+    bodies.each(|(vel, pos, mass)| {
         let inv = 1.0 / mass.0;
         vel.x = (vel.x - pos.x * 0.5 * inv * DT) * 0.999;
         vel.y = (vel.y - pos.y * 0.5 * inv * DT) * 0.999;
@@ -253,23 +253,23 @@ fn heat(mut bodies: Query<'_, (&mut Heat, &Velocity)>) -> Result<(), QueryError>
 }
 
 fn glow(mut bodies: Query<'_, (&mut Color, &Heat)>) -> Result<(), QueryError> {
-    bodies.each(|_, (color, heat)| {
+    bodies.each(|(color, heat)| {
         let level = (heat.0.min(1.0) * 255.0) as u32;
         color.0 = (level << 16) | ((255 - level) << 8) | 64;
     })
 }
 
 fn age(mut lives: Query<'_, &mut Lifetime>) -> Result<(), QueryError> {
-    lives.each(|_, life| life.0 = life.0.saturating_sub(1))
+    lives.each(|life| life.0 = life.0.saturating_sub(1))
 }
 
 fn cull(
-    mut lives: Query<'_, &Lifetime>,
+    mut lives: Query<'_, (Entity, &Lifetime)>,
     mut commands: Commands<'_>,
     mut rng: Rng<'_>,
 ) -> Result<(), BoxError> {
     let mut recorded = Ok(());
-    lives.each(|entity, life| {
+    lives.each(|(entity, life)| {
         if life.0 == 0 && recorded.is_ok() {
             // Replacements get their ids when the commands are applied, in schedule order.
             recorded = commands.despawn(entity);
@@ -281,7 +281,7 @@ fn cull(
 
 fn grid(mut bodies: Query<'_, (&mut Cell, &Position)>) -> Result<(), QueryError> {
     let cell_size = 2.0 * HALF_SIZE / GRID as f32;
-    bodies.each(|_, (cell, pos)| {
+    bodies.each(|(cell, pos)| {
         let col = (((pos.x + HALF_SIZE) / cell_size) as u32).min(GRID - 1);
         let row = (((pos.y + HALF_SIZE) / cell_size) as u32).min(GRID - 1);
         cell.0 = row * GRID + col;
@@ -294,7 +294,7 @@ fn census(
 ) -> Result<(), QueryError> {
     let mut occupied = [0u64; (GRID * GRID).div_ceil(64) as usize];
     let mut hot = 0;
-    bodies.each(|_, (cell, color)| {
+    bodies.each(|(cell, color)| {
         occupied[cell.0 as usize / 64] |= 1 << (cell.0 % 64);
         hot += u32::from(color.0 >> 16 >= 192);
     })?;

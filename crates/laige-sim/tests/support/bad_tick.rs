@@ -77,7 +77,7 @@ pub fn run(
         ticks.push(res.map_err(|err| err.to_string()));
     }
     let mut spawned = Vec::new();
-    world.each::<&Spawned>(|_, s| spawned.push(s.0)).unwrap();
+    world.each::<&Spawned>(|s| spawned.push(s.0)).unwrap();
     for tick in 0..TICKS {
         let have = |n: u32| spawned.contains(&n);
         let bad = tick == BAD_TICK;

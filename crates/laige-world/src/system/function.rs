@@ -1,14 +1,14 @@
 //! [`IntoSystem`] for functions and closures of up to 16 [`SystemParam`]s (more through
 //! tuples, which nest), and for those that take `&mut SystemContext` alone.
 
-use super::{BoxError, IntoSystem, ParamInit, SystemOutput, SystemParam, SystemWorld};
+use super::{BoxError, IntoSystem, ParamFetch, ParamInit, SystemOutput, SystemParam, SystemWorld};
 use crate::SystemContext;
 
 macro_rules! function_system {
     ($($p:ident),*) => {
         // The marker is the function's signature, so each arity is its own impl and the
         // parameter types are known without annotations.
-        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
         impl<Func, Out, $($p: SystemParam),*> IntoSystem<fn($($p,)*) -> Out> for Func
         where
             Func: Send + 'static,
@@ -24,11 +24,7 @@ macro_rules! function_system {
             }
 
             #[inline(always)]
-            unsafe fn run(
-                &mut self,
-                state: &mut Self::State,
-                world: SystemWorld<'_>,
-            ) -> Result<(), BoxError> {
+            fn run(&mut self, state: &mut Self::State, world: SystemWorld<'_>) -> Result<(), BoxError> {
                 // A plain generic call, so the compiler sees the items' concrete types.
                 #[inline(always)]
                 #[allow(clippy::too_many_arguments)]
@@ -36,11 +32,8 @@ macro_rules! function_system {
                     f($($p),*)
                 }
                 let ($($p,)*) = state;
-                $(
-                    // SAFETY: forwarded from the caller; registration checked that no two
-                    // parameters reach the same data in conflicting ways.
-                    let $p = unsafe { $p::fetch($p, world) }?;
-                )*
+                let mut fetch = ParamFetch::new(world);
+                $(let $p = $p::fetch($p, &mut fetch)?;)*
                 call(self, $($p),*).into_result()
             }
         }
@@ -87,19 +80,15 @@ where
     fn init(_: &mut ParamInit<'_>) {}
 
     #[inline(always)]
-    unsafe fn run(&mut self, _: &mut (), world: SystemWorld<'_>) -> Result<(), BoxError> {
-        let (storage, meta) = (world.storage, world.meta);
-        // SAFETY: the context is the run's only holder of the command buffer and the PRNG;
-        // the caller's promise is `SystemContext::new`'s contract.
-        let mut ctx = unsafe {
-            SystemContext::with_batches(
-                storage,
-                meta,
-                world.commands(),
-                world.rng(),
-                &mut *world.batches().as_ptr(),
-            )
-        };
+    fn run(&mut self, _: &mut (), world: SystemWorld<'_>) -> Result<(), BoxError> {
+        let SystemWorld {
+            view,
+            meta,
+            commands,
+            rng,
+            batches,
+        } = world;
+        let mut ctx = SystemContext::with_batches(view, meta, commands, rng, batches);
         self(&mut ctx).into_result()
     }
 }

@@ -5,16 +5,16 @@ use std::any::type_name;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::ptr::NonNull;
 
-use laige_registry::{Access, ComponentId};
+use laige_query::{Claim, Queries, QueryIter, ReadOnlyQueryData};
+use laige_registry::Access;
 
-use super::{ParamInit, SystemParam, SystemWorld, init_param};
+use super::{ParamFetch, ParamInit, SystemParam, init_param};
 use crate::par::{Batch, BatchScratch, BatchSink, par_each_chunk_in, par_each_in};
 use crate::{
-    CommandBuffer, Commands, Entity, Prepared, Prng, QueryError, QueryFilter, Storage, SystemMeta,
+    CommandBuffer, Commands, Entity, Filtered, Prepared, Prng, QueryData, QueryError, QueryFilter,
+    Storage, SystemMeta,
 };
-use laige_query::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_in};
 
 /// A system parameter that queries entities: `Query<'_, (&mut Pos, &Vel)>`, or with a filter,
 /// `Query<'_, &mut Pos, With<Player>>`.
@@ -26,30 +26,26 @@ use laige_query::query::{Filtered, QueryData, each_chunk_in, each_in, prepared_i
 /// how a table footprint (`.matching::<T>()`) is enforced: hence the `Result`s, which convert
 /// with `?` in a system that returns one.
 pub struct Query<'a, Q: QueryData, F: QueryFilter = ()> {
-    storage: &'a Storage,
-    meta: &'a SystemMeta,
-    /// The system's `par_each` scratch, shared by its query parameters (one loop at a time,
-    /// see [`SystemWorld::batches`]).
-    batches: NonNull<BatchScratch>,
+    /// The view this parameter claimed: it reaches only the query's own components.
+    view: Queries<'a>,
+    /// The system's `par_each` scratch, shared by its query parameters (one loop at a time).
+    batches: &'a BatchScratch,
     _query: PhantomData<fn() -> (Q, F)>,
 }
 
-impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
-    /// Calls `f` with each matching entity and its item: archetypes in ascending id, rows in
-    /// table order. Another parameter (a second query, a resource, the commands) may be used
-    /// inside `f`; this one may not.
+impl<'a, Q: QueryData, F: QueryFilter> Query<'a, Q, F> {
+    /// Calls `f` with each matching item: archetypes in ascending id, rows in table order.
+    /// Another parameter (a second query, a resource, the commands) may be used inside `f`;
+    /// this one may not. Put [`Entity`] in the query for the entity.
     ///
     /// # Errors
     ///
-    /// As for [`SystemContext::each`](crate::SystemContext::each): only
-    /// [`QueryError::Unmatched`] can happen to a registered system, when the query does not
-    /// require every component of the system's `.matching` footprint.
-    pub fn each(&mut self, f: impl FnMut(Entity, Q::Item<'_>)) -> Result<(), QueryError> {
-        // SAFETY: the system's access is exclusive as declared for the run (the fetch
-        // contract), no other parameter reaches this query's components in a conflicting way
-        // (registration), and `&mut self` keeps this one from running twice at once;
-        // `each_in` checks the query against the declaration first.
-        unsafe { each_in::<Filtered<Q, F>>(self.storage, Some(self.meta), f) }
+    /// As for [`Queries::each`]: only [`QueryError::Unmatched`] can happen to a registered
+    /// system, when the query does not require every component of the system's `.matching`
+    /// footprint.
+    #[inline]
+    pub fn each(&mut self, f: impl FnMut(Q::Item<'_>)) -> Result<(), QueryError> {
+        self.view.each::<Filtered<Q, F>>(f)
     }
 
     /// Calls `f` once per matching non-empty archetype with its entities and whole columns.
@@ -57,35 +53,54 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// # Errors
     ///
     /// As for [`Query::each`].
-    pub fn each_chunk(
-        &mut self,
-        mut f: impl FnMut(&[Entity], Q::Chunk<'_>),
-    ) -> Result<(), QueryError> {
-        // SAFETY: as for `each`.
-        unsafe {
-            each_chunk_in::<Filtered<Q, F>>(self.storage, Some(self.meta), |entities, chunk| {
-                f(entities, chunk)
-            })
-        }
+    #[inline]
+    pub fn each_chunk(&mut self, f: impl FnMut(&[Entity], Q::Chunk<'_>)) -> Result<(), QueryError> {
+        self.view.each_chunk::<Filtered<Q, F>>(f)
     }
 
-    /// Calls `f` with each matching entity and its item, in batches that the idle threads of
-    /// the executor help with; see [`SystemContext::par_each`](crate::SystemContext::par_each)
-    /// for the batches, their commands and their PRNG streams.
+    /// The matching items as an [`Iterator`], mutably: `for (pos, vel) in q.iter_mut()? {..}`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::each`].
+    #[inline]
+    pub fn iter_mut(&mut self) -> Result<QueryIter<'_, Filtered<Q, F>>, QueryError> {
+        self.view.iter_mut::<Filtered<Q, F>>()
+    }
+
+    /// The one matching item, mutably.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::NotSingle`] unless exactly one row matches; otherwise as for
+    /// [`Query::each`].
+    #[inline]
+    pub fn single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.view.single_mut::<Filtered<Q, F>>()
+    }
+
+    /// The item of `entity`, mutably: `None` when it is not alive or does not match.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::each`].
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Option<Q::Item<'_>>, QueryError> {
+        self.view.get_mut::<Filtered<Q, F>>(entity)
+    }
+
+    /// Calls `f` with each matching item, in batches that the idle threads of the executor
+    /// help with; see [`SystemContext::par_each`](crate::SystemContext::par_each) for the
+    /// batches, their commands and their PRNG streams.
     ///
     /// # Errors
     ///
     /// As for [`Query::each`].
     pub fn par_each(
         &mut self,
-        f: impl Fn(&mut Batch<'_>, Entity, Q::Item<'_>) + Sync,
+        f: impl Fn(&mut Batch<'_>, Q::Item<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        // SAFETY: as for `each`; the scratch is the running system's, and no other loop of
-        // its parameters runs meanwhile (`&mut self` here, and a loop's closure is `Fn`).
-        unsafe {
-            let sink = BatchSink::Pool(&mut *self.batches.as_ptr());
-            par_each_in::<Filtered<Q, F>>(self.storage, Some(self.meta), sink, f)
-        }
+        par_each_in::<Filtered<Q, F>>(self.view.reborrow(), BatchSink::Pool(self.batches), f)
     }
 
     /// Calls `f` once per batch of [`Query::par_each`] with its entities and its rows of
@@ -98,11 +113,8 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         &mut self,
         f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
     ) -> Result<(), QueryError> {
-        // SAFETY: as for `par_each`.
-        unsafe {
-            let sink = BatchSink::Pool(&mut *self.batches.as_ptr());
-            par_each_chunk_in::<Filtered<Q, F>>(self.storage, Some(self.meta), sink, f)
-        }
+        let sink = BatchSink::Pool(self.batches);
+        par_each_chunk_in::<Filtered<Q, F>>(self.view.reborrow(), sink, f)
     }
 
     /// Checks the query once, for many lookups by handle ([`Prepared::get`]).
@@ -110,45 +122,77 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// # Errors
     ///
     /// As for [`Query::each`].
+    #[inline]
     pub fn prepare(&mut self) -> Result<Prepared<'_, Filtered<Q, F>>, QueryError> {
-        // SAFETY: as for `each`; the result borrows `self` mutably for as long as it lives.
-        unsafe { prepared_in::<Filtered<Q, F>>(self.storage, Some(self.meta)) }
+        self.view.prepare::<Filtered<Q, F>>()
     }
 
     /// The storage's metadata: liveness, counts, archetypes.
-    pub fn storage(&self) -> &Storage {
-        self.storage
+    pub fn storage(&self) -> &'a Storage {
+        self.view.storage()
+    }
+}
+
+impl<Q: ReadOnlyQueryData, F: QueryFilter> Query<'_, Q, F> {
+    /// The matching items as an [`Iterator`], for a read-only query.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::each`].
+    #[inline]
+    pub fn iter(&self) -> Result<QueryIter<'_, Filtered<Q, F>>, QueryError> {
+        self.view.iter::<Filtered<Q, F>>()
+    }
+
+    /// The one matching item.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::single_mut`].
+    #[inline]
+    pub fn single(&self) -> Result<Q::Item<'_>, QueryError> {
+        self.view.single::<Filtered<Q, F>>()
+    }
+
+    /// The item of `entity`: `None` when it is not alive or does not match.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Query::each`].
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Result<Option<Q::Item<'_>>, QueryError> {
+        self.view.get::<Filtered<Q, F>>(entity)
     }
 }
 
 impl<Q: QueryData, F: QueryFilter> fmt::Debug for Query<'_, Q, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Query")
-            .field("system", &self.meta.name)
+            .field("system", &self.view.meta().map(SystemMeta::name))
             .field("query", &type_name::<Q>())
             .field("filter", &type_name::<F>())
             .finish()
     }
 }
 
-// SAFETY: `init` records every element's access (`declare`); a query reaches nothing else.
-unsafe impl<Q: QueryData, F: QueryFilter> SystemParam for Query<'_, Q, F> {
-    type State = ();
+impl<Q: QueryData, F: QueryFilter> SystemParam for Query<'_, Q, F> {
+    /// What the query's elements claim.
+    type State = Claim;
     type Item<'a> = Query<'a, Q, F>;
 
-    fn init(init: &mut ParamInit<'_>) {
+    fn init(init: &mut ParamInit<'_>) -> Claim {
         Filtered::<Q, F>::declare(init);
+        init.take_claim()
     }
 
     #[inline]
-    unsafe fn fetch<'a>(
-        _: &'a mut (),
-        world: SystemWorld<'a>,
+    fn fetch<'a>(
+        claim: &'a mut Claim,
+        fetch: &mut ParamFetch<'a>,
     ) -> Result<Self::Item<'a>, QueryError> {
         Ok(Query {
-            storage: world.storage,
-            meta: world.meta,
-            batches: world.batches(),
+            view: fetch.view(claim)?,
+            batches: fetch.batches(),
             _query: PhantomData,
         })
     }
@@ -203,74 +247,56 @@ impl<T: fmt::Debug> fmt::Debug for ResMut<'_, T> {
     }
 }
 
-/// The value of resource `id` (`T`'s), if the world holds it.
-fn resource_ptr(id: Option<ComponentId>, world: SystemWorld<'_>) -> Option<*mut u8> {
-    id.and_then(|id| world.storage.resources.ptr(id))
-}
-
-/// The error of a run that needs resource `T` while the world holds none; reported.
-#[cold]
-fn missing<T>(world: SystemWorld<'_>) -> QueryError {
-    world.storage.report(QueryError::NoResource {
-        system: world.meta.name,
-        system_id: world.meta.id,
-        component: type_name::<T>(),
-        is_component: false,
-    })
-}
-
 macro_rules! resource_param {
-    ($param:ident, $access:expr, |$ptr:ident| $item:expr) => {
-        // SAFETY: `init` records the resource's access; `fetch` reaches that value only.
-        unsafe impl<T: Send + Sync + 'static> SystemParam for $param<'_, T> {
-            type State = Option<ComponentId>;
+    ($param:ident, $access:expr, $into:ident) => {
+        impl<T: Send + Sync + 'static> SystemParam for $param<'_, T> {
+            /// What the resource's access claims.
+            type State = Claim;
             type Item<'a> = $param<'a, T>;
 
-            fn init(init: &mut ParamInit<'_>) -> Option<ComponentId> {
-                init.resource::<T>($access)
+            fn init(init: &mut ParamInit<'_>) -> Claim {
+                init.resource::<T>($access);
+                init.take_claim()
             }
 
             #[inline]
-            unsafe fn fetch<'a>(
-                id: &'a mut Option<ComponentId>,
-                world: SystemWorld<'a>,
+            fn fetch<'a>(
+                claim: &'a mut Claim,
+                fetch: &mut ParamFetch<'a>,
             ) -> Result<Self::Item<'a>, QueryError> {
-                let $ptr = resource_ptr(*id, world).ok_or_else(|| missing::<T>(world))?;
-                // SAFETY: the value is a `T` (its id is `T`'s); the system declared this
-                // access, so no other context reaches it in a conflicting way, and no other
-                // parameter of this system does (registration); it lives for `'a`, since
-                // resources change only under `&mut World`.
-                Ok(unsafe { $item })
+                let value = fetch.view(claim)?.$into::<T>()?;
+                Ok($param { value })
             }
         }
 
-        // SAFETY: as for the plain parameter.
-        unsafe impl<T: Send + Sync + 'static> SystemParam for Option<$param<'_, T>> {
-            type State = Option<ComponentId>;
+        impl<T: Send + Sync + 'static> SystemParam for Option<$param<'_, T>> {
+            type State = Claim;
             type Item<'a> = Option<$param<'a, T>>;
 
-            fn init(init: &mut ParamInit<'_>) -> Option<ComponentId> {
-                init.resource::<T>($access)
+            fn init(init: &mut ParamInit<'_>) -> Claim {
+                init.resource::<T>($access);
+                init.take_claim()
             }
 
             #[inline]
-            unsafe fn fetch<'a>(
-                id: &'a mut Option<ComponentId>,
-                world: SystemWorld<'a>,
+            fn fetch<'a>(
+                claim: &'a mut Claim,
+                fetch: &mut ParamFetch<'a>,
             ) -> Result<Self::Item<'a>, QueryError> {
-                // SAFETY: as for the plain parameter.
-                Ok(resource_ptr(*id, world).map(|$ptr| unsafe { $item }))
+                let view = fetch.view(claim)?;
+                if !view.holds_resource::<T>() {
+                    return Ok(None);
+                }
+                Ok(Some($param {
+                    value: view.$into::<T>()?,
+                }))
             }
         }
     };
 }
 
-resource_param!(Res, Access::Read, |ptr| Res {
-    value: &*ptr.cast::<T>()
-});
-resource_param!(ResMut, Access::Write, |ptr| ResMut {
-    value: &mut *ptr.cast::<T>()
-});
+resource_param!(Res, Access::Read, into_resource);
+resource_param!(ResMut, Access::Write, into_resource_mut);
 
 /// A system parameter holding the system's own PRNG stream: `mut rng: Rng<'_>`, then
 /// `rng.next_range(0, 6)`. Every system has one, derived from the world's seed and its id.
@@ -296,8 +322,8 @@ impl fmt::Debug for Rng<'_> {
     }
 }
 
-// SAFETY: `init` records that it holds the PRNG, which no second parameter may then.
-unsafe impl SystemParam for Rng<'_> {
+// Registration refuses a second holder of the PRNG; a fetch takes it once.
+impl SystemParam for Rng<'_> {
     type State = ();
     type Item<'a> = Rng<'a>;
 
@@ -306,15 +332,14 @@ unsafe impl SystemParam for Rng<'_> {
     }
 
     #[inline]
-    unsafe fn fetch<'a>(_: &'a mut (), world: SystemWorld<'a>) -> Result<Rng<'a>, QueryError> {
-        // SAFETY: this parameter is the run's only holder of the PRNG (registration).
-        Ok(Rng(unsafe { world.rng() }))
+    fn fetch<'a>(_: &'a mut (), fetch: &mut ParamFetch<'a>) -> Result<Rng<'a>, QueryError> {
+        Ok(Rng(fetch.take_rng()?))
     }
 }
 
-// SAFETY: `init` records that it holds the command buffer, which no second parameter may
-// then; recording reads only the component table, never a column.
-unsafe impl SystemParam for Commands<'_> {
+// Registration refuses a second holder of the buffer; a fetch takes it once. Recording reads
+// only the component table, never a column.
+impl SystemParam for Commands<'_> {
     type State = ();
     type Item<'a> = Commands<'a>;
 
@@ -323,9 +348,9 @@ unsafe impl SystemParam for Commands<'_> {
     }
 
     #[inline]
-    unsafe fn fetch<'a>(_: &'a mut (), world: SystemWorld<'a>) -> Result<Commands<'a>, QueryError> {
-        // SAFETY: this parameter is the run's only holder of the buffer (registration).
-        Ok(Commands::new(unsafe { world.commands() }, world.storage))
+    fn fetch<'a>(_: &'a mut (), fetch: &mut ParamFetch<'a>) -> Result<Commands<'a>, QueryError> {
+        let storage = fetch.storage();
+        Ok(Commands::new(fetch.take_commands()?, storage))
     }
 }
 
@@ -355,8 +380,8 @@ impl<T: fmt::Debug> fmt::Debug for Local<'_, T> {
     }
 }
 
-// SAFETY: the state is the system's own; it reaches nothing of the world.
-unsafe impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
+// The state is the system's own; it reaches nothing of the world.
+impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
     type State = T;
     type Item<'a> = Local<'a, T>;
 
@@ -365,17 +390,16 @@ unsafe impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
     }
 
     #[inline]
-    unsafe fn fetch<'a>(state: &'a mut T, _: SystemWorld<'a>) -> Result<Local<'a, T>, QueryError> {
+    fn fetch<'a>(state: &'a mut T, _: &mut ParamFetch<'a>) -> Result<Local<'a, T>, QueryError> {
         Ok(Local(state))
     }
 }
 
 macro_rules! tuple_param {
     ($($p:ident),*) => {
-        // SAFETY: each element records its own needs (attributed to it) and fetches only
-        // what it recorded.
+        // Each element records its own needs (attributed to it) and fetches its own view.
         #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
-        unsafe impl<$($p: SystemParam),*> SystemParam for ($($p,)*) {
+        impl<$($p: SystemParam),*> SystemParam for ($($p,)*) {
             type State = ($($p::State,)*);
             type Item<'a> = ($($p::Item<'a>,)*);
 
@@ -384,13 +408,12 @@ macro_rules! tuple_param {
             }
 
             #[inline]
-            unsafe fn fetch<'a>(
+            fn fetch<'a>(
                 state: &'a mut Self::State,
-                world: SystemWorld<'a>,
+                fetch: &mut ParamFetch<'a>,
             ) -> Result<Self::Item<'a>, QueryError> {
                 let ($($p,)*) = state;
-                // SAFETY: forwarded from the caller, element by element.
-                Ok(($(unsafe { $p::fetch($p, world) }?,)*))
+                Ok(($($p::fetch($p, fetch)?,)*))
             }
         }
     };

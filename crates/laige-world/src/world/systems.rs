@@ -15,7 +15,24 @@ use super::names::{NameList, SystemHandle, SystemNames, intern};
 use crate::observers::in_system_span;
 use crate::par::BatchScratch;
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
-use crate::{CommandBuffer, Prng, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World};
+use crate::{
+    CommandBuffer, Prng, Queries, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World,
+};
+
+/// How a host reaches the storage for one system's run: the checked view of the system
+/// whose meta it is handed.
+pub trait ViewSource {
+    /// The view of the system `meta` describes.
+    fn view<'s>(&'s mut self, meta: &'s SystemMeta) -> Queries<'s>;
+}
+
+/// A storage held exclusively: its views need no proof.
+impl ViewSource for &mut Storage {
+    #[inline]
+    fn view<'s>(&'s mut self, meta: &'s SystemMeta) -> Queries<'s> {
+        Queries::exclusive(self, Some(meta))
+    }
+}
 
 /// What the world keeps per registered system besides its registry record: its meta (as
 /// contexts see it), its command buffer, its PRNG substream, and for a typed system its
@@ -99,43 +116,34 @@ impl SystemState {
     }
 
     /// Runs the system once: a low-level system's `fn` with a fresh context, or a typed
-    /// system's function with its parameters. A typed system's failure is kept (see
-    /// [`SystemState::failure`]) until its commands are next applied, which drops them
-    /// with it.
-    ///
-    /// # Safety
-    ///
-    /// `storage` is the storage of the world this state belongs to, `run` is what that
-    /// world's registry holds for the system, and for the whole run the contract of
-    /// [`SystemContext::new`] holds for the system's declared access.
+    /// system's function with its parameters, over the view `view` makes from the system's
+    /// meta (the host's way to reach the storage: exclusively, or under the executor's
+    /// proof). A typed system's failure is kept (see [`SystemState::failure`]) until its
+    /// commands are next applied, which drops them with it.
     #[inline]
-    pub unsafe fn run(&mut self, storage: &Storage, run: &SystemRun) {
+    pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
+        let view = storage.view(&self.meta);
         // Typed systems first: they are the usual form, and the world pairs a typed mark
         // with its box, so the box alone tells.
         match (&mut self.typed, run.as_fn()) {
             (Some(typed), _) => {
-                let world = SystemWorld::new(
-                    storage,
+                let world = SystemWorld {
+                    view,
+                    meta: &self.meta,
+                    commands: &mut self.commands,
+                    rng: &mut self.rng,
+                    batches: &self.batches,
+                };
+                typed.run(world, &mut self.failure);
+            }
+            (None, Some(run)) => {
+                let mut ctx = SystemContext::with_batches(
+                    view,
                     &self.meta,
                     &mut self.commands,
                     &mut self.rng,
-                    &mut self.batches,
+                    &self.batches,
                 );
-                // SAFETY: the caller's promise covers the declared access, which registration
-                // derived from the parameters and checked for overlaps between them.
-                unsafe { typed.run(world, &mut self.failure) };
-            }
-            (None, Some(run)) => {
-                // SAFETY: the caller's promise is `new`'s contract.
-                let mut ctx = unsafe {
-                    SystemContext::with_batches(
-                        storage,
-                        &self.meta,
-                        &mut self.commands,
-                        &mut self.rng,
-                        &mut self.batches,
-                    )
-                };
                 run(&mut ctx);
             }
             // Only the world makes a typed mark, and always with its box.
@@ -148,7 +156,7 @@ impl SystemState {
     /// ([`CommandBuffer::is_idle`]). The hosts count the systems that are not, so a track of
     /// systems that recorded nothing skips settling altogether.
     #[inline]
-    pub(crate) fn is_settled(&self) -> bool {
+    pub(crate) fn is_settled(&mut self) -> bool {
         // Without branches between the tests: this runs after every system.
         let troubled = self.panicked.is_some() | self.failure.is_some();
         !troubled & self.commands.is_idle() & self.batches.is_idle()
@@ -167,18 +175,11 @@ impl SystemState {
     /// it unwind into the runner or a worker: both ways of running a track run a system this
     /// way, and [`SystemState::take_panic`] settles a panic after the track. Returns
     /// [`SystemState::is_settled`], which both count to skip settling a quiet track.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SystemState::run`].
     #[inline]
-    pub(crate) unsafe fn run_contained(&mut self, storage: &Storage, run: &SystemRun) -> bool {
-        let (name, id) = (self.meta.name, self.meta.id);
+    pub(crate) fn run_contained(&mut self, mut storage: impl ViewSource, run: &SystemRun) -> bool {
+        let (name, id) = (self.meta.name(), self.meta.id());
         let res = in_system_span(name, id, || {
-            catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: forwarded from the caller.
-                unsafe { self.run(storage, run) }
-            }))
+            catch_unwind(AssertUnwindSafe(|| self.run(&mut storage, run)))
         });
         if let Err(payload) = res {
             self.keep_panic(payload);

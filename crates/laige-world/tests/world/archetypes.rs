@@ -110,7 +110,7 @@ fn despawn_swap_removes_rows() {
     }
     let mut seen = Vec::new();
     world
-        .each::<(Entity, &Health)>(|_, (e, h)| seen.push((e, h.0)))
+        .each::<(Entity, &Health)>(|(e, h)| seen.push((e, h.0)))
         .unwrap();
     assert_eq!(seen, [(es[2], 2), (es[4], 4)]);
 }

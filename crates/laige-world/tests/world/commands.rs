@@ -21,7 +21,7 @@ fn write_two(ctx: &mut SystemContext<'_>) {
 /// The first entity with a `Pos`.
 fn first(ctx: &mut SystemContext<'_>) -> Entity {
     let mut found = None;
-    ctx.each::<(Entity, &Pos)>(|_, (e, _)| {
+    ctx.each::<(Entity, &Pos)>(|(e, _)| {
         found.get_or_insert(e);
     })
     .unwrap();

@@ -162,7 +162,7 @@ fn capacity_grows_past_65536_entities() {
         assert_eq!(world.get::<Health>(*e).unwrap().0, i as i32);
     }
     let mut sum = 0i64;
-    world.each::<&Health>(|_, h| sum += i64::from(h.0)).unwrap();
+    world.each::<&Health>(|h| sum += i64::from(h.0)).unwrap();
     assert_eq!(sum, i64::from(n) * i64::from(n - 1) / 2);
 }
 

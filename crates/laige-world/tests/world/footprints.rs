@@ -36,11 +36,11 @@ fn queries_must_stay_inside_the_footprint() {
     let mut ctx = world.context(id).unwrap();
     assert!(
         ctx.meta()
-            .matching
+            .matching()
             .contains(ctx.storage().component_id::<Tag>().unwrap())
     );
 
-    let (result, events) = capture(|| ctx.each::<&mut Pos>(|_, p| p.x += 1.0));
+    let (result, events) = capture(|| ctx.each::<&mut Pos>(|p| p.x += 1.0));
     let err = result.unwrap_err();
     assert!(
         matches!(err, QueryError::Unmatched { system: "Tagged", system_id, component } if system_id == id && component.ends_with("Tag")),
@@ -51,7 +51,7 @@ fn queries_must_stay_inside_the_footprint() {
     assert_eq!(event.field("system"), Some("Tagged"));
 
     let mut visited = Vec::new();
-    ctx.each::<(Entity, &mut Pos, With<Tag>)>(|e, (_, p, ())| {
+    ctx.each::<(Entity, (Entity, &mut Pos, With<Tag>))>(|(e, (_, p, ()))| {
         p.x += 1.0;
         visited.push(e);
     })
@@ -80,7 +80,7 @@ fn the_footprint_check_comes_after_the_access_check_and_snapshots_are_free() {
         .unwrap()
         .id();
     let mut ctx = world.context(reader).unwrap();
-    let (result, _) = capture(|| ctx.each::<(&Vel, With<Tag>)>(|_, _| ()));
+    let (result, _) = capture(|| ctx.each::<(&Vel, With<Tag>)>(|_| ()));
     assert!(matches!(
         result,
         Err(QueryError::Undeclared {

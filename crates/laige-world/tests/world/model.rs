@@ -115,14 +115,14 @@ proptest! {
         }
         // Iteration visits every live entity exactly once.
         let mut seen = Vec::new();
-        world.each::<Entity>(|e, _| seen.push(e)).unwrap();
+        world.each::<Entity>(|e| seen.push(e)).unwrap();
         seen.sort();
         prop_assert_eq!(seen, model.keys().copied().collect::<Vec<_>>());
         // Queries read each entity's own values, whichever element drives them (the
         // component with the fewest tables), through tables made in any order.
         let mut read = Vec::new();
         world
-            .each::<(&Pos, Option<&Health>, &Wide)>(|e, (p, h, w)| {
+            .each::<(Entity, (&Pos, Option<&Health>, &Wide))>(|(e, (p, h, w))| {
                 read.push((e, p.x, h.map(|h| h.0), w.0));
             })
             .unwrap();

@@ -26,15 +26,10 @@ fn layered() -> (World, Vec<Entity>) {
 fn archetypes_in_ascending_id_rows_in_table_order() {
     let (mut world, es) = layered();
     let mut seen = Vec::new();
-    world.each::<&Pos>(|e, _| seen.push(e)).unwrap();
+    world.each::<(Entity, &Pos)>(|(e, _)| seen.push(e)).unwrap();
     assert_eq!(seen, [es[0], es[3], es[1], es[2], es[4]]);
     let mut all = Vec::new();
-    world
-        .each::<Entity>(|e, item| {
-            assert_eq!(e, item);
-            all.push(e);
-        })
-        .unwrap();
+    world.each::<Entity>(|e| all.push(e)).unwrap();
     assert_eq!(
         all,
         [es[0], es[3], es[1], es[2], es[4], es[5]],
@@ -95,22 +90,22 @@ fn queries_visit_exactly_the_matching_tables() {
 
     let mut seen = Vec::new();
     world
-        .each::<(&Health, With<Tag>)>(|e, _| seen.push(e))
+        .each::<(Entity, (&Health, With<Tag>))>(|(e, _)| seen.push(e))
         .unwrap();
     assert_eq!(seen, brute_force(&world, &[h, t], &[]));
     let mut seen = Vec::new();
     world
-        .each::<(With<Tag>, &Health, Without<Pos>)>(|e, _| seen.push(e))
+        .each::<(Entity, (With<Tag>, &Health, Without<Pos>))>(|(e, _)| seen.push(e))
         .unwrap();
     assert_eq!(seen, brute_force(&world, &[h, t], &[p]));
     let mut seen = Vec::new();
     world
-        .each::<(&Vel, Option<&Pos>, Without<Wide>)>(|e, _| seen.push(e))
+        .each::<(Entity, (&Vel, Option<&Pos>, Without<Wide>))>(|(e, _)| seen.push(e))
         .unwrap();
     assert_eq!(seen, brute_force(&world, &[v], &[w]));
     let mut seen = Vec::new();
     world
-        .each::<(&mut Health, &Wide)>(|e, _| seen.push(e))
+        .each::<(Entity, (&mut Health, &Wide))>(|(e, _)| seen.push(e))
         .unwrap();
     assert_eq!(seen, brute_force(&world, &[h, w], &[]));
     let mut seen = Vec::new();
@@ -120,7 +115,7 @@ fn queries_visit_exactly_the_matching_tables() {
     assert_eq!(seen, brute_force(&world, &[h], &[]));
     let mut seen = Vec::new();
     world
-        .each::<(Entity, Without<Health>)>(|e, _| seen.push(e))
+        .each::<(Entity, (Entity, Without<Health>))>(|(e, _)| seen.push(e))
         .unwrap();
     assert_eq!(seen, brute_force(&world, &[], &[h]));
     assert!(seen.is_empty());
@@ -129,16 +124,14 @@ fn queries_visit_exactly_the_matching_tables() {
 #[test]
 fn read_write_and_optional_elements() {
     let (mut world, es) = layered();
-    world
-        .each::<(&mut Pos, &Vel)>(|_, (p, v)| p.x += v.x)
-        .unwrap();
+    world.each::<(&mut Pos, &Vel)>(|(p, v)| p.x += v.x).unwrap();
     assert_eq!(world.get::<Pos>(es[2]).unwrap().x, 4.0);
     assert_eq!(world.get::<Pos>(es[4]).unwrap().x, 8.0);
     assert_eq!(world.get::<Pos>(es[1]).unwrap().x, 1.0);
 
     let mut opt = Vec::new();
     world
-        .each::<(Entity, &Pos, Option<&Vel>)>(|_, (e, _, v)| opt.push((e, v.map(|v| v.x))))
+        .each::<(Entity, &Pos, Option<&Vel>)>(|(e, _, v)| opt.push((e, v.map(|v| v.x))))
         .unwrap();
     assert_eq!(
         opt,
@@ -152,7 +145,7 @@ fn read_write_and_optional_elements() {
     );
 
     world
-        .each::<Option<&mut Vel>>(|_, v| {
+        .each::<Option<&mut Vel>>(|v| {
             if let Some(v) = v {
                 v.y = 0.0
             }
@@ -166,26 +159,26 @@ fn with_and_without_filter_without_access() {
     let (mut world, es) = layered();
     let mut with = Vec::new();
     world
-        .each::<(&Pos, With<Tag>)>(|e, _| with.push(e))
+        .each::<(Entity, (&Pos, With<Tag>))>(|(e, _)| with.push(e))
         .unwrap();
     assert_eq!(with, [es[0], es[3]]);
     let mut without = Vec::new();
     world
-        .each::<(&Pos, Without<Tag>, Without<Vel>)>(|e, _| without.push(e))
+        .each::<(Entity, (&Pos, Without<Tag>, Without<Vel>))>(|(e, _)| without.push(e))
         .unwrap();
     assert_eq!(without, [es[1]]);
     let mut nothing = 0;
     world
-        .each::<(Entity, With<Unregistered>)>(|_, _| nothing += 1)
+        .each::<(Entity, With<Unregistered>)>(|_| nothing += 1)
         .unwrap();
-    world.each::<&Unregistered>(|_, _| nothing += 1).unwrap();
+    world.each::<&Unregistered>(|_| nothing += 1).unwrap();
     assert_eq!(
         nothing, 0,
         "an unregistered type matches nothing in setup queries"
     );
     let mut everything = 0;
     world
-        .each::<(Entity, Without<Unregistered>)>(|_, _| everything += 1)
+        .each::<(Entity, Without<Unregistered>)>(|_| everything += 1)
         .unwrap();
     assert_eq!(everything, 6);
 }
@@ -205,7 +198,7 @@ fn nested_tuples_and_eight_elements() {
             With<Vel>,
             Option<&Tag>,
             (Entity, &mut Health),
-        )>(|_, (e, p, v, w, (), (), t, (e2, h2))| {
+        )>(|(e, p, v, w, (), (), t, (e2, h2))| {
             h2.0 += 1;
             seen.push((e, e2, p.x, v.is_some(), w.map(|w| w.0), t.is_some(), h2.0));
         })
@@ -243,10 +236,10 @@ fn aliasing_in_one_query_is_rejected_before_any_visit() {
     let mut visits = 0;
     let (results, events) = capture(|| {
         [
-            world.each::<(&mut Pos, &Pos)>(|_, _| visits += 1),
-            world.each::<(&Pos, &mut Pos)>(|_, _| visits += 1),
-            world.each::<(&mut Pos, Option<&mut Pos>)>(|_, _| visits += 1),
-            world.each::<(Entity, (Option<&Pos>, &mut Pos))>(|_, _| visits += 1),
+            world.each::<(&mut Pos, &Pos)>(|_| visits += 1),
+            world.each::<(&Pos, &mut Pos)>(|_| visits += 1),
+            world.each::<(&mut Pos, Option<&mut Pos>)>(|_| visits += 1),
+            world.each::<(Entity, (Option<&Pos>, &mut Pos))>(|_| visits += 1),
         ]
     });
     let component = std::any::type_name::<Pos>();
@@ -266,7 +259,7 @@ fn aliasing_in_one_query_is_rejected_before_any_visit() {
     );
     // Reading twice is fine.
     world
-        .each::<(&Pos, &Pos)>(|_, (a, b)| assert_eq!(a, b))
+        .each::<(&Pos, &Pos)>(|(a, b)| assert_eq!(a, b))
         .unwrap();
 }
 
@@ -326,21 +319,21 @@ fn dead(ctx: &SystemContext<'_>) -> Entity {
 fn run(ctx: &mut SystemContext<'_>, query: Run) -> (Result<(), QueryError>, usize) {
     let mut n = 0;
     let res = match query {
-        Run::ReadPos => ctx.each::<&Pos>(|_, _| n += 1),
-        Run::WritePos => ctx.each::<&mut Pos>(|_, p| {
+        Run::ReadPos => ctx.each::<&Pos>(|_| n += 1),
+        Run::WritePos => ctx.each::<&mut Pos>(|p| {
             p.x += 1.0;
             n += 1;
         }),
-        Run::OptReadPos => ctx.each::<(&Vel, Option<&Pos>)>(|_, _| n += 1),
-        Run::OptWritePos => ctx.each::<(&Vel, Option<&mut Pos>)>(|_, _| n += 1),
-        Run::AliasWriteRead => ctx.each::<(&mut Pos, &Pos)>(|_, _| n += 1),
-        Run::ReadVelWritePos => ctx.each::<(&Vel, &mut Pos)>(|_, _| n += 1),
-        Run::WithPos => ctx.each::<(&Vel, With<Pos>)>(|_, _| n += 1),
-        Run::WithoutPos => ctx.each::<(Entity, Without<Pos>)>(|_, _| n += 1),
-        Run::Entities => ctx.each::<Entity>(|_, _| n += 1),
+        Run::OptReadPos => ctx.each::<(&Vel, Option<&Pos>)>(|_| n += 1),
+        Run::OptWritePos => ctx.each::<(&Vel, Option<&mut Pos>)>(|_| n += 1),
+        Run::AliasWriteRead => ctx.each::<(&mut Pos, &Pos)>(|_| n += 1),
+        Run::ReadVelWritePos => ctx.each::<(&Vel, &mut Pos)>(|_| n += 1),
+        Run::WithPos => ctx.each::<(&Vel, With<Pos>)>(|_| n += 1),
+        Run::WithoutPos => ctx.each::<(Entity, Without<Pos>)>(|_| n += 1),
+        Run::Entities => ctx.each::<Entity>(|_| n += 1),
         Run::ChunkWritePos => ctx.each_chunk::<&mut Pos>(|es, _| n += es.len()),
-        Run::ReadHealth => ctx.each::<&Health>(|_, _| n += 1),
-        Run::ReadUnregistered => ctx.each::<&Unregistered>(|_, _| n += 1),
+        Run::ReadHealth => ctx.each::<&Health>(|_| n += 1),
+        Run::ReadUnregistered => ctx.each::<&Unregistered>(|_| n += 1),
         Run::LookupReadPos => {
             let target = first(ctx, 0);
             ctx.prepare::<&Pos>()
@@ -490,7 +483,7 @@ fn a_violation_is_checked_per_call_and_reported_rate_limited() {
 }
 
 fn reaper(ctx: &mut SystemContext<'_>) {
-    ctx.each_with_commands::<(&Health, Option<&Pos>)>(|e, (h, p), cmds| {
+    ctx.each_with_commands::<(Entity, &Health, Option<&Pos>)>(|(e, h, p), cmds| {
         if h.0 <= 0 {
             cmds.despawn(e).unwrap();
         } else if p.is_none() {
@@ -500,7 +493,7 @@ fn reaper(ctx: &mut SystemContext<'_>) {
     .unwrap();
     let (mut queries, mut cmds, rng) = ctx.split();
     queries
-        .each::<(Entity, &Health)>(|_, (e, _)| {
+        .each::<(Entity, &Health)>(|(e, _)| {
             if rng.next_range(0, 2) == 7 {
                 cmds.remove::<Health>(e).unwrap();
             }

@@ -94,7 +94,7 @@ fn clock(ctx: &mut SystemContext<'_>) {
     let time = ctx.resource_mut::<Time>().unwrap();
     time.tick += 1;
     let dt = time.dt;
-    ctx.each::<(&mut Pos, &Vel)>(|_, (p, v)| p.x += v.x * dt)
+    ctx.each::<(&mut Pos, &Vel)>(|(p, v)| p.x += v.x * dt)
         .unwrap();
 }
 
@@ -287,13 +287,13 @@ fn a_resource_type_is_never_a_component() {
     );
     assert!(buffer.is_empty(), "nothing recorded");
 
-    let (query, events) = capture(|| world.each::<&Time>(|_, _| ()));
+    let (query, events) = capture(|| world.each::<&Time>(|_| ()));
     assert!(matches!(
         query,
         Err(QueryError::ResourceInQuery { system: None, .. })
     ));
     one(&events, "ecs/query_resource");
-    let (filter, _) = capture(|| world.each::<(Entity, With<Time>)>(|_, _| ()));
+    let (filter, _) = capture(|| world.each::<(Entity, With<Time>)>(|_| ()));
     assert!(matches!(filter, Err(QueryError::ResourceInQuery { .. })));
 
     let id = world
@@ -304,7 +304,7 @@ fn a_resource_type_is_never_a_component() {
         .unwrap()
         .id();
     let mut ctx = world.context(id).unwrap();
-    let (query, _) = capture(|| ctx.each::<Option<&Time>>(|_, _| ()));
+    let (query, _) = capture(|| ctx.each::<Option<&Time>>(|_| ()));
     let err = query.unwrap_err();
     assert!(matches!(
         err,

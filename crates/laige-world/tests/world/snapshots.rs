@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use laige_registry::Access;
 use laige_testkit::capture;
 use laige_world::{
-    Component, ComponentOptions, Entity, QueryError, SystemContext, SystemId, SystemMeta, World,
-    WorldError, WorldOptions,
+    Component, ComponentOptions, Entity, Queries, QueryError, SystemContext, SystemId, SystemMeta,
+    World, WorldError, WorldOptions,
 };
 use rstest::rstest;
 
@@ -39,7 +39,7 @@ fn versioned_world() -> World {
 }
 
 fn writer(ctx: &mut SystemContext<'_>) {
-    ctx.each::<&mut Pos>(|_, p| p.x += 10.0).unwrap();
+    ctx.each::<&mut Pos>(|p| p.x += 10.0).unwrap();
 }
 
 fn reader(ctx: &mut SystemContext<'_>) {
@@ -298,7 +298,7 @@ fn matrix(decl: Decl, op: Op) -> (Result<usize, QueryError>, Vec<laige_testkit::
         }
         Op::Live => {
             let mut n = 0;
-            ctx.each::<&Pos>(|_, _| n += 1).map(|()| n)
+            ctx.each::<&Pos>(|_| n += 1).map(|()| n)
         }
     })
 }
@@ -453,12 +453,10 @@ fn a_writer_and_a_snapshot_reader_run_concurrently() {
     // SAFETY: the writer declares only a write of Pos; the reader declares a snapshot read of
     // Pos and a write of Seen. No component is written by one and read live or written by
     // the other: snapshot reads touch only the frozen copy.
-    let (mut wc, rc) = unsafe {
-        (
-            SystemContext::new(storage, w_meta, w_commands, w_rng),
-            SystemContext::new(storage, r_meta, r_commands, r_rng),
-        )
-    };
+    let (w_view, r_view) =
+        unsafe { (Queries::new(storage, w_meta), Queries::new(storage, r_meta)) };
+    let mut wc = SystemContext::new(w_view, w_meta, w_commands, w_rng);
+    let rc = SystemContext::new(r_view, r_meta, r_commands, r_rng);
     std::thread::scope(|s| {
         s.spawn(move || {
             for _ in 0..200 {

@@ -95,7 +95,7 @@ fn layout_history_does_not_matter() {
     moved.remove::<Tag>(a[0]).unwrap();
     let order = |w: &mut World| {
         let mut v = Vec::new();
-        w.each::<Entity>(|e, _| v.push(e.index())).unwrap();
+        w.each::<Entity>(|e| v.push(e.index())).unwrap();
         v
     };
     assert_eq!(order(&mut moved), [3, 1, 2, 0]);

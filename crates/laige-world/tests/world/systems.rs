@@ -8,7 +8,7 @@ use laige_world::{SystemContext, SystemId, SystemRun, World, WorldError};
 use crate::support::{Pos, Unregistered, Vel, one, pos, vel, world};
 
 fn movement(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Pos, &Vel)>(|_, (p, v)| {
+    ctx.each::<(&mut Pos, &Vel)>(|(p, v)| {
         p.x += v.x;
         p.y += v.y;
     })

@@ -36,7 +36,7 @@ fn declared(world: &World, id: impl Into<SystemId>) -> [Vec<u16>; 4] {
 }
 
 fn movement(mut q: Query<'_, (&mut Pos, &Vel)>, time: Res<'_, Time>) {
-    q.each(|_, (p, v)| p.x += v.x * time.dt).unwrap();
+    q.each(|(p, v)| p.x += v.x * time.dt).unwrap();
 }
 
 #[test]
@@ -83,8 +83,8 @@ fn fresh_and_snapshot_elements_declare_their_kinds() {
             "Kinds",
             |mut fresh: Query<'_, (&mut Health, Fresh<&Vel>)>,
              mut old: Query<'_, (Entity, Snapshot<&Pos>)>| {
-                fresh.each(|_, (h, v)| h.0 += v.x as i32)?;
-                old.each(|_, (_, p)| assert!(p.is_none_or(|p| p.x >= 0.0)))
+                fresh.each(|(h, v)| h.0 += v.x as i32)?;
+                old.each(|(_, p)| assert!(p.is_none_or(|p| p.x >= 0.0)))
             },
         )
         .register()
@@ -95,7 +95,7 @@ fn fresh_and_snapshot_elements_declare_their_kinds() {
     let schedule = world.schedule().unwrap();
     world.run_systems(&schedule).unwrap();
     let mut total = 0;
-    world.each::<&Health>(|_, h| total += h.0).unwrap();
+    world.each::<&Health>(|h| total += h.0).unwrap();
     assert_eq!(total, 3);
 }
 
@@ -385,7 +385,7 @@ fn closures_keep_captured_state_and_local_persists() {
     fn frames(mut frames: Local<'_, u32>, mut q: Query<'_, &mut Health>) {
         *frames += 1;
         let seen = *frames as i32;
-        q.each(|_, h| h.0 = seen).unwrap();
+        q.each(|h| h.0 = seen).unwrap();
     }
     world.system("Frames", frames).register().unwrap();
     let e = world.spawn((Health(0),)).unwrap();
@@ -404,19 +404,19 @@ fn a_resource_and_queries_are_used_together_inside_one_closure() {
     world
         .system(
             "Scaled",
-            |mut moving: Query<'_, (&mut Pos, &Vel)>,
+            |mut moving: Query<'_, (Entity, &mut Pos, &Vel)>,
              mut tagged: Query<'_, Entity, With<Tag>>,
              time: Res<'_, Time>,
              mut commands: Commands<'_>| {
-                moving.each(|e, (p, v)| {
+                moving.each(|(e, p, v)| {
                     p.x += v.x * time.dt;
                     if p.x > 1.0 {
                         commands.insert(e, Tag).unwrap();
                     }
                 })?;
                 let mut count = 0;
-                tagged.each(|_, _| count += 1)?;
-                moving.each(|_, (p, _)| p.y = count as f32)
+                tagged.each(|_| count += 1)?;
+                moving.each(|(_, p, _)| p.y = count as f32)
             },
         )
         .register()
@@ -446,7 +446,7 @@ fn the_rng_parameter_is_the_systems_own_stream() {
     world.system("First", || {}).register().unwrap();
     let id = world
         .system("Roll", |mut rng: Rng<'_>, mut q: Query<'_, &mut Health>| {
-            q.each(|_, h| h.0 = rng.next_range(0, 1000) as i32)
+            q.each(|h| h.0 = rng.next_range(0, 1000) as i32)
         })
         .register()
         .unwrap();
@@ -455,7 +455,7 @@ fn the_rng_parameter_is_the_systems_own_stream() {
     let mut expected = Prng::derive_substream(42, 2);
     let want = expected.next_range(0, 1000) as i32;
     let mut got = 0;
-    world.each::<&Health>(|_, h| got = h.0).unwrap();
+    world.each::<&Health>(|h| got = h.0).unwrap();
     assert_eq!(got, want);
     assert_eq!(world.system_rng(id), Some(&expected));
 }

@@ -63,7 +63,7 @@ fn cooldown_tick(ctx: &mut SystemContext<'_>) {
 
 fn buff_decay(ctx: &mut SystemContext<'_>) {
     let fade = ctx.resource::<Clock>().unwrap().tick.is_multiple_of(4);
-    ctx.each::<&mut Buff>(|_, b| {
+    ctx.each::<&mut Buff>(|b| {
         b.ticks = b.ticks.saturating_sub(1);
         if fade || b.ticks == 0 {
             b.mult = 1.0 + (b.mult - 1.0) * 0.98;
@@ -75,7 +75,7 @@ fn buff_decay(ctx: &mut SystemContext<'_>) {
 fn player_input(ctx: &mut SystemContext<'_>) {
     let (mut queries, _, rng) = ctx.split();
     queries
-        .each::<(&mut Target, With<Buff>)>(|_, (target, ())| {
+        .each::<(&mut Target, With<Buff>)>(|(target, ())| {
             if rng.next_range(0, 32) == 0 {
                 let at = spot(rng.next_u64());
                 *target = Target { x: at.x, y: at.y };
@@ -85,7 +85,7 @@ fn player_input(ctx: &mut SystemContext<'_>) {
 }
 
 fn waypoint_cycle(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Ai, With<Tag>)>(|_, (ai, ())| {
+    ctx.each::<(&mut Ai, With<Tag>)>(|(ai, ())| {
         ai.timer += 1;
         ai.mode = ai.timer / 120 % 4;
     })
@@ -109,7 +109,7 @@ fn score_decay(ctx: &mut SystemContext<'_>) {
 fn ai_think(ctx: &mut SystemContext<'_>) {
     let (mut queries, _, rng) = ctx.split();
     queries
-        .each::<(&mut Ai, With<Cooldown>)>(|_, (ai, ())| {
+        .each::<(&mut Ai, With<Cooldown>)>(|(ai, ())| {
             ai.timer += 1;
             if rng.next_range(0, 100) == 0 {
                 ai.mode = rng.next_range(0, 4);
@@ -120,19 +120,19 @@ fn ai_think(ctx: &mut SystemContext<'_>) {
 }
 
 fn choose_target_system(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Target, &Transform, &Team, &Ai)>(|_, (target, t, team, ai)| {
+    ctx.each::<(&mut Target, &Transform, &Team, &Ai)>(|(target, t, team, ai)| {
         choose_target(target, t, team, ai);
     })
     .unwrap();
 }
 
 fn steer_system(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Velocity, &Transform, &Target)>(|_, (v, t, target)| steer(v, t, target))
+    ctx.each::<(&mut Velocity, &Transform, &Target)>(|(v, t, target)| steer(v, t, target))
         .unwrap();
 }
 
 fn morale(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Cooldown, Snapshot<&Health>)>(|_, (cd, health)| {
+    ctx.each::<(&mut Cooldown, Snapshot<&Health>)>(|(cd, health)| {
         if health.is_some_and(|h| h.0 < FULL_HEALTH / 4.0) {
             cd.0 += 0.5;
         }
@@ -161,12 +161,12 @@ fn integrate_system(ctx: &mut SystemContext<'_>) {
 }
 
 fn clamp_bounds_system(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Transform, &mut Velocity)>(|_, (t, v)| clamp_bounds(t, v))
+    ctx.each::<(&mut Transform, &mut Velocity)>(|(t, v)| clamp_bounds(t, v))
         .unwrap();
 }
 
 fn waypoint_drift(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Transform, &Ai, With<Tag>)>(|_, (t, ai, ())| {
+    ctx.each::<(&mut Transform, &Ai, With<Tag>)>(|(t, ai, ())| {
         let dir = if ai.mode % 2 == 0 { 1.0 } else { -1.0 };
         t.x = (t.x + dir * 0.5).clamp(-HALF, HALF);
     })
@@ -187,7 +187,7 @@ fn measure_speed(ctx: &mut SystemContext<'_>) {
 }
 
 fn update_cells(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Cell, &Transform)>(|_, (cell, t)| *cell = cell_of(t))
+    ctx.each::<(&mut Cell, &Transform)>(|(cell, t)| *cell = cell_of(t))
         .unwrap();
 }
 
@@ -203,13 +203,13 @@ fn neighbour_check(ctx: &mut SystemContext<'_>) {
 
 fn cell_census(ctx: &mut SystemContext<'_>) {
     let mut occupied = [0u64; (CELLS * CELLS).div_ceil(64) as usize];
-    ctx.each::<&Cell>(|_, cell| occupied[cell.0 as usize / 64] |= 1 << (cell.0 % 64))
+    ctx.each::<&Cell>(|cell| occupied[cell.0 as usize / 64] |= 1 << (cell.0 % 64))
         .unwrap();
     ctx.resource_mut::<Score>().unwrap().occupied = occupied.iter().map(|w| w.count_ones()).sum();
 }
 
 fn collider_pulse(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Collider, &Tag)>(|_, (c, tag)| {
+    ctx.each::<(&mut Collider, &Tag)>(|(c, tag)| {
         let base = if tag.0 & 0xFF == 1 { 4.0 } else { 1.0 };
         c.0 = base + (c.0 - base) * 0.5 + 0.01;
     })
@@ -217,19 +217,19 @@ fn collider_pulse(ctx: &mut SystemContext<'_>) {
 }
 
 fn repair_props(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Health, With<Tag>)>(|_, (h, ())| h.0 = (h.0 + 0.1).min(FULL_HEALTH))
+    ctx.each::<(&mut Health, With<Tag>)>(|(h, ())| h.0 = (h.0 + 0.1).min(FULL_HEALTH))
         .unwrap();
 }
 
 fn cooldown_bonus(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Cooldown, &Buff)>(|_, (cd, b)| cd.0 -= 0.25 * (b.mult - 1.0))
+    ctx.each::<(&mut Cooldown, &Buff)>(|(cd, b)| cd.0 -= 0.25 * (b.mult - 1.0))
         .unwrap();
 }
 
 fn fire(ctx: &mut SystemContext<'_>) {
     let (mut queries, mut commands, rng) = ctx.split();
     queries
-        .each::<(&mut Cooldown, &Transform, &Team, &Target)>(|_, (cd, t, team, target)| {
+        .each::<(&mut Cooldown, &Transform, &Team, &Target)>(|(cd, t, team, target)| {
             if cd.0 <= 0.0 {
                 commands
                     .spawn(projectile(*t, *target, team.0, SHOT_LIFE))
@@ -242,18 +242,18 @@ fn fire(ctx: &mut SystemContext<'_>) {
 
 fn hit_units(ctx: &mut SystemContext<'_>) {
     let tick = ctx.resource::<Clock>().unwrap().tick;
-    ctx.each::<(&mut Health, &Transform)>(|_, (h, t)| h.0 -= hazard(t, tick))
+    ctx.each::<(&mut Health, &Transform)>(|(h, t)| h.0 -= hazard(t, tick))
         .unwrap();
 }
 
 fn regen(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Health, &Buff)>(|_, (h, b)| h.0 = (h.0 + 0.05 * b.mult).min(FULL_HEALTH))
+    ctx.each::<(&mut Health, &Buff)>(|(h, b)| h.0 = (h.0 + 0.05 * b.mult).min(FULL_HEALTH))
         .unwrap();
 }
 
 fn tally_kills(ctx: &mut SystemContext<'_>) {
     let mut kills = 0;
-    ctx.each::<(&Health, With<Cooldown>)>(|_, (h, ())| kills += u32::from(h.0 <= 0.0))
+    ctx.each::<(&Health, With<Cooldown>)>(|(h, ())| kills += u32::from(h.0 <= 0.0))
         .unwrap();
     ctx.resource_mut::<Score>().unwrap().kills += kills;
 }
@@ -279,14 +279,14 @@ fn expire(ctx: &mut SystemContext<'_>) {
     let (mut queries, mut commands, _) = ctx.split();
     let place = |e: Entity| spot(mix(u64::from(e.index()) | tick << 32));
     queries
-        .each::<&Lifetime>(|e, life| {
+        .each::<(Entity, &Lifetime)>(|(e, life)| {
             if life.0 == 0 {
                 commands.despawn(e).unwrap();
             }
         })
         .unwrap();
     queries
-        .each::<(&Lifetime, With<Tag>)>(|e, (life, ())| {
+        .each::<(Entity, (&Lifetime, With<Tag>))>(|(e, (life, ()))| {
             if life.0 == 0 {
                 commands.spawn(pickup(place(e), PICKUP_LIFE)).unwrap();
             }
@@ -294,7 +294,7 @@ fn expire(ctx: &mut SystemContext<'_>) {
         .unwrap();
     let cooldown = |e: Entity| (mix(u64::from(e.index()) ^ tick) % 60) as f32;
     queries
-        .each::<(&Health, &Team, With<Ai>)>(|e, (h, team, ())| {
+        .each::<(Entity, (&Health, &Team, With<Ai>))>(|(e, (h, team, ()))| {
             if h.0 <= 0.0 {
                 commands.despawn(e).unwrap();
                 commands
@@ -304,7 +304,7 @@ fn expire(ctx: &mut SystemContext<'_>) {
         })
         .unwrap();
     queries
-        .each::<(&Health, &Team, With<Buff>)>(|e, (h, team, ())| {
+        .each::<(Entity, (&Health, &Team, With<Buff>))>(|(e, (h, team, ()))| {
             if h.0 <= 0.0 {
                 commands.despawn(e).unwrap();
                 commands.spawn(hero(place(e), team.0, cooldown(e))).unwrap();
@@ -314,7 +314,7 @@ fn expire(ctx: &mut SystemContext<'_>) {
 }
 
 fn clamp_health(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Health, With<Tag>)>(|_, (h, ())| h.0 = h.0.max(0.0))
+    ctx.each::<(&mut Health, With<Tag>)>(|(h, ())| h.0 = h.0.max(0.0))
         .unwrap();
 }
 
@@ -324,7 +324,7 @@ fn score_commit(ctx: &mut SystemContext<'_>) {
 }
 
 fn target_decay(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Target, With<Buff>)>(|_, (target, ())| {
+    ctx.each::<(&mut Target, With<Buff>)>(|(target, ())| {
         target.x *= 0.999;
         target.y *= 0.999;
     })
@@ -332,7 +332,7 @@ fn target_decay(ctx: &mut SystemContext<'_>) {
 }
 
 fn tag_refresh(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Tag, With<Sprite>)>(|_, (tag, ())| tag.0 = tag.0.wrapping_add(256))
+    ctx.each::<(&mut Tag, With<Sprite>)>(|(tag, ())| tag.0 = tag.0.wrapping_add(256))
         .unwrap();
 }
 
@@ -342,19 +342,19 @@ fn animate_frames(ctx: &mut SystemContext<'_>) {
 }
 
 fn tint_system(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Sprite, Snapshot<&Health>, With<Buff>)>(|_, (s, h, ())| {
+    ctx.each::<(&mut Sprite, Snapshot<&Health>, With<Buff>)>(|(s, h, ())| {
         tint_by_health(s, h);
     })
     .unwrap();
 }
 
 fn flicker(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Sprite, With<Lifetime>)>(|_, (s, ())| s.tint ^= (s.frame & 1) << 4)
+    ctx.each::<(&mut Sprite, With<Lifetime>)>(|(s, ())| s.tint ^= (s.frame & 1) << 4)
         .unwrap();
 }
 
 fn team_colors(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Sprite, &Team)>(|_, (s, team)| {
+    ctx.each::<(&mut Sprite, &Team)>(|(s, team)| {
         s.tint = (s.tint & 0xFF_FF00) | if team.0 == 0 { 0x40 } else { 0xC0 };
     })
     .unwrap();
@@ -364,7 +364,7 @@ fn emit(ctx: &mut SystemContext<'_>) {
     let (mut queries, mut commands, rng) = ctx.split();
     let view = queries.snapshot_view::<Transform>().unwrap();
     queries
-        .each::<(&Team, With<Damage>)>(|e, (_, ())| {
+        .each::<(Entity, (&Team, With<Damage>))>(|(e, (_, ()))| {
             if rng.next_range(0, SHOT_LIFE) == 0
                 && let Some(at) = view.get(e)
             {
@@ -376,14 +376,14 @@ fn emit(ctx: &mut SystemContext<'_>) {
 }
 
 fn camera_cull(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Sprite, Snapshot<&Transform>, With<Tag>)>(|_, (s, t, ())| {
+    ctx.each::<(&mut Sprite, Snapshot<&Transform>, With<Tag>)>(|(s, t, ())| {
         s.visible = t.is_some_and(in_camera);
     })
     .unwrap();
 }
 
 fn trail_fade(ctx: &mut SystemContext<'_>) {
-    ctx.each::<(&mut Sprite, With<Lifetime>)>(|_, (s, ())| {
+    ctx.each::<(&mut Sprite, With<Lifetime>)>(|(s, ())| {
         let green = (s.tint >> 8 & 0xFF) * 15 / 16;
         s.tint = (s.tint & 0xFF_00FF) | green << 8;
     })

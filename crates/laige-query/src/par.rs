@@ -1,0 +1,185 @@
+//! A query's rows cut into batches that other threads may visit at once: what `par_each` and
+//! `par_each_chunk` run on.
+//!
+//! Each matched table (ascending id) is cut into runs of [`PAR_BATCH_ROWS`] rows, the last
+//! one shorter, so the batches depend on the tables alone, never on the thread count. Each
+//! batch can be visited once per check: a second visit of the same batch (from a runner that
+//! hands an index out twice) visits nothing, so batches never alias.
+
+use std::fmt;
+use std::slice;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::query::{Checks, QueryData};
+use crate::{Entity, Queries, QueryError, Storage};
+
+/// How many rows one batch of `par_each` / `par_each_chunk` covers at most.
+pub const PAR_BATCH_ROWS: usize = 256;
+
+/// One matched table, as the batches see it.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchTable {
+    table: u32,
+    rows: u32,
+    first_batch: u32,
+}
+
+/// What the batches of one system's parallel loops keep between runs, so a steady tick
+/// allocates nothing: the matched tables and each batch's visited mark.
+#[derive(Debug, Default)]
+pub struct BatchTables {
+    tables: Vec<BatchTable>,
+    visited: Vec<AtomicBool>,
+}
+
+/// A checked query's rows, cut into batches, each visited at most once.
+pub struct ParBatches<'s, Q: QueryData> {
+    storage: &'s Storage,
+    state: Q::State,
+    tables: &'s [BatchTable],
+    visited: &'s [AtomicBool],
+    count: u32,
+}
+
+// SAFETY: the batches are shared to visit disjoint rows from several threads: `visit` claims
+// each batch once (an atomic swap), so no row is reached by two threads; the state is ids and
+// pointers into a storage that nobody changes structurally meanwhile (it is borrowed for
+// `'s`); and items may be used on another thread (every component is `Send + Sync`, which is
+// the only way to register one, and `QueryData`'s contract covers the elements).
+unsafe impl<Q: QueryData> Sync for ParBatches<'_, Q> {}
+
+impl<'w> Queries<'w> {
+    /// Checks `Q` once and cuts its matched rows into batches, keeping the tables in
+    /// `scratch`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::each`].
+    pub fn par_batches<'s, Q: QueryData>(
+        &'s mut self,
+        scratch: &'s mut BatchTables,
+    ) -> Result<ParBatches<'s, Q>, QueryError> {
+        let (storage, checks) = (self.storage(), self.checks());
+        // SAFETY: as for `Queries::each`: the view's access covers `Q` once checked (here),
+        // and `&mut self` keeps every other query of this view out while the batches live.
+        unsafe { par_batches_in::<Q>(storage, checks, scratch) }
+    }
+}
+
+/// [`Queries::par_batches`] over `storage` under `checks`.
+///
+/// # Safety
+///
+/// As for [`each_in`](crate::query::each_in), for as long as the result lives.
+unsafe fn par_batches_in<'s, Q: QueryData>(
+    storage: &'s Storage,
+    checks: Checks<'s>,
+    scratch: &'s mut BatchTables,
+) -> Result<ParBatches<'s, Q>, QueryError> {
+    let (state, matcher) = crate::query::prepare_checked::<Q>(storage, checks)?;
+    scratch.tables.clear();
+    let mut count = 0u32;
+    for (index, table) in storage.archetypes().iter().enumerate() {
+        if table.is_empty() || !matcher.matches(table) {
+            continue;
+        }
+        let rows = table.len() as u32;
+        scratch.tables.push(BatchTable {
+            table: index as u32,
+            rows,
+            first_batch: count,
+        });
+        count += (rows as usize).div_ceil(PAR_BATCH_ROWS) as u32;
+    }
+    if scratch.visited.len() < count as usize {
+        // Grows while a world grows; a steady tick finds its marks.
+        scratch
+            .visited
+            .resize_with(count as usize, AtomicBool::default);
+    }
+    for mark in &mut scratch.visited[..count as usize] {
+        *mark.get_mut() = false;
+    }
+    Ok(ParBatches {
+        storage,
+        state,
+        tables: &scratch.tables,
+        visited: &scratch.visited[..count as usize],
+        count,
+    })
+}
+
+impl<Q: QueryData> ParBatches<'_, Q> {
+    /// How many batches there are.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Where batch `batch`'s rows are: `(table, first row, rows)`, if it is one.
+    fn locate(&self, batch: u32) -> Option<(usize, usize, usize)> {
+        let at = self
+            .tables
+            .partition_point(|it| it.first_batch <= batch)
+            .checked_sub(1)?;
+        let entry = self.tables[at];
+        let start = (batch - entry.first_batch) as usize * PAR_BATCH_ROWS;
+        let rows = (entry.rows as usize)
+            .checked_sub(start)?
+            .min(PAR_BATCH_ROWS);
+        Some((entry.table as usize, start, rows))
+    }
+
+    /// Calls `f` with batch `batch`'s entities and the query's cursors at its first row;
+    /// `false` (and no call) for an index that is not a batch or was visited already.
+    fn visit(&self, batch: u32, f: impl FnOnce(&[Entity], Q::Fetch)) -> bool {
+        let Some((table, start, rows)) = self.locate(batch) else {
+            return false;
+        };
+        if self.visited[batch as usize].swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let archetype = &self.storage.archetypes()[table];
+        let mut fetch = Q::fetch(&self.state, archetype);
+        // SAFETY: `start + rows` is within the matched table (`locate`); the entity column
+        // changes only under `&mut Storage`.
+        let entities = unsafe {
+            Q::skip_rows(&mut fetch, start);
+            slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(start), rows)
+        };
+        f(entities, fetch);
+        true
+    }
+
+    /// Calls `f` with each item of batch `batch`, in row order; `false` (and no call) for an
+    /// index that is not a batch or was visited already.
+    #[inline]
+    pub fn each(&self, batch: u32, mut f: impl FnMut(Q::Item<'_>)) -> bool {
+        self.visit(batch, |entities, mut fetch| {
+            for _ in entities {
+                // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
+                // one; this batch is visited once (`visit`), and batches are disjoint rows;
+                // access is the view's (`par_batches`).
+                f(unsafe { Q::next_item(&mut fetch) });
+            }
+        })
+    }
+
+    /// Calls `f` once with batch `batch`'s entities and its rows of each column; `false`
+    /// (and no call) for an index that is not a batch or was visited already.
+    #[inline]
+    pub fn chunk(&self, batch: u32, f: impl FnOnce(&[Entity], Q::Chunk<'_>)) -> bool {
+        self.visit(batch, |entities, fetch| {
+            // SAFETY: the batch's rows from `fetch` on, one per entity, visited once.
+            f(entities, unsafe { Q::chunk(&fetch, entities.len()) });
+        })
+    }
+}
+
+impl<Q: QueryData> fmt::Debug for ParBatches<'_, Q> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParBatches")
+            .field("query", &std::any::type_name::<Q>())
+            .field("count", &self.count)
+            .finish_non_exhaustive()
+    }
+}
