@@ -194,3 +194,21 @@ fn a_hashed_component_changes_the_state_hash_with_its_value() {
     };
     assert_ne!(hash_with(1), hash_with(2));
 }
+
+mod renamed {
+    // What a crate that renamed its dependency writes: the path to the laige items.
+    use laige_world as engine;
+
+    #[derive(engine::Component, engine::StateHash)]
+    #[component(crate = engine, hashed)]
+    #[state_hash(crate = engine)]
+    pub(super) struct Score(pub(super) u32);
+}
+
+#[test]
+fn the_crate_path_can_be_given() {
+    let mut world = World::default();
+    let id = world.register_component::<renamed::Score>().unwrap();
+    assert!(world.component_info(id).unwrap().is_hashed());
+    assert_eq!(hash(&renamed::Score(9)), fed(|h| h.write_u32(9)));
+}
