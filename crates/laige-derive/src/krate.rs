@@ -68,4 +68,19 @@ mod tests {
         ));
         assert!(depends_on("laige-sim = { path = \"x\" }", "laige-sim"));
     }
+
+    proptest::proptest! {
+        /// Any text is read without a panic, and a dependency line added anywhere is found.
+        #[test]
+        fn any_manifest_is_read_and_an_added_key_is_found(
+            lines in proptest::collection::vec("[ -~]{0,40}", 0..12),
+            at in 0usize..12,
+        ) {
+            let text = lines.join("\n");
+            let _ = depends_on(&text, "laige-sim");
+            let mut with_key = lines.clone();
+            with_key.insert(at.min(lines.len()), "laige-sim = \"0.1\"".to_owned());
+            proptest::prop_assert!(depends_on(&with_key.join("\n"), "laige-sim"));
+        }
+    }
 }
