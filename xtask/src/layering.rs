@@ -93,6 +93,11 @@ pub const LAYERING: &[Layer] = &[
         ],
         false,
     ),
+    // The derives (`Component`, `StateHash`): a proc-macro crate that names no laige crate;
+    // its generated code names the facade's paths.
+    layer("laige-derive", &["proc-macro2", "quote", "syn"], false),
+    // `#![deny(unsafe_code)]`: `parallel_host.rs` (the `SharedHost` impl) by design, and the
+    // command arena, resources and single-value reads until they move into laige-storage.
     layer(
         "laige-world",
         &[
@@ -104,6 +109,8 @@ pub const LAYERING: &[Layer] = &[
             "laige-scheduler",
             "laige-runner",
             "laige-executor",
+            "laige-derive",
+            "rand_core",
             "tracing",
         ],
         true,

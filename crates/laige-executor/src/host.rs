@@ -80,3 +80,29 @@ impl<'a, T> PerSystem<'a, T> {
         Some(unsafe { &mut *self.ptr.as_ptr().add(id.index()) })
     }
 }
+
+/// A value reached only through `&mut`, so sharing its holder between threads shares no
+/// access to it: `Sync` whenever the value is `Send` (as `std::sync::Exclusive`, unstable,
+/// is). A host's per-system state holds a typed system's `FnMut + Send` function in one, so
+/// the World stays `Sync` without asking systems to be.
+#[derive(Debug, Default)]
+pub struct Exclusive<T: ?Sized>(T);
+
+// SAFETY: no method reaches the value through `&self`, so a shared `&Exclusive<T>` on
+// another thread can do nothing with it; moving `&mut` access there needs `T: Send`.
+unsafe impl<T: ?Sized + Send> Sync for Exclusive<T> {}
+
+impl<T> Exclusive<T> {
+    /// Wraps `value`.
+    pub const fn new(value: T) -> Self {
+        Self(value)
+    }
+}
+
+impl<T: ?Sized> Exclusive<T> {
+    /// The value, through the exclusive borrow of its holder.
+    #[inline(always)]
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}

@@ -95,5 +95,5 @@ pub use executor::{
     AUTO_PARALLEL_NANOS, AUTO_SAMPLE_EVERY, AUTO_SEQUENTIAL_NANOS, ChosenMode, Executor,
     ExecutorOptions, Mode, TrackReport,
 };
-pub use host::{PerSystem, SharedHost};
+pub use host::{Exclusive, PerSystem, SharedHost};
 pub use plan::{EdgeReason, Plan};

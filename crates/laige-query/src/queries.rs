@@ -286,11 +286,11 @@ impl<'w> Queries<'w> {
 
     /// Whether the world holds a value of resource `T` now. A pure query: no check, no event.
     pub fn holds_resource<T: 'static>(&self) -> bool {
-        let components = &self.storage.components;
+        let components = self.storage.components();
         components
             .id_of::<T>()
             .filter(|&id| components.is_resource(id))
-            .and_then(|id| self.storage.resources.ptr(id))
+            .and_then(|id| self.storage.resources().ptr(id))
             .is_some()
     }
 
@@ -306,7 +306,7 @@ impl<'w> Queries<'w> {
         &self,
     ) -> Result<SnapshotView<'w, T>, QueryError> {
         let storage = self.storage;
-        snapshot_of::<T>(&storage.components, &storage.snapshots, self.checks.meta)
+        snapshot_of::<T>(storage.components(), storage.snapshots(), self.checks.meta)
             .map_err(|err| storage.report(err))
     }
 
@@ -356,13 +356,13 @@ impl<'w> Queries<'w> {
                 let err = QueryError::Unmatched {
                     system: meta.name(),
                     system_id: meta.id(),
-                    component: storage.components.get(component).name(),
+                    component: storage.components().get(component).name(),
                 };
                 return Err(storage.report(err));
             }
             let declared = meta.reads().union(meta.writes());
             if let Some(info) = storage
-                .components
+                .components()
                 .iter()
                 .find(|c| c.is_hashed() && !declared.contains(c.id()))
             {
@@ -377,9 +377,10 @@ impl<'w> Queries<'w> {
             }
         }
         let mut h = laige_storage::StateHasher::new();
-        // Reads only hashed values, all declared by this system, so no other live view writes
-        // them (the constructor's contract); `&mut self` keeps this view's own queries out.
-        storage.hash_components(&mut h);
+        // SAFETY: reads only hashed values, all declared read or write by this system (checked
+        // above), so no other live view writes them (the constructor's contract), or the view
+        // holds the storage exclusively; `&mut self` keeps this view's own queries out.
+        unsafe { storage.hash_components(&mut h) };
         Ok(h.finish())
     }
 }
@@ -477,7 +478,7 @@ impl<'w> ParamViews<'w> {
     fn aliased(&self, component: laige_registry::ComponentId) -> QueryError {
         self.storage.report(QueryError::Aliased {
             system: self.checks.meta.map(SystemMeta::name),
-            component: self.storage.components.get(component).name(),
+            component: self.storage.components().get(component).name(),
         })
     }
 }
@@ -492,5 +493,5 @@ impl<'w> ParamViews<'w> {
 pub fn read_snapshot<T: Send + Sync + 'static>(
     storage: &Storage,
 ) -> Result<SnapshotView<'_, T>, QueryError> {
-    snapshot_of::<T>(&storage.components, &storage.snapshots, None)
+    snapshot_of::<T>(storage.components(), storage.snapshots(), None)
 }

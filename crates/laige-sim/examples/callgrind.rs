@@ -8,6 +8,8 @@
 //! runner over a host that only calls each system's `fn()` (`runner`, timing off, and
 //! `runner-timed`), the floor the World's tick is held to. `tick-w3` and `tick-w3-untimed` are
 //! W3 (each system after the previous one); `tick* COUNT THREADS` runs on the executor.
+//! `simple-each` and `simple-iter-mut` are `simple_iter` (10,000 entities, `pos += vel`)
+//! through a context's `each` and its `iter_mut` (probes `probe_iter_each`, `probe_iter_mut`).
 //!
 //! Each measured call is an `#[inline(never)]` function, so callgrind counts only it:
 //!
@@ -59,6 +61,36 @@ fn empty(_: &mut SystemContext<'_>) {}
 #[inline(never)]
 fn probe_tick(world: &mut World, schedule: &Schedule) {
     world.run_systems(schedule).unwrap();
+}
+
+/// `simple_iter`'s components (ecs_bench_suite): `pos += vel` over 10,000 entities.
+struct Transform(#[allow(dead_code)] [f32; 16]);
+impl Component for Transform {}
+struct Position([f32; 3]);
+impl Component for Position {}
+struct Rotation(#[allow(dead_code)] [f32; 3]);
+impl Component for Rotation {}
+struct Velocity([f32; 3]);
+impl Component for Velocity {}
+
+#[inline(always)]
+fn step(p: &mut Position, v: &Velocity) {
+    for i in 0..3 {
+        p.0[i] += v.0[i];
+    }
+}
+
+#[inline(never)]
+fn probe_iter_each(ctx: &mut SystemContext<'_>) {
+    ctx.each::<(&mut Position, &Velocity)>(|(p, v)| step(p, v))
+        .unwrap();
+}
+
+#[inline(never)]
+fn probe_iter_mut(ctx: &mut SystemContext<'_>) {
+    for (p, v) in ctx.iter_mut::<(&mut Position, &Velocity)>().unwrap() {
+        step(p, v);
+    }
 }
 
 type BareRun = fn();
@@ -129,6 +161,38 @@ fn main() {
                 probe_tick(&mut world, black_box(&schedule));
             }
         }
+        "simple-each" | "simple-iter-mut" => {
+            let mut world = World::default();
+            world.register_component::<Transform>().unwrap();
+            world.register_component::<Position>().unwrap();
+            world.register_component::<Rotation>().unwrap();
+            world.register_component::<Velocity>().unwrap();
+            for _ in 0..10_000 {
+                let mut m = [0.0; 16];
+                for i in 0..4 {
+                    m[i * 5] = 1.0;
+                }
+                let x = [1.0, 0.0, 0.0];
+                world
+                    .spawn((Transform(m), Position(x), Rotation(x), Velocity(x)))
+                    .unwrap();
+            }
+            let id = world
+                .system_fn("Move", |_| {})
+                .writes::<Position>()
+                .reads::<Velocity>()
+                .register()
+                .unwrap()
+                .id();
+            let probe = if what == "simple-each" {
+                probe_iter_each
+            } else {
+                probe_iter_mut
+            };
+            for _ in 0..count {
+                probe(black_box(&mut world.context(id).unwrap()));
+            }
+        }
         "runner" | "runner-timed" => {
             let mut registry = Registry::new();
             for i in 0..100 {
@@ -145,7 +209,7 @@ fn main() {
             }
         }
         _ => panic!(
-            "usage: callgrind build|build-single-writer|build-declared|tick|tick-untimed|tick-w3|tick-w3-untimed|runner|runner-timed [count] [threads]"
+            "usage: callgrind build|build-single-writer|build-declared|tick|tick-untimed|tick-w3|tick-w3-untimed|simple-each|simple-iter-mut|runner|runner-timed [count] [threads]"
         ),
     }
 }

@@ -104,6 +104,14 @@ fn simple_iter(c: &mut Criterion) {
     group.bench_function("context_each", |b| {
         b.iter(|| move_system(&mut world.context(id).unwrap()))
     });
+    group.bench_function("context_iter_mut", |b| {
+        b.iter(|| {
+            let mut ctx = world.context(id).unwrap();
+            for (p, v) in ctx.iter_mut::<(&mut Position, &Velocity)>().unwrap() {
+                step(p, v);
+            }
+        })
+    });
     group.bench_function("context_each_chunk", |b| {
         b.iter(|| {
             world
@@ -174,12 +182,12 @@ fn add_remove(c: &mut Criterion) {
         b.iter(|| {
             let mut cmds = world.commands(&mut buffer);
             for &e in &es {
-                cmds.insert(e, B(0.0)).unwrap();
+                cmds.insert(e, B(0.0));
             }
             world.apply(&mut buffer).unwrap();
             let mut cmds = world.commands(&mut buffer);
             for &e in &es {
-                cmds.remove::<B>(e).unwrap();
+                cmds.remove::<B>(e);
             }
             world.apply(&mut buffer).unwrap();
         })

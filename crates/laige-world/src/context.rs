@@ -160,7 +160,7 @@ impl<'w> SystemContext<'w> {
 
     /// The diagnostics the world reports through.
     pub fn diagnostics(&self) -> &'w Diagnostics {
-        &self.queries.storage().diag
+        self.queries.storage().diagnostics()
     }
 
     /// The system's own PRNG substream, derived from the world's seed and the system's id.
@@ -184,7 +184,7 @@ impl<'w> SystemContext<'w> {
     ///     let (mut queries, mut commands, _rng) = ctx.split();
     ///     queries.each::<(Entity, &Health)>(|(e, health)| {
     ///         if health.0 <= 0 {
-    ///             commands.insert(e, Dead).unwrap();
+    ///             commands.insert(e, Dead);
     ///         }
     ///     }).unwrap();
     /// }

@@ -9,6 +9,7 @@
 //! seed, how many loops the system ran before (one a tick for a system that loops once) and
 //! the batch index. So the world after a tick is the same for every thread count.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use laige_executor::run_batches;
@@ -55,6 +56,9 @@ impl<'b> Batch<'b> {
 pub(crate) struct BatchScratch {
     /// The system's PRNG seed, the root of its batches' streams.
     seed: u64,
+    /// How many buffers hold commands since the last apply; outside the lock, so the test
+    /// after every run (`is_idle`, through `&mut`) costs a load.
+    used: AtomicUsize,
     loops: Mutex<Loops>,
 }
 
@@ -65,8 +69,6 @@ struct Loops {
     count: u64,
     /// One buffer per batch, each locked by the one thread that runs its batch.
     buffers: Vec<Mutex<CommandBuffer>>,
-    /// How many of `buffers` hold commands since the last apply.
-    used: usize,
     tables: BatchTables,
 }
 
@@ -87,14 +89,13 @@ impl BatchScratch {
     /// Whether no batch recorded into its buffer since the last apply.
     #[inline]
     pub(crate) fn is_idle(&mut self) -> bool {
-        self.loops().used == 0
+        *self.used.get_mut() == 0
     }
 
     /// The buffers recorded into since the last apply, in the order they apply.
     pub(crate) fn used_buffers(&mut self) -> impl Iterator<Item = &mut CommandBuffer> {
-        let loops = self.loops();
-        let used = std::mem::take(&mut loops.used);
-        loops.buffers[..used]
+        let used = std::mem::take(self.used.get_mut());
+        self.loops().buffers[..used]
             .iter_mut()
             .map(|buffer| buffer.get_mut().unwrap_or_else(PoisonError::into_inner))
     }
@@ -176,13 +177,14 @@ fn par_batches_in<Q: QueryData>(
     let loops = &mut *guard;
     let batches = queries.par_batches::<Q>(&mut loops.tables)?;
     let count = batches.count();
-    let first = loops.used;
+    // The lock is held, so no other loop moves `used` meanwhile.
+    let first = scratch.used.load(Ordering::Relaxed);
     let needed = first + count as usize;
     if loops.buffers.len() < needed {
         // Grows while a world grows; a steady tick finds its buffers.
         loops.buffers.resize_with(needed, Mutex::default);
     }
-    loops.used = needed;
+    scratch.used.store(needed, Ordering::Relaxed);
     let (seed, loop_index) = (scratch.seed, loops.count);
     loops.count += 1;
     let buffers = &loops.buffers[first..needed];

@@ -44,8 +44,8 @@ mod params;
 use std::error::Error;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Mutex, PoisonError};
 
+use laige_executor::Exclusive;
 use laige_query::{Claim, ParamViews, Queries};
 
 use crate::command::CommandBuffer;
@@ -239,17 +239,16 @@ impl<F: IntoSystem<M>, M> ErasedSystem for FunctionSystem<F, M> {
 
 /// A typed system, set up and boxed (the one allocation registration makes for it).
 ///
-/// The box is only reached through `&mut` (`run`, by `Mutex::get_mut`, which never locks), and
-/// a `Mutex` of a `Send` value is `Sync`: sharing the World between threads shares no access
-/// to the function or its state, which lets a system be any `FnMut + Send`, with no `Sync`
-/// bound.
-pub(crate) struct BoxedSystem(Mutex<Box<dyn ErasedSystem>>);
+/// The box is only reached through `&mut` (`run`), so it sits in an [`Exclusive`]: sharing the
+/// World between threads shares no access to the function or its state, which lets a system
+/// be any `FnMut + Send`, with no `Sync` bound.
+pub(crate) struct BoxedSystem(Exclusive<Box<dyn ErasedSystem>>);
 
 impl BoxedSystem {
     /// Sets up `function`'s parameters through `init` and boxes it with their state.
     pub(crate) fn new<F: IntoSystem<M>, M: 'static>(function: F, init: &mut ParamInit<'_>) -> Self {
         let state = F::init(init);
-        Self(Mutex::new(Box::new(FunctionSystem {
+        Self(Exclusive::new(Box::new(FunctionSystem {
             function,
             state,
             _marker: PhantomData,
@@ -259,9 +258,7 @@ impl BoxedSystem {
     /// One run; a failure is stored in `failure`, which is left alone otherwise.
     #[inline]
     pub(crate) fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
-        // Never locked, so never poisoned; a poisoned box would still be the system's own.
-        let system = self.0.get_mut().unwrap_or_else(PoisonError::into_inner);
-        system.run(world, failure);
+        self.0.get_mut().run(world, failure);
     }
 }
 

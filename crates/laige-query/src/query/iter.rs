@@ -196,16 +196,13 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
         })
     }
 
-    /// Moves on to the next matched table; `false` at the end.
-    #[inline]
-    fn next_table(&mut self) -> bool {
-        let Some(table) = self.tables.next_table() else {
-            return false;
-        };
+    /// Moves on to the next matched table; `false` at the end. Borrows the table walk alone,
+    /// so the row cursors stay in registers across a `for` loop.
+    #[inline(always)]
+    fn next_table(tables: &mut Tables<'s>, state: &Q::State) -> Option<(Q::Fetch, usize)> {
+        let table = tables.next_table()?;
         // SAFETY: `Tables` yields only tables the query's matcher accepts.
-        self.fetch = MaybeUninit::new(unsafe { table.fetch::<Q>(&self.state) });
-        self.rows = table.rows;
-        true
+        Some((unsafe { table.fetch::<Q>(state) }, table.rows))
     }
 }
 
@@ -214,8 +211,10 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Q::Item<'s>> {
-        if self.rows == 0 && !self.next_table() {
-            return None;
+        if self.rows == 0 {
+            let (fetch, rows) = Self::next_table(&mut self.tables, &self.state)?;
+            self.fetch = MaybeUninit::new(fetch);
+            self.rows = rows;
         }
         self.rows -= 1;
         // SAFETY: `rows` was above zero, so `fetch` is set and at one of the current table's
@@ -233,16 +232,21 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
-        loop {
+        if self.rows != 0 {
+            // SAFETY: as for `next`: `rows` above zero means `fetch` is set.
+            let mut fetch = unsafe { self.fetch.assume_init() };
             for _ in 0..self.rows {
                 // SAFETY: as for `next`.
-                acc = f(acc, unsafe { Q::next_item(self.fetch.assume_init_mut()) });
-            }
-            self.rows = 0;
-            if !self.next_table() {
-                return acc;
+                acc = f(acc, unsafe { Q::next_item(&mut fetch) });
             }
         }
+        while let Some((mut fetch, rows)) = Self::next_table(&mut self.tables, &self.state) {
+            for _ in 0..rows {
+                // SAFETY: as for `next`: a fresh table's cursors, `rows` rows.
+                acc = f(acc, unsafe { Q::next_item(&mut fetch) });
+            }
+        }
+        acc
     }
 }
 
@@ -328,8 +332,8 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
     matcher: &Matcher,
     entity: Entity,
 ) -> Option<Q::Item<'s>> {
-    let location = storage.entities.location(entity)?;
-    let table = &storage.archetypes()[location.archetype as usize];
+    let location = storage.entities().location(entity)?;
+    let table = &storage.archetypes()[location.archetype() as usize];
     if !matcher.matches(table) {
         return None;
     }
@@ -337,7 +341,7 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.
     unsafe {
-        Q::skip_rows(&mut fetch, location.row as usize);
+        Q::skip_rows(&mut fetch, location.row() as usize);
         Some(Q::next_item(&mut fetch))
     }
 }

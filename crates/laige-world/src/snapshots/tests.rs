@@ -39,7 +39,7 @@ fn a_setup_query_joins_live_rows_with_snapshot_values() {
     world.get_mut::<Pos>(a).unwrap().0 = 10.0;
     let mut got = Vec::new();
     world
-        .each::<(Entity, (Entity, &mut Pos, Snapshot<&Pos>))>(|(e, (_, live, old))| {
+        .each::<(Entity, &mut Pos, Snapshot<&Pos>)>(|(e, live, old)| {
             got.push((e, live.0, old.copied()));
             live.0 += 1.0;
         })
@@ -69,7 +69,7 @@ fn a_setup_query_joins_live_rows_with_snapshot_values() {
 
 fn join(ctx: &mut SystemContext<'_>) -> Result<Vec<(Entity, Option<f32>)>, QueryError> {
     let mut got = Vec::new();
-    ctx.each::<(Entity, (Entity, &mut Vel, Snapshot<&Pos>))>(|(e, (_, v, old))| {
+    ctx.each::<(Entity, &mut Vel, Snapshot<&Pos>)>(|(e, v, old)| {
         v.0 = old.map_or(-1.0, |p| p.0);
         got.push((e, old.map(|p| p.0)));
     })?;

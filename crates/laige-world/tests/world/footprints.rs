@@ -51,7 +51,7 @@ fn queries_must_stay_inside_the_footprint() {
     assert_eq!(event.field("system"), Some("Tagged"));
 
     let mut visited = Vec::new();
-    ctx.each::<(Entity, (Entity, &mut Pos, With<Tag>))>(|(e, (_, p, ()))| {
+    ctx.each::<(Entity, &mut Pos, With<Tag>)>(|(e, p, ())| {
         p.x += 1.0;
         visited.push(e);
     })

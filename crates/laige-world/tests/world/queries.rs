@@ -115,7 +115,7 @@ fn queries_visit_exactly_the_matching_tables() {
     assert_eq!(seen, brute_force(&world, &[h], &[]));
     let mut seen = Vec::new();
     world
-        .each::<(Entity, (Entity, Without<Health>))>(|(e, _)| seen.push(e))
+        .each::<(Entity, Without<Health>)>(|(e, ())| seen.push(e))
         .unwrap();
     assert_eq!(seen, brute_force(&world, &[], &[h]));
     assert!(seen.is_empty());
@@ -485,9 +485,9 @@ fn a_violation_is_checked_per_call_and_reported_rate_limited() {
 fn reaper(ctx: &mut SystemContext<'_>) {
     ctx.each_with_commands::<(Entity, &Health, Option<&Pos>)>(|(e, h, p), cmds| {
         if h.0 <= 0 {
-            cmds.despawn(e).unwrap();
+            cmds.despawn(e);
         } else if p.is_none() {
-            cmds.insert(e, pos(h.0 as f32)).unwrap();
+            cmds.insert(e, pos(h.0 as f32));
         }
     })
     .unwrap();
@@ -495,7 +495,7 @@ fn reaper(ctx: &mut SystemContext<'_>) {
     queries
         .each::<(Entity, &Health)>(|(e, _)| {
             if rng.next_range(0, 2) == 7 {
-                cmds.remove::<Health>(e).unwrap();
+                cmds.remove::<Health>(e);
             }
         })
         .unwrap();
