@@ -78,7 +78,10 @@ mod tick_error;
 mod tick_report;
 mod world;
 
-pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use command::{
+    ApplyStats, CommandBuffer, CommandKind, CommandSkipReason, CommandTarget, Commands,
+    PendingEntity, SkippedCommand,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;
@@ -108,8 +111,5 @@ pub use system::{
     SystemParam, SystemWorld, WithContext,
 };
 pub use tick_error::TickError;
-pub use tick_report::{
-    CommandKind, CommandSkipReason, SkipReason, SkippedCommand, SystemOutcome, SystemReport,
-    TickReport,
-};
+pub use tick_report::{SkipReason, SystemOutcome, SystemReport, TickReport};
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

@@ -3,7 +3,7 @@
 use std::ops::AddAssign;
 
 use super::{Command, CommandBuffer, Target};
-use crate::tick_report::{CommandKind, CommandSkipReason, SkippedCommand};
+use super::{CommandKind, CommandSkipReason, SkippedCommand};
 use crate::{Entity, Storage, WorldError};
 
 /// What applying command buffers did.
