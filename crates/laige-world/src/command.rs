@@ -7,21 +7,20 @@
 
 mod apply;
 mod arena;
-mod skipped;
 
 use std::ptr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_registry::{ComponentId, ComponentSet};
 
+pub use crate::tick_report::ApplyStats;
+use crate::tick_report::CommandKind;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
 use laige_storage::bundle::Bundle;
 use laige_storage::component::DropFn;
 
 pub(crate) use apply::ApplyCommands;
-pub use apply::ApplyStats;
-pub use skipped::{CommandKind, CommandSkipReason, SkippedCommand};
 
 /// A placeholder for an entity spawned by a command; it gets its real [`Entity`] when the
 /// buffer is applied. Later commands of the same buffer, in the same tick, may target it.

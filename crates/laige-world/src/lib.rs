@@ -78,10 +78,7 @@ mod tick_error;
 mod tick_report;
 mod world;
 
-pub use command::{
-    ApplyStats, CommandBuffer, CommandKind, CommandSkipReason, CommandTarget, Commands,
-    PendingEntity, SkippedCommand,
-};
+pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;
@@ -96,7 +93,6 @@ pub use laige_record::{
     RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
-pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, Components, Entity,
     Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
@@ -105,11 +101,14 @@ pub use laige_storage::{
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
-pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
+pub use prng::Prng;
 pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,
     SystemParam, SystemWorld, WithContext,
 };
 pub use tick_error::TickError;
-pub use tick_report::{SkipReason, SystemOutcome, SystemReport, TickReport};
+pub use tick_report::{
+    CommandKind, CommandSkipReason, SkipReason, SkippedCommand, SystemOutcome, SystemReport,
+    TickReport,
+};
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};
