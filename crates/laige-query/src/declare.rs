@@ -28,7 +28,7 @@ struct Need {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct ParamInit<'w> {
-    components: &'w Components,
+    components: &'w mut Components,
     system: &'static str,
     /// The parameter being set up, for messages.
     param: &'static str,
@@ -38,12 +38,30 @@ pub struct ParamInit<'w> {
     /// The exclusive parts of a run claimed so far (the type a holder reaches, and the
     /// parameter that holds it).
     parts: Vec<(&'static str, &'static str)>,
+    /// The resources a plain `Res`/`ResMut` needs, which the world must hold when the
+    /// schedule is built.
+    required: Vec<RequiredResource>,
     error: Option<RegisterError>,
 }
 
+/// A resource a system cannot run without (a plain `Res<T>` or `ResMut<T>`).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequiredResource {
+    /// The resource's id.
+    pub id: ComponentId,
+    /// Its type name.
+    pub type_name: &'static str,
+    /// The parameter that needs it.
+    pub param: &'static str,
+}
+
 impl<'w> ParamInit<'w> {
+    /// Collects the needs of system `system`'s parameters. `components` is mutable because
+    /// a resource parameter registers its type as a resource when the world has not seen it
+    /// yet, so its access can be declared (and ordered) before the value is inserted.
     #[doc(hidden)]
-    pub fn new(components: &'w Components, system: &'static str) -> Self {
+    pub fn new(components: &'w mut Components, system: &'static str) -> Self {
         Self {
             components,
             system,
@@ -51,6 +69,7 @@ impl<'w> ParamInit<'w> {
             params: 0,
             needs: Vec::new(),
             parts: Vec::new(),
+            required: Vec::new(),
             error: None,
         }
     }
@@ -98,15 +117,39 @@ impl<'w> ParamInit<'w> {
     }
 
     /// Records that the current parameter reaches resource `T` as `access`, and returns
-    /// its id. A component type is refused.
+    /// its id; a type the world has not seen yet is registered as a resource (without a
+    /// value), so the access is declared and ordered like any other. `required`: the system
+    /// cannot run without the value (a plain `Res`/`ResMut`, not an `Option` of one), so the
+    /// world must hold it when the schedule is built. A component type is refused.
     #[doc(hidden)]
-    pub fn resource<T: 'static>(&mut self, access: Access) -> Option<ComponentId> {
-        let component = self.components.id_of::<T>();
-        if component.is_some_and(|id| !self.components.is_resource(id)) {
-            self.kind::<T>("a resource");
-            return None;
-        }
+    pub fn resource<T: Send + Sync + 'static>(
+        &mut self,
+        access: Access,
+        required: bool,
+    ) -> Option<ComponentId> {
+        let component = match self.components.id_of::<T>() {
+            Some(id) if !self.components.is_resource(id) => {
+                self.kind::<T>("a resource");
+                return None;
+            }
+            Some(id) => Some(id),
+            // Full: left unresolved, which the registry reports as `io_unregistered`.
+            None => self
+                .components
+                .register::<T>(None, None)
+                .ok()
+                .inspect(|&id| {
+                    self.components.mark_resource(id);
+                }),
+        };
         self.need::<T>(component, access);
+        if let (Some(id), true) = (component, required) {
+            self.required.push(RequiredResource {
+                id,
+                type_name: type_name::<T>(),
+                param: self.param,
+            });
+        }
         component
     }
 
@@ -186,6 +229,7 @@ impl<'w> ParamInit<'w> {
         ParamNeeds {
             system: self.system,
             needs: self.needs,
+            required: self.required,
             error: self.error,
         }
     }
@@ -198,10 +242,18 @@ impl<'w> ParamInit<'w> {
 pub struct ParamNeeds {
     system: &'static str,
     needs: Vec<Need>,
+    required: Vec<RequiredResource>,
     error: Option<RegisterError>,
 }
 
 impl ParamNeeds {
+    /// The resources the system cannot run without, in parameter order; taken before
+    /// [`ParamNeeds::finish`].
+    #[doc(hidden)]
+    pub fn take_required(&mut self) -> Vec<RequiredResource> {
+        std::mem::take(&mut self.required)
+    }
+
     /// The system's access list: what the parameters need, each component once in the
     /// order first needed, then the builder's `declared` list as written (the registry
     /// checks that one as for any system).
@@ -237,6 +289,7 @@ impl ParamNeeds {
                 None => io.push(Io {
                     component: need.component,
                     access: need.access,
+                    type_name: Some(need.type_name),
                 }),
             }
         }
@@ -249,6 +302,7 @@ impl ParamNeeds {
             io.push(Io {
                 component: None,
                 access: Access::Read,
+                type_name: None,
             });
         }
         Ok(io)

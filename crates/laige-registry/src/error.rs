@@ -68,6 +68,10 @@ pub enum RegisterError {
         /// Position of the access in the declaration list; the list's length for a
         /// `matching` component.
         position: usize,
+        /// The declared type's name, when the front end gave it ([`Io::type_name`](crate::Io::type_name)).
+        component: Option<&'static str>,
+        /// The declared access.
+        access: Access,
     },
     /// A component is declared twice (any mix of read and write).
     IoDuplicate {
@@ -167,9 +171,26 @@ laige_diag::diagnostics! {
         );
     Duplicate { %name, existing } => warn duplicate { name, existing_system_id = existing.get() }
         "system `{name}` is already registered (as {existing}): give each system a unique name";
-    IoUnregistered { %name, position } => warn io_unregistered { name }
-        "system `{name}` declares access {position} to a component that is not registered: \
-         register the component before the systems that use it";
+    IoUnregistered { %name, position, component, access } => warn io_unregistered { name }
+        |f| match component {
+            Some(component) => {
+                let component = short(component);
+                write!(
+                    f,
+                    "system `{name}` needs `.{}::<{component}>()` (by a parameter or the \
+                     builder), but `{component}` is not registered: register it before the \
+                     systems that use it, with \
+                     `world.register_component::<{component}>()` for a component or \
+                     `world.insert_resource(..)` for a resource",
+                    access.name()
+                )
+            }
+            None => write!(
+                f,
+                "system `{name}` declares access {position} to a component that is not \
+                 registered: register the component before the systems that use it"
+            ),
+        };
     IoDuplicate { %name, component } => warn io_duplicate { name, component_id = component.get() }
         "system `{name}` declares component {component} twice: declare it once, as write if \
          the system writes it at all";

@@ -349,7 +349,12 @@ impl<R> Registry<R> {
         let unknown_table = def.matching.difference(&self.components);
         if def.matching_unresolved || !unknown_table.is_empty() {
             let position = def.io.as_slice().len();
-            return Err(RegisterError::IoUnregistered { name, position });
+            return Err(RegisterError::IoUnregistered {
+                name,
+                position,
+                component: None,
+                access: Access::Read,
+            });
         }
         if self.records.len() >= MAX_SYSTEMS {
             return Err(RegisterError::BudgetExhausted {
@@ -398,7 +403,14 @@ impl<R> Registry<R> {
         for (position, it) in io.as_slice().iter().enumerate() {
             let component = match it.component {
                 Some(c) if self.components.contains(c) => c,
-                _ => return Err(RegisterError::IoUnregistered { name, position }),
+                _ => {
+                    return Err(RegisterError::IoUnregistered {
+                        name,
+                        position,
+                        component: it.type_name,
+                        access: it.access,
+                    });
+                }
             };
             if !declared.insert(component) {
                 return Err(RegisterError::IoDuplicate { name, component });

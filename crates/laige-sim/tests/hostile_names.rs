@@ -139,7 +139,18 @@ fn cases(name: &'static str) -> Vec<Case> {
             error: parse_error,
         }),
         echo(RegisterError::Duplicate { name, existing: id }),
-        echo(RegisterError::IoUnregistered { name, position: 0 }),
+        echo(RegisterError::IoUnregistered {
+            name,
+            position: 0,
+            component: None,
+            access: Access::Read,
+        }),
+        message_only(RegisterError::IoUnregistered {
+            name,
+            position: 0,
+            component: Some(name),
+            access: Access::Write,
+        }),
         echo(RegisterError::IoDuplicate {
             name,
             component: component.id,
@@ -171,6 +182,10 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(ScheduleError::NeedsLayout {
             system,
             feature: name,
+        }),
+        echo(ScheduleError::ResourceMissing {
+            system,
+            resource: name,
         }),
         echo(ScheduleError::DepMissing {
             system,
