@@ -40,6 +40,8 @@ pub enum RegisterError {
         name: &'static str,
         /// The raw Q16.16 budget.
         budget_raw: i32,
+        /// The budget was NaN (stored as raw 0).
+        not_a_number: bool,
     },
     /// A name list does not parse: the `depends_on` spec, or a declarative `before` or
     /// `after_weak` list.
@@ -155,12 +157,24 @@ laige_diag::diagnostics! {
     };
     RunInvalid { %name } => warn run_invalid { name }
         "system `{name}` has no run function: set one before registering it";
-    BudgetInvalid { %name, budget_raw } => warn budget_invalid { name, budget_raw } |f| write!(
-        f,
-        "system `{name}` has budget {} ms (raw {budget_raw}): give it a positive budget, \
-         e.g. `.budget_ms(1.0)`",
-        f64::from(*budget_raw) / 65536.0
-    );
+    BudgetInvalid { %name, budget_raw, not_a_number }
+        => warn budget_invalid { name, budget_raw }
+        |f| {
+            write!(f, "system `{name}` has ")?;
+            match (*not_a_number, *budget_raw) {
+                (true, _) => write!(f, "a NaN budget (not a number; stored as raw 0)")?,
+                (false, raw) if raw < 0 => write!(
+                    f,
+                    "a negative budget, {} ms (raw {raw})",
+                    f64::from(raw) / 65536.0
+                )?,
+                (false, raw) => write!(
+                    f,
+                    "budget 0 ms (raw {raw}; a budget under 1/131072 ms rounds to 0)"
+                )?,
+            }
+            write!(f, ": give it a positive budget, e.g. `.budget_ms(1.0)`")
+        };
     DepSpecInvalid { %name, method, %spec, error }
         => warn dep_spec_invalid { name, error = error.kind.name() }
         |f| write!(

@@ -299,6 +299,7 @@ impl<R> Registry<R> {
             return Err(RegisterError::BudgetInvalid {
                 name,
                 budget_raw: def.budget.raw(),
+                not_a_number: def.budget.is_nan(),
             });
         }
         let spec_error = |method, spec, error| RegisterError::DepSpecInvalid {

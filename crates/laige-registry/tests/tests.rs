@@ -474,13 +474,13 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 // 11 ZeroBudgetRejected.
 #[case::budget_zero(
     "budget_zero", Setup::Base, def("NoBudget").budget(Budget::from_raw(0)),
-    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0 },
+    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0, not_a_number: false },
     "budget_invalid", &[("budget_raw", "0"), ("name", "NoBudget")],
 )]
 // 12 NegativeBudgetRejected: fromInt32(-1).
 #[case::budget_negative(
     "budget_negative", Setup::Base, def("Negative").budget(Budget::from_millis(-1)),
-    RegisterError::BudgetInvalid { name: "Negative", budget_raw: -65536 },
+    RegisterError::BudgetInvalid { name: "Negative", budget_raw: -65536, not_a_number: false },
     "budget_invalid", &[("budget_raw", "-65536"), ("name", "Negative")],
 )]
 #[case::dep_spec_empty_token(
@@ -568,7 +568,7 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 )]
 #[case::budget_before_dep_spec(
     "budget_before_dep_spec", Setup::Base, def("NoBudget").budget(Budget::from_raw(0)).depends_on("A,"),
-    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0 },
+    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0, not_a_number: false },
     "budget_invalid", &[("budget_raw", "0"), ("name", "NoBudget")],
 )]
 #[case::dep_spec_before_duplicate(
@@ -1001,7 +1001,8 @@ fn budget_invalid_warns_once_with_raw_field() {
                 err,
                 RegisterError::BudgetInvalid {
                     name: "NoBudget",
-                    budget_raw: 0
+                    budget_raw: 0,
+                    not_a_number: false,
                 }
             );
         }

@@ -131,6 +131,12 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(RegisterError::BudgetInvalid {
             name,
             budget_raw: 0,
+            not_a_number: false,
+        }),
+        echo(RegisterError::BudgetInvalid {
+            name,
+            budget_raw: 0,
+            not_a_number: true,
         }),
         echo(RegisterError::DepSpecInvalid {
             name,

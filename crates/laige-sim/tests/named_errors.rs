@@ -138,3 +138,23 @@ fn two_writers_of_a_resource_not_inserted_yet_still_conflict() {
     assert_eq!(err.event(), "double_writer", "{err}");
     assert!(err.to_string().contains("Weather"), "{err}");
 }
+
+#[test]
+fn a_nan_or_negative_budget_is_named_as_such() {
+    let mut world = world();
+    let mut message = |ms: f32| {
+        let err = world
+            .system("Tick", || {})
+            .budget_ms(ms)
+            .register()
+            .unwrap_err();
+        assert!(
+            matches!(err, RegisterError::BudgetInvalid { .. }),
+            "{err:?}"
+        );
+        err.to_string()
+    };
+    insta::assert_snapshot!("budget_nan", message(f32::NAN));
+    insta::assert_snapshot!("budget_negative", message(-2.5));
+    insta::assert_snapshot!("budget_zero", message(0.0));
+}

@@ -342,12 +342,15 @@ impl World {
         self.runtime.executor.as_ref()
     }
 
-    /// How each track ran in the last tick on the executor (auto mode decides per track).
+    /// How each track ran in the last tick on the executor (auto mode decides per track):
+    /// one entry per track of the schedule the executor's plan was built for; empty without
+    /// an executor or before its first tick.
     pub fn last_modes(&self) -> &[Option<ChosenMode>] {
-        self.runtime
-            .executor
-            .as_ref()
-            .map_or(&[], Executor::last_modes)
+        let (Some(executor), Some(cached)) = (&self.runtime.executor, &self.runtime.plan) else {
+            return &[];
+        };
+        let modes = executor.last_modes();
+        &modes[..cached.plan.track_count().min(modes.len())]
     }
 
     /// The plan the executor runs: the schedule's DAG with access conflicts.
