@@ -5,7 +5,7 @@ use std::any::type_name;
 
 use laige_registry::{Access, ComponentId, Io, IoList, RegisterError};
 
-use laige_storage::component::Components;
+use laige_storage::Storage;
 
 /// What one parameter needs of one component or resource.
 #[derive(Clone, Copy, Debug)]
@@ -28,7 +28,7 @@ struct Need {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct ParamInit<'w> {
-    components: &'w mut Components,
+    storage: &'w mut Storage,
     system: &'static str,
     /// The parameter being set up, for messages.
     param: &'static str,
@@ -57,13 +57,13 @@ pub struct RequiredResource {
 }
 
 impl<'w> ParamInit<'w> {
-    /// Collects the needs of system `system`'s parameters. `components` is mutable because
+    /// Collects the needs of system `system`'s parameters. The storage is mutable because
     /// a resource parameter registers its type as a resource when the world has not seen it
     /// yet, so its access can be declared (and ordered) before the value is inserted.
     #[doc(hidden)]
-    pub fn new(components: &'w mut Components, system: &'static str) -> Self {
+    pub fn new(storage: &'w mut Storage, system: &'static str) -> Self {
         Self {
-            components,
+            storage,
             system,
             param: "",
             params: 0,
@@ -93,9 +93,9 @@ impl<'w> ParamInit<'w> {
     /// element). A resource type is refused, and a snapshot read needs a versioned component.
     #[doc(hidden)]
     pub fn component<T: 'static>(&mut self, access: Access) {
-        let component = self.components.id_of::<T>();
+        let component = self.storage.components().id_of::<T>();
         if let Some(id) = component {
-            let info = self.components.get(id);
+            let info = self.storage.components().get(id);
             if info.is_resource() {
                 return self.kind::<T>("a component");
             }
@@ -109,8 +109,8 @@ impl<'w> ParamInit<'w> {
     /// Checks a presence filter on `T`, which needs no access: a resource type is refused.
     #[doc(hidden)]
     pub fn filter<T: 'static>(&mut self) {
-        if let Some(id) = self.components.id_of::<T>()
-            && self.components.is_resource(id)
+        if let Some(id) = self.storage.components().id_of::<T>()
+            && self.storage.components().is_resource(id)
         {
             self.kind::<T>("a component");
         }
@@ -127,20 +127,14 @@ impl<'w> ParamInit<'w> {
         access: Access,
         required: bool,
     ) -> Option<ComponentId> {
-        let component = match self.components.id_of::<T>() {
-            Some(id) if !self.components.is_resource(id) => {
+        let component = match self.storage.components().id_of::<T>() {
+            Some(id) if !self.storage.components().is_resource(id) => {
                 self.kind::<T>("a resource");
                 return None;
             }
             Some(id) => Some(id),
             // Full: left unresolved, which the registry reports as `io_unregistered`.
-            None => self
-                .components
-                .register::<T>(None, None)
-                .ok()
-                .inspect(|&id| {
-                    self.components.mark_resource(id);
-                }),
+            None => self.storage.register_resource::<T>().ok(),
         };
         self.need::<T>(component, access);
         if let (Some(id), true) = (component, required) {

@@ -54,7 +54,7 @@ impl World {
         let missing = self
             .required_resources
             .iter()
-            .find(|(_, it)| self.storage.resources.ptr(it.id).is_none());
+            .find(|(_, it)| self.storage.resources().ptr(it.id).is_none());
         let Some(&(id, required)) = missing else {
             return Ok(());
         };

@@ -3,36 +3,33 @@
 use laige_registry::ComponentId;
 
 use crate::{Component, ComponentOptions, World, WorldError};
-use laige_storage::component::{CloneFn, ComponentInfo, HashFn, RegisterComponentError};
+use laige_storage::component::{ComponentInfo, RegisterComponentError};
 
 impl World {
-    /// Registers `T` as a component with the default options: its presence, but not its
-    /// value, enters the state hash, and it is not versioned. Ids are dense from 1 in
-    /// registration order; at most 256 types.
+    /// Registers `T` as a component with the type's options, [`Component::component_options`]:
+    /// the defaults (its presence, but not its value, enters the state hash, and it is not
+    /// versioned) unless the type says otherwise, as `#[component(hashed, versioned)]` on
+    /// `#[derive(Component)]` does. Ids are dense from 1 in registration order; at most 256
+    /// types.
     ///
     /// # Errors
     ///
     /// [`WorldError::ComponentDuplicate`] (event `ecs/component_duplicate` with
     /// `component_id`, `size`, `alignment`) or [`WorldError::ComponentLimit`].
     pub fn register_component<T: Component>(&mut self) -> Result<ComponentId, WorldError> {
-        self.register_component_with(ComponentOptions::<T>::new())
+        self.register_component_with(T::component_options())
     }
 
-    /// Registers `T` as a component with `options`: hashed (its value enters
+    /// Registers `T` as a component with `options` (whatever the type's
+    /// [`Component::component_options`] say): hashed (its value enters
     /// [`World::state_hash`]) and versioned (it keeps a frozen copy of its values as of the
     /// last [`World::end_tick`], which systems that declared `.reads_snapshot::<T>()` read
     /// while others write `T`):
     ///
     /// ```
-    /// # use laige_world::{Component, ComponentOptions, StateHash, StateHasher, World};
-    /// #[derive(Clone)]
+    /// # use laige_world::{Component, ComponentOptions, StateHash, World};
+    /// #[derive(Component, StateHash, Clone)]
     /// struct Health(u32);
-    /// impl Component for Health {}
-    /// impl StateHash for Health {
-    ///     fn hash_state(&self, h: &mut StateHasher) {
-    ///         self.0.hash_state(h);
-    ///     }
-    /// }
     ///
     /// let mut world = World::default();
     /// world.register_component_with(ComponentOptions::<Health>::new().hashed().versioned())?;
@@ -46,29 +43,24 @@ impl World {
         &mut self,
         options: ComponentOptions<T>,
     ) -> Result<ComponentId, WorldError> {
-        let (hash, clone_fn) = options.erased();
-        let id = self.register_erased::<T>(hash, clone_fn)?;
-        if options.is_versioned() {
-            let info = *self.storage.components.get(id);
-            self.storage.snapshots.add(&info);
-        }
-        Ok(id)
+        let registered = self.storage.register_component(options);
+        self.registered::<T>(registered, options.is_versioned())
     }
 
-    /// Registers any `'static` type in the component id space, hashed when `hash` is given
-    /// and versioned when `clone_fn` is: components through the methods above, resources
-    /// (which need not implement [`Component`]) on first insert.
-    pub(crate) fn register_erased<T: Send + Sync + 'static>(
+    /// Records a type the storage registered in the component id space (components through
+    /// the methods above, resources, which need not implement [`Component`], on first
+    /// insert) with the registry, or reports why it could not be registered.
+    pub(crate) fn registered<T: 'static>(
         &mut self,
-        hash: Option<HashFn>,
-        clone_fn: Option<CloneFn>,
+        registered: Result<ComponentId, RegisterComponentError>,
+        versioned: bool,
     ) -> Result<ComponentId, WorldError> {
-        match self.storage.components.register::<T>(hash, clone_fn) {
+        match registered {
             Ok(id) => {
                 self.registry.register_component_info(
                     id,
                     short_name(std::any::type_name::<T>()),
-                    clone_fn.is_some(),
+                    versioned,
                 );
                 Ok(id)
             }
@@ -91,11 +83,11 @@ impl World {
     /// Tells the registry about the resource types a typed system's parameters registered
     /// (every id from `known` on), so their access can be declared before a value exists.
     pub(crate) fn register_new_resource_types(&mut self, known: usize) {
-        for index in known..self.storage.components.len() {
+        for index in known..self.storage.components().len() {
             let Some(id) = ComponentId::from_index(index) else {
                 break;
             };
-            let name = self.storage.components.get(id).name();
+            let name = self.storage.components().get(id).name();
             self.registry
                 .register_component_info(id, short_name(name), false);
         }
@@ -103,7 +95,7 @@ impl World {
 
     /// What the world knows about component `id`.
     pub fn component_info(&self, id: ComponentId) -> Option<&ComponentInfo> {
-        self.storage.components.info(id)
+        self.storage.components().info(id)
     }
 }
 

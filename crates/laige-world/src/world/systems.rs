@@ -244,8 +244,8 @@ impl World {
         system: impl IntoSystem<M>,
     ) -> SystemBuilder<'_> {
         let name = intern(name.into());
-        let known = self.storage.components.len();
-        let mut init = ParamInit::new(&mut self.storage.components, name);
+        let known = self.storage.components().len();
+        let mut init = ParamInit::new(&mut self.storage, name);
         let boxed = BoxedSystem::new(system, &mut init);
         let typed = Some((boxed, init.into_needs()));
         self.register_new_resource_types(known);
