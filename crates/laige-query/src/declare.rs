@@ -38,22 +38,10 @@ pub struct ParamInit<'w> {
     /// The exclusive parts of a run claimed so far (the type a holder reaches, and the
     /// parameter that holds it).
     parts: Vec<(&'static str, &'static str)>,
-    /// The resources a plain `Res`/`ResMut` needs, which the world must hold when the
-    /// schedule is built.
-    required: Vec<RequiredResource>,
+    /// The resources a plain `Res`/`ResMut` needs (id and type name), which the world must
+    /// hold when the schedule is built.
+    required: Vec<(ComponentId, &'static str)>,
     error: Option<RegisterError>,
-}
-
-/// A resource a system cannot run without (a plain `Res<T>` or `ResMut<T>`).
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequiredResource {
-    /// The resource's id.
-    pub id: ComponentId,
-    /// Its type name.
-    pub type_name: &'static str,
-    /// The parameter that needs it.
-    pub param: &'static str,
 }
 
 impl<'w> ParamInit<'w> {
@@ -138,11 +126,7 @@ impl<'w> ParamInit<'w> {
         };
         self.need::<T>(component, access);
         if let (Some(id), true) = (component, required) {
-            self.required.push(RequiredResource {
-                id,
-                type_name: type_name::<T>(),
-                param: self.param,
-            });
+            self.required.push((id, type_name::<T>()));
         }
         component
     }
@@ -236,15 +220,15 @@ impl<'w> ParamInit<'w> {
 pub struct ParamNeeds {
     system: &'static str,
     needs: Vec<Need>,
-    required: Vec<RequiredResource>,
+    required: Vec<(ComponentId, &'static str)>,
     error: Option<RegisterError>,
 }
 
 impl ParamNeeds {
-    /// The resources the system cannot run without, in parameter order; taken before
-    /// [`ParamNeeds::finish`].
+    /// The resources the system cannot run without (id and type name), in parameter order;
+    /// taken before [`ParamNeeds::finish`].
     #[doc(hidden)]
-    pub fn take_required(&mut self) -> Vec<RequiredResource> {
+    pub fn take_required(&mut self) -> Vec<(ComponentId, &'static str)> {
         std::mem::take(&mut self.required)
     }
 

@@ -54,8 +54,8 @@ impl World {
         let missing = self
             .required_resources
             .iter()
-            .find(|(_, it)| self.storage.resources().ptr(it.id).is_none());
-        let Some(&(id, required)) = missing else {
+            .find(|&&(_, resource, _)| self.storage.resources().ptr(resource).is_none());
+        let Some(&(id, _, resource)) = missing else {
             return Ok(());
         };
         let err = ScheduleError::ResourceMissing {
@@ -63,7 +63,7 @@ impl World {
                 id,
                 name: self.registry.get(id).map_or("?", |it| it.name()),
             },
-            resource: required.type_name,
+            resource,
         };
         self.registry.diagnostics().report(err.key(), || err.emit());
         Err(err)

@@ -7,7 +7,6 @@ mod systems;
 use std::mem::ManuallyDrop;
 
 use laige_diag::Diagnostics;
-use laige_query::declare::RequiredResource;
 use laige_registry::{ComponentId, Registry, SystemId};
 
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
@@ -32,9 +31,9 @@ pub struct World {
     pub(crate) systems: Vec<SystemState>,
     pub(crate) runtime: Runtime,
     pub(crate) observers: Observers,
-    /// The resources typed systems cannot run without (plain `Res`/`ResMut`), checked when
-    /// the schedule is built.
-    pub(crate) required_resources: Vec<(SystemId, RequiredResource)>,
+    /// The resources typed systems cannot run without (plain `Res`/`ResMut`): the system,
+    /// the resource's id and type name, checked when the schedule is built.
+    pub(crate) required_resources: Vec<(SystemId, ComponentId, &'static str)>,
     options: WorldOptions,
 }
 

@@ -502,9 +502,11 @@ impl<'w> SystemBuilder<'w> {
             None => (None, Vec::new()),
         };
         let id = world.commit(def, typed)?;
-        world
-            .required_resources
-            .extend(required.into_iter().map(|it| (id, it)));
+        world.required_resources.extend(
+            required
+                .into_iter()
+                .map(|(resource, name)| (id, resource, name)),
+        );
         Ok(SystemHandle { id, name: def.name })
     }
 }
