@@ -1,7 +1,8 @@
 //! Proves the steady state allocates nothing: queries through a context, command recording
 //! and application (archetype moves), the state hash, refreshing snapshots of a versioned
 //! component (`end_tick`), snapshot reads, resource access, and typed systems (closures,
-//! `Local`, `Res`/`ResMut`, `Commands`, `Rng` and `rand` draws on it, fallible systems) run by `run_systems`.
+//! `Local`, `Res`/`ResMut`, `Commands`, `Rng` and `rand` draws on it, fallible systems) run
+//! by `run_systems`.
 //!
 //! The shared counting allocator (`laige-testkit`) counts per thread and forwards to `System`.
 
