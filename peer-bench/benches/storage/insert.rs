@@ -1,0 +1,99 @@
+//! `simple_insert`: a new world and 10,000 spawns of (Transform, Position, Rotation,
+//! Velocity). The world is dropped outside the timing, in every variant.
+
+use criterion::{BatchSize, Criterion};
+use laige_sim::prelude::*;
+
+use crate::types::*;
+
+pub const N: usize = 10_000;
+
+fn spawn_one_by_one(ctx: &mut SystemContext<'_>) {
+    let mut commands = ctx.commands();
+    for _ in 0..N {
+        let _ = commands.spawn(body());
+    }
+}
+
+pub fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simple_insert");
+    group.sample_size(30);
+    group.bench_function("hecs-spawn_batch", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = hecs::World::new();
+            world.spawn_batch((0..N).map(|_| body()));
+            world
+        })
+    });
+    group.bench_function("hecs-one", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = hecs::World::new();
+            for _ in 0..N {
+                world.spawn(body());
+            }
+            world
+        })
+    });
+    group.bench_function("bevy_ecs-spawn_batch", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = bevy_ecs::world::World::new();
+            world.spawn_batch((0..N).map(|_| body()));
+            world
+        })
+    });
+    group.bench_function("bevy_ecs-one", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = bevy_ecs::world::World::new();
+            for _ in 0..N {
+                world.spawn(body());
+            }
+            world
+        })
+    });
+    group.bench_function("shipyard-bulk_add_entity", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = shipyard::World::new();
+            world.bulk_add_entity((0..N).map(|_| body()));
+            world
+        })
+    });
+    group.bench_function("shipyard-one", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = shipyard::World::new();
+            for _ in 0..N {
+                world.add_entity(body());
+            }
+            world
+        })
+    });
+    group.bench_function("laige-world-one", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = laige_world();
+            for _ in 0..N {
+                world.spawn(body()).unwrap();
+            }
+            world
+        })
+    });
+    // In a system: the world, its system and schedule are built outside the timing; the
+    // timed tick records 10,000 spawns and applies them.
+    group.bench_function("laige-system-commands-one", |b| {
+        b.iter_batched(
+            || {
+                scheduled(laige_world(), |w| {
+                    w.system("spawn", spawn_one_by_one)
+                        .budget_ms(1.0)
+                        .register()
+                        .unwrap();
+                })
+            },
+            |(mut world, schedule)| {
+                world.run_systems(&schedule).unwrap();
+                assert_eq!(world.len(), N);
+                (world, schedule)
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
