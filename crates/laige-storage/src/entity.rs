@@ -155,6 +155,13 @@ impl Entities {
         })
     }
 
+    /// Makes room for `additional` more live entities: the free slots are reused first, so
+    /// only the rest open new slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slots
+            .reserve(additional.saturating_sub(self.free.len()));
+    }
+
     /// Where `entity` lives, or `None` when the handle is stale.
     #[inline]
     #[doc(hidden)]

@@ -1,5 +1,6 @@
 //! The storage a system context borrows: entities, component types and archetype tables.
 
+mod batch;
 mod ops;
 mod state_hash;
 

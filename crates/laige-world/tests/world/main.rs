@@ -5,6 +5,7 @@
 mod support;
 
 mod archetypes;
+mod batch;
 mod bundles;
 mod commands;
 mod components;
