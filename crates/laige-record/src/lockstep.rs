@@ -220,7 +220,7 @@ impl ChecksumRecord {
 
     /// Checksums what the systems of track `t` wrote, into the current row.
     #[doc(hidden)]
-    pub fn record_track(&mut self, t: usize, storage: &Storage) {
+    pub fn record_track(&mut self, t: usize, storage: &mut Storage) {
         let (Some(&first), Some(&last)) = (self.track_slots.get(t), self.track_slots.get(t + 1))
         else {
             return;

@@ -228,7 +228,7 @@ impl CommandBuffer {
         component: ComponentId,
         src: *const u8,
     ) -> u32 {
-        let info = storage.components.get(component);
+        let info = storage.components().get(component);
         let offset = self.arena.alloc(info.layout());
         let at = self.arena.ptr(offset);
         // SAFETY: the arena reserved `size` bytes at an offset aligned for the type; `src`
@@ -238,7 +238,7 @@ impl CommandBuffer {
         self.values.push(Value {
             offset,
             component,
-            drop: info.drop,
+            drop: info.drop_fn(),
             live: true,
         });
         index
@@ -270,8 +270,8 @@ impl<'a> Commands<'a> {
     /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`] or
     /// [`WorldError::ResourceAsComponent`]; nothing is recorded and the bundle is dropped.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<PendingEntity, WorldError> {
-        let ids = B::resolve(&self.storage.components).map_err(|err| self.storage.report(err))?;
-        self.storage.refuse_resources(&ids.set)?;
+        let ids = B::resolve(self.storage.components()).map_err(|err| self.storage.report(err))?;
+        self.storage.refuse_resources(ids.set())?;
         self.buffer.bind(self.storage)?;
         let first = self.buffer.values.len() as u32;
         let buffer = &mut *self.buffer;
@@ -283,7 +283,7 @@ impl<'a> Commands<'a> {
         });
         let count = self.buffer.values.len() as u32 - first;
         self.buffer.commands.push(Command::Spawn {
-            signature: ids.set,
+            signature: *ids.set(),
             first,
             count,
         });

@@ -35,21 +35,21 @@ impl Storage {
     {
         let bundles = bundles.into_iter();
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
-        self.refuse_resources(&ids.set)?;
+        self.refuse_resources(ids.set())?;
         let hint = bundles.size_hint().0;
         if hint > (self.entities.max() - self.entities.live()) as usize {
             return Err(self.report(WorldError::EntityLimit {
                 max_entities: self.entities.max(),
             }));
         }
-        let archetype = self.archetype_for(&ids.set);
+        let archetype = self.archetype_for(ids.set());
         self.entities.reserve(hint);
         let table = &mut self.archetypes[archetype as usize];
         table.reserve_rows(hint);
         let first = table.len();
         // The column of each bundle position, in `take`'s order: looked up once per batch.
         let columns: ArrayVec<usize, MAX_BUNDLE> = ids
-            .ids
+            .ids()
             .iter()
             .map(|&id| {
                 table
@@ -96,8 +96,8 @@ impl Storage {
     /// As for [`Storage::spawn_batch`]'s bundle errors; nothing is reserved.
     pub fn reserve<B: Bundle>(&mut self, additional: usize) -> Result<(), WorldError> {
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
-        self.refuse_resources(&ids.set)?;
-        let archetype = self.archetype_for(&ids.set);
+        self.refuse_resources(ids.set())?;
+        let archetype = self.archetype_for(ids.set());
         self.entities.reserve(additional);
         self.archetypes[archetype as usize].reserve_rows(additional);
         Ok(())
