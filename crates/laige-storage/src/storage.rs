@@ -3,6 +3,8 @@
 mod batch;
 mod ops;
 mod state_hash;
+
+pub use ops::RowWriter;
 mod typed;
 
 use std::collections::BTreeMap;

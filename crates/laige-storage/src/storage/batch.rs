@@ -1,10 +1,10 @@
-//! Batch spawns: many entities of one bundle type, with one id resolution, one archetype
-//! lookup and one reservation of entity slots and table rows for the whole batch.
+//! Batch spawns: many entities of one component set, with one archetype lookup and one
+//! reservation of entity slots and table rows for the whole batch.
 
-use arrayvec::ArrayVec;
+use laige_registry::ComponentSet;
 
+use super::ops::RowWriter;
 use crate::bundle::Bundle;
-use crate::component::MAX_BUNDLE;
 use crate::entity::Location;
 use crate::{Entity, Storage, WorldError};
 
@@ -15,8 +15,7 @@ impl Storage {
     ///
     /// The ids are resolved and the table is found once; entity slots and table rows are
     /// reserved once for the iterator's lower size hint (more are reserved, doubling, only
-    /// if it yields more). Each bundle is then moved into the table's columns, one row at a
-    /// time, with no lookup. Handles and rows are the same as spawning the bundles one by
+    /// if it yields more). Handles and rows are the same as spawning the bundles one by
     /// one, in order.
     ///
     /// # Errors
@@ -33,59 +32,85 @@ impl Storage {
         B: Bundle,
         I: IntoIterator<Item = B>,
     {
-        let bundles = bundles.into_iter();
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
-        self.refuse_resources(ids.set())?;
-        let hint = bundles.size_hint().0;
-        if hint > (self.entities.max() - self.entities.live()) as usize {
-            return Err(self.report(WorldError::EntityLimit {
-                max_entities: self.entities.max(),
-            }));
+        let ids = &ids;
+        let rows = bundles.into_iter().map(|bundle| {
+            move |row: &mut RowWriter<'_>| {
+                // SAFETY: `take` hands out each value of the resolved components once, as a
+                // valid value of its id's type, which it then forgets.
+                bundle.take(ids, &mut |id, src| unsafe { row.write(id, src) })
+            }
+        });
+        // SAFETY: each row writes every component of the bundle's set once (above).
+        let (spawned, outcome) = unsafe { self.spawn_rows_with(ids.set(), rows) };
+        outcome.map(|()| spawned)
+    }
+
+    /// Spawns one entity per item of `rows` with the component set `signature`, in order,
+    /// into one table: the table is found, and entity slots and rows are reserved for the
+    /// iterator's lower size hint, once. Each item is called with the writer of its row.
+    ///
+    /// Returns the handles of the entities spawned, in order, and `Ok` when every item was
+    /// spawned. On an error, items from the first one not spawned on were dropped uncalled:
+    /// - [`WorldError::ResourceAsComponent`], or [`WorldError::EntityLimit`] when the size
+    ///   hint alone passes the limit: nothing is spawned;
+    /// - [`WorldError::EntityLimit`] reached mid-batch: the entities spawned so far stay.
+    ///
+    /// # Safety
+    ///
+    /// Each item, when called, must [`RowWriter::write`] every component of `signature`
+    /// exactly once.
+    pub unsafe fn spawn_rows_with<F>(
+        &mut self,
+        signature: &ComponentSet,
+        rows: impl IntoIterator<Item = F>,
+    ) -> (&[Entity], Result<(), WorldError>)
+    where
+        F: FnOnce(&mut RowWriter<'_>),
+    {
+        if let Err(err) = self.refuse_resources(signature) {
+            return (&[], Err(err));
         }
-        let archetype = self.archetype_for(ids.set());
+        let rows = rows.into_iter();
+        let hint = rows.size_hint().0;
+        let limit = WorldError::EntityLimit {
+            max_entities: self.entities.max(),
+        };
+        if hint > self.room() as usize {
+            return (&[], Err(self.report(limit)));
+        }
+        let archetype = self.archetype_for(signature);
         self.entities.reserve(hint);
         let table = &mut self.archetypes[archetype as usize];
         table.reserve_rows(hint);
         let first = table.len();
-        // The column of each bundle position, in `take`'s order: looked up once per batch.
-        let columns: ArrayVec<usize, MAX_BUNDLE> = ids
-            .ids()
-            .iter()
-            .map(|&id| {
-                table
-                    .column_index(id)
-                    .expect("the bundle's table has each of its components")
-            })
-            .collect();
-        let mut full = false;
-        for bundle in bundles {
+        let mut outcome = Ok(());
+        for fill in rows {
             if table.len() == table.capacity() {
                 table.reserve_one();
             }
             let row = table.len() as u32;
             let Some(entity) = self.entities.alloc(Location { archetype, row }) else {
-                full = true;
+                outcome = Err(limit);
                 break;
             };
-            let slots = table.columns_mut();
-            let mut at = 0;
-            bundle.take(&ids, &mut |_, src| {
-                // SAFETY: `take` hands out each value of the resolved components once, in
-                // `ids` order, as a valid value of its type that it then forgets;
-                // `columns[at]` is the column of the `at`-th id, of that type, and has room
-                // for the row (the table's length is below its capacity, which every column
-                // has at least).
-                unsafe { slots[columns[at]].push(src) };
-                at += 1;
-            });
+            // The table has room for the row: its length is below its capacity, which
+            // every column has at least.
+            fill(&mut RowWriter::new(table));
             table.push_entity(entity);
         }
-        if full {
-            return Err(self.report(WorldError::EntityLimit {
-                max_entities: self.entities.max(),
-            }));
+        if let Err(err) = outcome {
+            self.report(err);
         }
-        Ok(&self.archetypes[archetype as usize].entities()[first..])
+        (
+            &self.archetypes[archetype as usize].entities()[first..],
+            outcome,
+        )
+    }
+
+    /// How many more entities may be spawned before the entity limit.
+    pub fn room(&self) -> u32 {
+        self.entities.max() - self.entities.live()
     }
 
     /// Reserves table rows for `additional` more entities of bundle type `B` (creating its

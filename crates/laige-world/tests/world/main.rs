@@ -7,6 +7,7 @@ mod support;
 mod archetypes;
 mod batch;
 mod bundles;
+mod command_batches;
 mod commands;
 mod components;
 mod entities;

@@ -1,0 +1,115 @@
+//! Applying runs of consecutive spawns of one component set as a batch: the same entities,
+//! rows, values, placeholders, failures and reports as applying them one by one.
+
+use laige_testkit::capture;
+use laige_world::{CommandBuffer, Entity, World, WorldOptions};
+
+use crate::support::{Counted, Counter, Health, Pos, Tag, named, pos, world, world_with};
+
+/// Rows of every table, to compare layouts.
+fn rows(world: &World) -> Vec<Vec<Entity>> {
+    world
+        .archetypes()
+        .iter()
+        .map(|a| a.entities().to_vec())
+        .collect()
+}
+
+/// A world with freed slots to reuse.
+fn with_history() -> World {
+    let mut world = world();
+    let e: Vec<Entity> = (0..8)
+        .map(|i| world.spawn((pos(i as f32),)).unwrap())
+        .collect();
+    for &i in &[2, 5, 6] {
+        world.despawn(e[i]).unwrap();
+    }
+    world
+}
+
+#[test]
+fn a_run_of_spawns_matches_spawning_one_by_one() {
+    let mut batched = with_history();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = batched.commands(&mut buffer);
+    let mut pending = Vec::new();
+    for i in 0..20 {
+        pending.push(cmds.spawn((pos(i as f32), Health(i))).unwrap());
+    }
+    cmds.insert(pending[3], Tag).unwrap();
+    for i in 0..3 {
+        pending.push(cmds.spawn(Health(100 + i)).unwrap());
+    }
+    for i in 20..25 {
+        pending.push(cmds.spawn((pos(i as f32), Health(i))).unwrap());
+    }
+    cmds.despawn(pending[7]).unwrap();
+    let stats = batched.apply(&mut buffer).unwrap();
+    assert_eq!((stats.applied, stats.skipped), (30, 0));
+
+    let mut single = with_history();
+    let mut want = Vec::new();
+    for i in 0..20 {
+        want.push(single.spawn((pos(i as f32), Health(i))).unwrap());
+    }
+    single.insert(want[3], Tag).unwrap();
+    for i in 0..3 {
+        want.push(single.spawn(Health(100 + i)).unwrap());
+    }
+    for i in 20..25 {
+        want.push(single.spawn((pos(i as f32), Health(i))).unwrap());
+    }
+    single.despawn(want[7]).unwrap();
+
+    let got: Vec<Entity> = buffer.last_spawned().iter().map(|e| e.unwrap()).collect();
+    assert_eq!(got, want, "the same handles, by spawn index");
+    assert_eq!(rows(&batched), rows(&single));
+    assert_eq!(batched.state_hash(), single.state_hash());
+    assert!(batched.has::<Tag>(got[3]).unwrap());
+    assert_eq!(batched.get::<Health>(got[27]).unwrap(), &Health(24));
+    assert_eq!(batched.get::<Pos>(got[24]).unwrap(), &pos(21.0));
+}
+
+/// Applies eight spawns of counted values in a world with room for five; `alternate`
+/// switches the component set every spawn, so no two consecutive spawns can be batched.
+fn limited(alternate: bool) -> (usize, usize, usize, Vec<u32>, Counter) {
+    let counter = Counter::default();
+    let mut world = world_with(WorldOptions {
+        max_entities: Some(5),
+        ..WorldOptions::default()
+    });
+    world.register_component::<Counted>().unwrap();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = world.commands(&mut buffer);
+    for i in 0..8 {
+        if alternate && i % 2 == 1 {
+            cmds.spawn((counter.make(i), Tag)).unwrap();
+        } else {
+            cmds.spawn(counter.make(i)).unwrap();
+        }
+    }
+    let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
+    let mut values = Vec::new();
+    world
+        .each::<&Counted>(|_, c| values.push(c.boxed()))
+        .unwrap();
+    values.sort_unstable();
+    let reports = named(&events, "ecs/entity_limit").len();
+    assert_eq!(
+        counter.live(),
+        5,
+        "the values that did not fit were dropped"
+    );
+    drop(world);
+    (stats.applied, stats.skipped, reports, values, counter)
+}
+
+#[test]
+fn a_run_cut_by_the_entity_limit_fails_and_reports_as_one_by_one() {
+    let (applied, skipped, reports, values, counter) = limited(false);
+    assert_eq!((applied, skipped), (5, 3));
+    assert_eq!(values, [0, 1, 2, 3, 4]);
+    assert_eq!(counter.live(), 0, "every value dropped once");
+    let (applied1, skipped1, reports1, _, _) = limited(true);
+    assert_eq!((applied, skipped, reports), (applied1, skipped1, reports1));
+}
