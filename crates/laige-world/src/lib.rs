@@ -78,6 +78,7 @@ mod runtime;
 mod snapshots;
 mod system;
 mod tick_error;
+mod tick_report;
 mod world;
 
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
@@ -106,4 +107,8 @@ pub use system::{
     SystemParam, SystemWorld, WithContext,
 };
 pub use tick_error::TickError;
+pub use tick_report::{
+    CommandKind, CommandSkipReason, SkipReason, SkippedCommand, SystemOutcome, SystemReport,
+    TickReport,
+};
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

@@ -14,7 +14,10 @@ use laige_scheduler::{Layout, Schedule, ScheduleError};
 
 use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
-use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
+use crate::{
+    SkipReason, SkippedCommand, Storage, SystemHost, SystemOutcome, SystemRun, TickError,
+    TickReport, World, WorldError,
+};
 
 impl World {
     /// Switches to the declarative front end: [`World::schedule`] places the systems into
@@ -66,6 +69,7 @@ impl World {
             }
         }
         self.prepare_observers(schedule);
+        self.runtime.report.size_for(&self.registry);
         if !self.runtime.ticked {
             // Sized now; the first tick refreshes them again for what it starts from.
             self.end_tick();
@@ -91,14 +95,20 @@ impl World {
             self.runtime.ticked = true;
         }
         self.observe_tick_start(schedule);
+        self.runtime.report.begin(&self.registry);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
             self.observe_track_start();
             let unsettled = if self.runtime.executor.is_some() {
                 match self.run_track_parallel(schedule, t) {
-                    Ok(unsettled) => unsettled,
+                    Ok(unsettled) => {
+                        self.runtime.report.mark(track, SystemOutcome::Ran);
+                        unsettled
+                    }
                     Err(err) => {
                         first_error.get_or_insert(TickError::Exec(err));
+                        let aborted = SystemOutcome::Skipped(SkipReason::Aborted);
+                        self.runtime.report.mark(track, aborted);
                         // Nothing ran; settle whatever the buffers hold, as after any track.
                         track.len()
                     }
@@ -109,6 +119,7 @@ impl World {
                 self.runtime
                     .runner
                     .run_checked(track, &self.registry, &mut host);
+                self.runtime.report.mark(track, SystemOutcome::Ran);
                 host.unsettled()
             };
             self.observe_track_ran();
@@ -122,7 +133,51 @@ impl World {
         }
         self.end_tick();
         self.observe_tick_end();
-        first_error.map_or(Ok(()), Err)
+        match first_error {
+            Some(err) => Err(err),
+            None => self.commands_skipped().map_or(Ok(()), Err),
+        }
+    }
+
+    /// What the last tick did, per system: how each run went, and its commands applied and
+    /// skipped with the first skip's reason. Filled by [`World::run_systems`]; a game loop
+    /// that keeps running through a [`TickError`] reads the detail here.
+    pub fn tick_report(&self) -> &TickReport {
+        &self.runtime.report
+    }
+
+    /// The tick report, for a layer above the World that decides whether systems run (run
+    /// conditions, throttles, failure policies) and records why one was skipped
+    /// ([`TickReport::set_outcome`]).
+    pub fn tick_report_mut(&mut self) -> &mut TickReport {
+        &mut self.runtime.report
+    }
+
+    /// The error naming the first command this tick skipped, reported as
+    /// `system/commands_skipped`; `None` when every command was carried out.
+    fn commands_skipped(&self) -> Option<TickError> {
+        let report = &self.runtime.report;
+        let (system, first) = report.first_skip()?;
+        Some(self.report_skips(system.id, system.name, report.commands_skipped(), *first))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_skips(
+        &self,
+        system: SystemId,
+        name: &'static str,
+        skipped: usize,
+        first: SkippedCommand,
+    ) -> TickError {
+        let err = TickError::CommandsSkipped {
+            system,
+            name,
+            skipped,
+            first,
+        };
+        self.registry.diagnostics().report(err.key(), || err.emit());
+        err
     }
 
     /// What a tick does after a track some of whose systems panicked, failed or recorded
@@ -149,6 +204,7 @@ impl World {
                 continue;
             };
             let name = self.registry.get(id).map_or("?", |it| it.name());
+            self.runtime.report.set_outcome(id, SystemOutcome::Panicked);
             let err = TickError::Panicked {
                 system: id,
                 name,

@@ -8,6 +8,8 @@ use laige_registry::SystemId;
 use laige_runner::{Runner, RunnerOptions};
 use laige_scheduler::{Layout, Schedule};
 
+use crate::TickReport;
+
 /// How the World runs ticks: the sequential runner (timing and budgets), an optional
 /// parallel executor, the declarative layout, and the plan cached for the executor.
 #[derive(Debug)]
@@ -17,6 +19,8 @@ pub(crate) struct Runtime {
     pub(crate) executor: Option<Executor>,
     pub(crate) plan: Option<CachedPlan>,
     pub(crate) ticked: bool,
+    /// What the last tick did, filled in place.
+    pub(crate) report: TickReport,
 }
 
 #[derive(Debug)]
@@ -34,6 +38,7 @@ impl Runtime {
             executor: None,
             plan: None,
             ticked: false,
+            report: TickReport::default(),
         }
     }
 

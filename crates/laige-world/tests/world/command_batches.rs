@@ -34,16 +34,16 @@ fn a_run_of_spawns_matches_spawning_one_by_one() {
     let mut cmds = batched.commands(&mut buffer);
     let mut pending = Vec::new();
     for i in 0..20 {
-        pending.push(cmds.spawn((pos(i as f32), Health(i))).unwrap());
+        pending.push(cmds.spawn((pos(i as f32), Health(i))));
     }
-    cmds.insert(pending[3], Tag).unwrap();
+    cmds.insert(pending[3], Tag);
     for i in 0..3 {
-        pending.push(cmds.spawn(Health(100 + i)).unwrap());
+        pending.push(cmds.spawn(Health(100 + i)));
     }
     for i in 20..25 {
-        pending.push(cmds.spawn((pos(i as f32), Health(i))).unwrap());
+        pending.push(cmds.spawn((pos(i as f32), Health(i))));
     }
-    cmds.despawn(pending[7]).unwrap();
+    cmds.despawn(pending[7]);
     let stats = batched.apply(&mut buffer).unwrap();
     assert_eq!((stats.applied, stats.skipped), (30, 0));
 
@@ -83,9 +83,9 @@ fn limited(alternate: bool) -> (usize, usize, usize, Vec<u32>, Counter) {
     let mut cmds = world.commands(&mut buffer);
     for i in 0..8 {
         if alternate && i % 2 == 1 {
-            cmds.spawn((counter.make(i), Tag)).unwrap();
+            cmds.spawn((counter.make(i), Tag));
         } else {
-            cmds.spawn(counter.make(i)).unwrap();
+            cmds.spawn(counter.make(i));
         }
     }
     let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
