@@ -81,7 +81,9 @@ mod tick_error;
 mod tick_report;
 mod world;
 
-pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use command::{
+    ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
 pub use laige_query::{

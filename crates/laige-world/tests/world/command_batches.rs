@@ -113,3 +113,57 @@ fn a_run_cut_by_the_entity_limit_fails_and_reports_as_one_by_one() {
     let (applied1, skipped1, reports1, _, _) = limited(true);
     assert_eq!((applied, skipped, reports), (applied1, skipped1, reports1));
 }
+
+#[test]
+fn a_recorded_batch_spawns_as_the_world_does() {
+    let mut recorded = with_history();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = recorded.commands(&mut buffer);
+    let before = cmds.spawn(Health(-1));
+    let batch = cmds.spawn_batch((0..40).map(|i| (pos(i as f32), Health(i))));
+    cmds.insert(batch.get(2).unwrap(), Tag);
+    assert_eq!(batch.len(), 40);
+    assert_eq!(batch.get(40), None);
+    let indices: Vec<u32> = batch.iter().map(|p| p.index()).collect();
+    assert_eq!(
+        indices,
+        (1..41).collect::<Vec<_>>(),
+        "indices follow earlier spawns"
+    );
+    assert_ne!(before, batch.get(0).unwrap());
+    let stats = recorded.apply(&mut buffer).unwrap();
+    assert_eq!((stats.applied, stats.skipped), (42, 0));
+
+    let mut direct = with_history();
+    let first = direct.spawn(Health(-1)).unwrap();
+    let want = direct
+        .spawn_batch((0..40).map(|i| (pos(i as f32), Health(i))))
+        .unwrap()
+        .to_vec();
+    direct.insert(want[2], Tag).unwrap();
+    let got: Vec<Entity> = buffer.last_spawned().iter().map(|e| e.unwrap()).collect();
+    assert_eq!(got[0], first);
+    assert_eq!(got[1..], want[..]);
+    assert_eq!(rows(&recorded), rows(&direct));
+    assert_eq!(recorded.state_hash(), direct.state_hash());
+}
+
+#[test]
+fn a_refused_batch_skips_every_spawn_and_drops_every_bundle() {
+    use crate::support::Unregistered;
+    let counter = Counter::default();
+    let mut world = world();
+    world.register_component::<Counted>().unwrap();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = world.commands(&mut buffer);
+    let (batch, events) =
+        capture(|| cmds.spawn_batch((0..4).map(|i| (counter.make(i), Unregistered(0)))));
+    assert_eq!(named(&events, "ecs/component_unregistered").len(), 1);
+    assert_eq!(batch.len(), 4);
+    assert_eq!(counter.live(), 0, "every bundle dropped at once");
+    cmds.insert(batch.get(1).unwrap(), Tag);
+    let stats = world.apply(&mut buffer).unwrap();
+    assert_eq!((stats.applied, stats.skipped), (0, 5));
+    assert!(buffer.last_spawned().iter().all(Option::is_none));
+    assert_eq!(world.len(), 0);
+}
