@@ -15,6 +15,34 @@ fn spawn_one_by_one(ctx: &mut SystemContext<'_>) {
     }
 }
 
+fn spawn_as_batch(ctx: &mut SystemContext<'_>) {
+    ctx.commands().spawn_batch((0..N).map(|_| body()));
+}
+
+/// A system spawning through `system`, built outside the timing; the timed tick records
+/// 10,000 spawns and applies them.
+fn laige_system(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    system: fn(&mut SystemContext<'_>),
+) {
+    group.bench_function(name, |b| {
+        b.iter_batched(
+            || {
+                scheduled(laige_world(), |w| {
+                    w.system("spawn", system).budget_ms(1.0).register().unwrap();
+                })
+            },
+            |(mut world, schedule)| {
+                world.run_systems(&schedule).unwrap();
+                assert_eq!(world.len(), N);
+                (world, schedule)
+            },
+            BatchSize::SmallInput,
+        )
+    });
+}
+
 pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("simple_insert");
     group.sample_size(30);
@@ -75,22 +103,22 @@ pub fn bench(c: &mut Criterion) {
             world
         })
     });
-    // In a system: the world, its system and schedule are built outside the timing; the
-    // timed tick records 10,000 spawns and applies them.
-    group.bench_function("laige-system-commands-one", |b| {
+    group.bench_function("laige-world-spawn_batch", |b| {
+        b.iter_with_large_drop(|| {
+            let mut world = laige_world();
+            world.spawn_batch((0..N).map(|_| body())).unwrap();
+            world
+        })
+    });
+    laige_system(&mut group, "laige-system-commands-one", spawn_one_by_one);
+    laige_system(&mut group, "laige-system-commands-spawn_batch", spawn_as_batch);
+    // The World's batch on a world built outside the timing, as the systems' are.
+    group.bench_function("laige-world-spawn_batch-prebuilt", |b| {
         b.iter_batched(
-            || {
-                scheduled(laige_world(), |w| {
-                    w.system("spawn", spawn_one_by_one)
-                        .budget_ms(1.0)
-                        .register()
-                        .unwrap();
-                })
-            },
-            |(mut world, schedule)| {
-                world.run_systems(&schedule).unwrap();
-                assert_eq!(world.len(), N);
-                (world, schedule)
+            laige_world,
+            |mut world| {
+                world.spawn_batch((0..N).map(|_| body())).unwrap();
+                world
             },
             BatchSize::SmallInput,
         )
