@@ -245,6 +245,7 @@ impl Archetype {
 
     /// Appends `entity` to the entity column, completing a row whose values were already
     /// pushed to every column.
+    #[inline]
     pub(crate) fn push_entity(&mut self, entity: Entity) {
         debug_assert!(
             self.columns()

@@ -134,6 +134,7 @@ impl Entities {
     }
 
     /// Takes a slot for a new entity placed at `location`; `None` when the limit is reached.
+    #[inline]
     pub(crate) fn alloc(&mut self, location: Location) -> Option<Entity> {
         if self.live >= self.max {
             return None;
