@@ -78,7 +78,9 @@ mod tick_error;
 mod tick_report;
 mod world;
 
-pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use command::{
+    ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;

@@ -106,6 +106,49 @@ impl World {
         }
     }
 
+    /// Spawns one entity per bundle of `bundles` (all of one bundle type) and returns their
+    /// handles in spawn order, borrowed from the world: keep them with `.to_vec()`, or drop
+    /// the borrow and nothing is allocated for them. Ids are resolved, the table found and
+    /// entity slots and rows reserved once per batch; the result is the same as spawning
+    /// each bundle with [`World::spawn`], in order.
+    ///
+    /// ```
+    /// use laige_world::{Component, World};
+    ///
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    ///
+    /// let mut world = World::default();
+    /// world.register_component::<Pos>()?;
+    /// let spawned = world.spawn_batch((0..3).map(|i| Pos(i as f32)))?.to_vec();
+    /// assert_eq!(spawned.len(), 3);
+    /// assert_eq!(world.get::<Pos>(spawned[2])?.0, 2.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::spawn`]; see [`Storage::spawn_batch`] for what an entity limit
+    /// reached mid-batch keeps.
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Result<&[Entity], WorldError>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        self.storage.spawn_batch(bundles)
+    }
+
+    /// Reserves entity slots and table rows for `additional` more entities of bundle type
+    /// `B`, so that spawning them (one by one or in a batch) allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`] or
+    /// [`WorldError::ResourceAsComponent`]; nothing is reserved.
+    pub fn reserve<B: Bundle>(&mut self, additional: usize) -> Result<(), WorldError> {
+        self.storage.reserve::<B>(additional)
+    }
+
     /// Despawns `entity`, dropping its components.
     ///
     /// # Errors
