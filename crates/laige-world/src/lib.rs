@@ -66,6 +66,7 @@
 
 mod command;
 mod context;
+mod gate;
 pub mod host;
 mod observe;
 mod observers;
@@ -82,6 +83,7 @@ mod world;
 
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
+pub use gate::FailurePolicy;
 pub use host::SystemHost;
 pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,

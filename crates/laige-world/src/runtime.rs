@@ -8,6 +8,8 @@ use laige_registry::SystemId;
 use laige_runner::{Runner, RunnerOptions};
 use laige_scheduler::{Layout, Schedule};
 
+use crate::gate::Gate;
+
 /// How the World runs ticks: the sequential runner (timing and budgets), an optional
 /// parallel executor, the declarative layout, and the plan cached for the executor.
 #[derive(Debug)]
@@ -17,6 +19,8 @@ pub(crate) struct Runtime {
     pub(crate) executor: Option<Executor>,
     pub(crate) plan: Option<CachedPlan>,
     pub(crate) ticked: bool,
+    /// The tick's skips: asked for by a layer above, or decided by the failure policy.
+    pub(crate) gate: Gate,
 }
 
 #[derive(Debug)]
@@ -34,6 +38,7 @@ impl Runtime {
             executor: None,
             plan: None,
             ticked: false,
+            gate: Gate::default(),
         }
     }
 
