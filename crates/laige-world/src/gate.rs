@@ -29,8 +29,72 @@ pub enum FailurePolicy {
     AbortTick,
 }
 
+/// Why a scheduled system did not run this tick. Recorded by the layer that decided it
+/// (a run condition, an event trigger, a throttle, load shedding, a failure policy).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Its run condition was false.
+    RunConditionFalse,
+    /// It runs on events and none were waiting.
+    EventsEmpty,
+    /// It runs at a lower rate than the tick and this tick was not its turn.
+    Throttled,
+    /// It was shed to keep the tick within its budget.
+    Shed,
+    /// A system it depends on failed or panicked this tick.
+    DependencyFailed {
+        /// The failed dependency.
+        dependency: SystemId,
+    },
+    /// The tick was aborted before the system ran (the executor refused its track, or a
+    /// failure policy stopped the tick).
+    Aborted,
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::RunConditionFalse => f.write_str("its run condition was false"),
+            SkipReason::EventsEmpty => f.write_str("no events were waiting"),
+            SkipReason::Throttled => f.write_str("throttled: not its turn this tick"),
+            SkipReason::Shed => f.write_str("shed to keep the tick within budget"),
+            SkipReason::DependencyFailed { dependency } => {
+                write!(f, "its dependency (system id {dependency}) failed")
+            }
+            SkipReason::Aborted => f.write_str("the tick was aborted before it ran"),
+        }
+    }
+}
+
+impl SkipReason {
+    /// The status code and the failed root of this reason.
+    pub(crate) fn code(self) -> (u8, u32) {
+        match self {
+            Self::RunConditionFalse => (code::RUN_CONDITION_FALSE, NO_CAUSE),
+            Self::EventsEmpty => (code::EVENTS_EMPTY, NO_CAUSE),
+            Self::Throttled => (code::THROTTLED, NO_CAUSE),
+            Self::Shed => (code::SHED, NO_CAUSE),
+            Self::DependencyFailed { dependency } => (code::DEPENDENCY_FAILED, dependency.get()),
+            Self::Aborted => (code::ABORTED, NO_CAUSE),
+        }
+    }
+
+    /// The reason a status code stands for; `None` for pending and failed.
+    pub(crate) fn from_code(status: u8, cause: Option<SystemId>) -> Option<Self> {
+        Some(match status {
+            code::RUN_CONDITION_FALSE => Self::RunConditionFalse,
+            code::EVENTS_EMPTY => Self::EventsEmpty,
+            code::THROTTLED => Self::Throttled,
+            code::SHED => Self::Shed,
+            code::DEPENDENCY_FAILED => Self::DependencyFailed { dependency: cause? },
+            code::ABORTED => Self::Aborted,
+            _ => return None,
+        })
+    }
+}
+
 /// A system's status in the current tick, one byte per system.
-#[allow(dead_code)] // The skip codes a layer above asks for arrive with the request API.
 pub(crate) mod code {
     pub(crate) const PENDING: u8 = 0;
     pub(crate) const FAILED: u8 = 1;
@@ -97,7 +161,6 @@ impl Gate {
         }
     }
 
-    #[allow(dead_code)]
     /// Asks for system `index` to be skipped with `status` in the next tick. Returns false
     /// for an index past the tables.
     pub(crate) fn request(&mut self, index: usize, status: u8, cause: u32) -> bool {
@@ -215,7 +278,6 @@ impl Gate {
         }
     }
 
-    #[allow(dead_code)]
     /// System `index`'s status this tick, with the failed root for an inherited skip.
     pub(crate) fn status(&self, index: usize) -> (u8, Option<SystemId>) {
         let status = self

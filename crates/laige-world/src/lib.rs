@@ -83,7 +83,7 @@ mod world;
 
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
-pub use gate::FailurePolicy;
+pub use gate::{FailurePolicy, SkipReason};
 pub use host::SystemHost;
 pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,

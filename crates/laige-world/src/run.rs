@@ -12,7 +12,7 @@ use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId, SystemSet};
 use laige_runner::{RunError, Runner, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
-use crate::gate::{FailurePolicy, Gate, PredsKey};
+use crate::gate::{FailurePolicy, Gate, PredsKey, SkipReason};
 use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
 use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
@@ -232,6 +232,38 @@ impl World {
     /// `policy`. A failed system's commands are dropped and it is reported under any.
     pub fn set_failure_policy(&mut self, policy: FailurePolicy) {
         self.runtime.gate.policy = policy;
+    }
+
+    /// Skips system `id` in the next tick, for `reason`: it is not run, it records no
+    /// commands, and its successors run (a skip is not a failure). For a layer above that
+    /// decides whether systems run: a throttle, load shedding, a run condition. The request
+    /// holds for one tick; ask again for the next.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnknownSystem`] when `id` is not registered.
+    pub fn skip_next_tick(
+        &mut self,
+        id: impl Into<SystemId>,
+        reason: SkipReason,
+    ) -> Result<(), WorldError> {
+        let id = id.into();
+        self.runtime.gate.size_for(self.registry.len());
+        let (status, cause) = reason.code();
+        if self.registry.get(id).is_err() || !self.runtime.gate.request(id.index(), status, cause) {
+            return Err(self.storage.report(WorldError::UnknownSystem {
+                id: id.get(),
+                systems: self.registry.len(),
+            }));
+        }
+        Ok(())
+    }
+
+    /// Why system `id` did not run in the last tick: a requested skip or the failure
+    /// policy's; `None` when it ran (or failed, or was not scheduled).
+    pub fn last_skip(&self, id: impl Into<SystemId>) -> Option<SkipReason> {
+        let (status, cause) = self.runtime.gate.status(id.into().index());
+        SkipReason::from_code(status, cause)
     }
 
     /// The failure policy ([`FailurePolicy::Isolate`] unless set).

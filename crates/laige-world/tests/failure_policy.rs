@@ -156,3 +156,52 @@ fn each_policy_skips_what_it_says_in_every_mode(
 fn isolate_is_the_default() {
     assert_eq!(World::default().failure_policy(), FailurePolicy::Isolate);
 }
+
+/// A requested skip: the system does not run and records nothing, its successors run, the
+/// request lasts one tick, and the World says why. The same in every mode.
+#[test]
+fn a_requested_skip_holds_for_one_tick_and_is_not_a_failure() {
+    use laige_world::SkipReason;
+    let mut results = Vec::new();
+    for threads in [None, Some(1), Some(2), Some(4)] {
+        let mut world = world(Failure::Err, FailurePolicy::Isolate, threads);
+        let fail = world.registry().find("Fail").unwrap();
+        let child = world.registry().find("Child").unwrap();
+        let loner = world.registry().find("Loner").unwrap();
+        let schedule = world.schedule().unwrap();
+        // Skipping the failing system: nothing fails, so its successors run.
+        world.skip_next_tick(fail, SkipReason::Shed).unwrap();
+        world.skip_next_tick(loner, SkipReason::Throttled).unwrap();
+        world.run_systems(&schedule).unwrap();
+        assert_eq!(world.last_skip(fail), Some(SkipReason::Shed));
+        assert_eq!(world.last_skip(loner), Some(SkipReason::Throttled));
+        assert_eq!(world.last_skip(child), None);
+        assert_eq!(world.len(), 3, "a skipped system records no commands");
+        // The next tick runs it again, and it fails again.
+        assert!(world.run_systems(&schedule).is_err());
+        assert_eq!(world.last_skip(fail), None);
+        assert_eq!(
+            world.last_skip(child),
+            Some(SkipReason::DependencyFailed { dependency: fail })
+        );
+        let mut counts = [0; 5];
+        world
+            .each::<(&A, &B, &C, &D, &E)>(|_, (a, b, c, d, e)| counts = [a.0, b.0, c.0, d.0, e.0])
+            .unwrap();
+        // A: Fail ran once (tick 2); B, C: their one run in tick 1; D: Reader's sum of A,
+        // 0 then 3; E: Loner ran in tick 2 only.
+        assert_eq!(counts, [1, 1, 1, 3, 1]);
+        results.push(world.state_hash());
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:x?}");
+}
+
+#[test]
+fn skipping_an_unknown_system_is_an_error() {
+    let mut world = World::default();
+    let id = laige_world::SystemId::new(3).unwrap();
+    let err = world
+        .skip_next_tick(id, laige_world::SkipReason::Shed)
+        .unwrap_err();
+    assert!(err.to_string().contains('3'), "{err}");
+}
