@@ -5,14 +5,15 @@ use std::time::Duration;
 use laige_executor::ExecutorOptions;
 use laige_registry::SystemId;
 use laige_scheduler::Schedule;
-use laige_world::{TickError, World};
+use laige_world::{SkipReason, TickError, World};
 
 use crate::clock::{Metronome, Waiter};
 use crate::options::interval_of;
 use crate::overload::{Detector, Verdict};
+use crate::telemetry::SystemOutcome;
 use crate::{
-    FixedTime, FrameTime, OverloadLevel, RuntimeError, RuntimeOptions, SystemPolicy, Telemetry,
-    TickTelemetry,
+    FixedTime, FrameTime, OverloadLevel, RuntimeError, RuntimeOptions, SystemPolicy,
+    SystemTelemetry, Telemetry, TickTelemetry,
 };
 
 /// How many level confirmations a lockstep runtime keeps pending.
@@ -120,6 +121,8 @@ impl Runtime {
         world
             .prepare_schedule(&schedule)
             .map_err(RuntimeError::Prepare)?;
+        // Telemetry names the worker that ran each system.
+        world.keep_system_spans(true);
         let waiter = Waiter::start(&options.clock);
         let metronome = Metronome::new(waiter.now());
         let highest = OverloadLevel::highest(&options.overload, options.tick_rate);
@@ -398,7 +401,7 @@ impl Runtime {
     fn fixed_tick(&mut self, catch_up: u32, dropped: u64) -> Result<TickTelemetry, TickError> {
         self.apply_level_at_boundary();
         self.write_fixed_time();
-        let skipped = self.request_skips();
+        self.request_skips();
         let interval = self.interval();
         let target = self.metronome.next_target;
         let start = self.waiter.now();
@@ -418,10 +421,10 @@ impl Runtime {
             active_workers: self.active_workers(),
             catch_up,
             dropped,
-            skipped,
+            skipped: 0,
             failed: u32::from(result.is_err()),
         };
-        self.record(record);
+        self.record(record, &result);
         self.proposed = self
             .detector
             .observe(ratio, self.level, &self.options.overload);
@@ -460,12 +463,21 @@ impl Runtime {
         }
     }
 
-    /// Counts the systems the level skips this tick.
+    /// Asks the World to skip what the level skips on this tick; returns how many.
     fn request_skips(&mut self) -> u32 {
+        if self.level < OverloadLevel::THROTTLE {
+            return 0;
+        }
         let mut skipped = 0;
         for &id in self.schedule.order() {
             let policy = self.policies.get(id.index()).copied().unwrap_or_default();
-            if policy.verdict(self.level, self.tick) != Verdict::Run {
+            let reason = match policy.verdict(self.level, self.tick) {
+                Verdict::Run => continue,
+                Verdict::Throttled => SkipReason::Throttled,
+                Verdict::Shed => SkipReason::Shed,
+            };
+            // Every scheduled system is registered (the schedule was prepared on this world).
+            if self.world.skip_next_tick(id, reason).is_ok() {
                 skipped += 1;
             }
         }
@@ -478,8 +490,47 @@ impl Runtime {
             .map_or(1, |it| u32::try_from(it.threads()).unwrap_or(u32::MAX))
     }
 
-    fn record(&mut self, record: TickTelemetry) {
-        let (tick, _systems) = self.telemetry.next_row();
+    /// Writes the tick's row of the ring: the tick, then each scheduled system's duration,
+    /// outcome and worker, in schedule order.
+    fn record(&mut self, mut record: TickTelemetry, result: &Result<(), TickError>) {
+        let world = &self.world;
+        let clock = &world.options().clock;
+        // The tick's error names its first failed system.
+        let failed = match result {
+            Err(TickError::Panicked { system, .. }) => Some((*system, SystemOutcome::Panicked)),
+            Err(TickError::SystemFailed { system, .. }) => Some((*system, SystemOutcome::Failed)),
+            _ => None,
+        };
+        let (tick, systems) = self.telemetry.next_row();
+        let mut skipped = 0;
+        for (slot, &id) in systems.iter_mut().zip(self.schedule.order()) {
+            let outcome = match world.last_skip(id) {
+                Some(reason) => {
+                    skipped += 1;
+                    SystemOutcome::from(reason)
+                }
+                None => match failed {
+                    Some((system, outcome)) if system == id => outcome,
+                    _ => SystemOutcome::Ran,
+                },
+            };
+            let span = world.last_span(id);
+            let ran = matches!(
+                outcome,
+                SystemOutcome::Ran | SystemOutcome::Failed | SystemOutcome::Panicked
+            );
+            *slot = SystemTelemetry {
+                system: Some(id),
+                duration_nanos: if ran {
+                    clock.delta_as_nanos(span.start, span.end)
+                } else {
+                    0
+                },
+                outcome,
+                worker: span.thread,
+            };
+        }
+        record.skipped = skipped;
         *tick = record;
     }
 }

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use laige_registry::SystemId;
+use laige_world::SkipReason;
 
 use crate::OverloadLevel;
 
@@ -57,6 +58,18 @@ pub enum SystemOutcome {
     Aborted,
     /// Skipped for another reason the World reported (a run condition, empty events).
     Skipped,
+}
+
+impl From<SkipReason> for SystemOutcome {
+    fn from(reason: SkipReason) -> Self {
+        match reason {
+            SkipReason::Throttled => Self::Throttled,
+            SkipReason::Shed => Self::Shed,
+            SkipReason::DependencyFailed { .. } => Self::DependencyFailed,
+            SkipReason::Aborted => Self::Aborted,
+            _ => Self::Skipped,
+        }
+    }
 }
 
 impl SystemOutcome {

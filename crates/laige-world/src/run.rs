@@ -7,6 +7,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use laige_diag::ClockSpan;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId, SystemSet};
 use laige_runner::{RunError, Runner, TimingStats};
@@ -393,6 +394,19 @@ impl World {
         };
         self.registry.get(id).map_err(|_| unknown())?;
         self.runtime.runner.timing_stats(id).ok_or_else(unknown)
+    }
+
+    /// Keeps each system's last span (its raw clock readings and the thread that ran it)
+    /// from now on, or stops; recording a timeline keeps them too.
+    pub fn keep_system_spans(&mut self, on: bool) {
+        self.runtime.keep_spans(on);
+    }
+
+    /// The span of system `id`'s last run, on the runner or the executor: raw readings of
+    /// the world's clock ([`WorldOptions::clock`](crate::WorldOptions::clock)) and the
+    /// thread index. All zero unless spans are kept ([`World::keep_system_spans`]).
+    pub fn last_span(&self, id: impl Into<SystemId>) -> ClockSpan {
+        self.runtime.last_span(id.into())
     }
 
     /// The sequential runner, for its timing table.
