@@ -30,5 +30,5 @@ pub use error::RuntimeError;
 pub use options::{OverloadOptions, RuntimeOptions};
 pub use overload::{LevelName, OverloadLevel, Priority, SystemPolicy};
 pub use runtime::{FrameSummary, MAX_PENDING_CONFIRMATIONS, Runtime};
-pub use telemetry::{SystemOutcome, SystemTelemetry, Telemetry, TickTelemetry};
+pub use telemetry::{SystemTelemetry, Telemetry, TickTelemetry, outcome_name};
 pub use time::{FixedTime, FrameTime};

@@ -5,12 +5,11 @@ use std::time::Duration;
 use laige_executor::ExecutorOptions;
 use laige_registry::SystemId;
 use laige_scheduler::Schedule;
-use laige_world::{SkipReason, TickError, World};
+use laige_world::{SkipReason, SystemOutcome, TickError, World};
 
 use crate::clock::{Metronome, Waiter};
 use crate::options::interval_of;
 use crate::overload::{Detector, Verdict};
-use crate::telemetry::SystemOutcome;
 use crate::{
     FixedTime, FrameTime, OverloadLevel, RuntimeError, RuntimeOptions, SystemPolicy,
     SystemTelemetry, Telemetry, TickTelemetry,
@@ -422,9 +421,9 @@ impl Runtime {
             catch_up,
             dropped,
             skipped: 0,
-            failed: u32::from(result.is_err()),
+            failed: 0,
         };
-        self.record(record, &result);
+        self.record(record);
         self.proposed = self
             .detector
             .observe(ratio, self.level, &self.options.overload);
@@ -492,33 +491,26 @@ impl Runtime {
 
     /// Writes the tick's row of the ring: the tick, then each scheduled system's duration,
     /// outcome and worker, in schedule order.
-    fn record(&mut self, mut record: TickTelemetry, result: &Result<(), TickError>) {
+    fn record(&mut self, mut record: TickTelemetry) {
         let world = &self.world;
         let clock = &world.options().clock;
-        // The tick's error names its first failed system.
-        let failed = match result {
-            Err(TickError::Panicked { system, .. }) => Some((*system, SystemOutcome::Panicked)),
-            Err(TickError::SystemFailed { system, .. }) => Some((*system, SystemOutcome::Failed)),
-            _ => None,
-        };
         let (tick, systems) = self.telemetry.next_row();
-        let mut skipped = 0;
+        let (mut skipped, mut failed) = (0, 0);
         for (slot, &id) in systems.iter_mut().zip(self.schedule.order()) {
-            let outcome = match world.last_skip(id) {
-                Some(reason) => {
-                    skipped += 1;
-                    SystemOutcome::from(reason)
-                }
-                None => match failed {
-                    Some((system, outcome)) if system == id => outcome,
-                    _ => SystemOutcome::Ran,
-                },
-            };
+            let outcome = world
+                .tick_report()
+                .system(id)
+                .map_or(SystemOutcome::NotScheduled, |it| it.outcome);
+            skipped += u32::from(matches!(outcome, SystemOutcome::Skipped(_)));
             let span = world.last_span(id);
             let ran = matches!(
                 outcome,
                 SystemOutcome::Ran | SystemOutcome::Failed | SystemOutcome::Panicked
             );
+            failed += u32::from(matches!(
+                outcome,
+                SystemOutcome::Failed | SystemOutcome::Panicked
+            ));
             *slot = SystemTelemetry {
                 system: Some(id),
                 duration_nanos: if ran {
@@ -531,6 +523,7 @@ impl Runtime {
             };
         }
         record.skipped = skipped;
+        record.failed = failed;
         *tick = record;
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use laige_registry::SystemId;
-use laige_world::SkipReason;
+use laige_world::{SkipReason, SystemOutcome};
 
 use crate::OverloadLevel;
 
@@ -38,67 +38,48 @@ pub struct TickTelemetry {
     pub failed: u32,
 }
 
-/// Why a system did not run on a tick, as telemetry records it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SystemOutcome {
-    /// It ran and returned normally.
-    #[default]
-    Ran,
-    /// Throttled by the overload ladder.
-    Throttled,
-    /// Shed by the overload ladder.
-    Shed,
-    /// It panicked.
-    Panicked,
-    /// It returned an error.
-    Failed,
-    /// Skipped: a system it depends on failed.
-    DependencyFailed,
-    /// Skipped: the tick was aborted.
-    Aborted,
-    /// Skipped for another reason the World reported (a run condition, empty events).
-    Skipped,
-}
-
-impl From<SkipReason> for SystemOutcome {
-    fn from(reason: SkipReason) -> Self {
-        match reason {
-            SkipReason::Throttled => Self::Throttled,
-            SkipReason::Shed => Self::Shed,
-            SkipReason::DependencyFailed { .. } => Self::DependencyFailed,
-            SkipReason::Aborted => Self::Aborted,
-            _ => Self::Skipped,
-        }
-    }
-}
-
-impl SystemOutcome {
-    /// The name used in the JSON export.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Ran => "ran",
-            Self::Throttled => "throttled",
-            Self::Shed => "shed",
-            Self::Panicked => "panicked",
-            Self::Failed => "failed",
-            Self::DependencyFailed => "dependency_failed",
-            Self::Aborted => "aborted",
-            Self::Skipped => "skipped",
-        }
+/// How `outcome` reads in the JSON export: `ran`, `failed`, `panicked`, `not_scheduled`,
+/// or the skip: `run_condition_false`, `events_empty`, `throttled`, `shed`,
+/// `dependency_failed`, `aborted`.
+pub fn outcome_name(outcome: SystemOutcome) -> &'static str {
+    match outcome {
+        SystemOutcome::Ran => "ran",
+        SystemOutcome::Failed => "failed",
+        SystemOutcome::Panicked => "panicked",
+        SystemOutcome::Skipped(reason) => match reason {
+            SkipReason::RunConditionFalse => "run_condition_false",
+            SkipReason::EventsEmpty => "events_empty",
+            SkipReason::Throttled => "throttled",
+            SkipReason::Shed => "shed",
+            SkipReason::DependencyFailed { .. } => "dependency_failed",
+            SkipReason::Aborted => "aborted",
+            _ => "skipped",
+        },
+        _ => "not_scheduled",
     }
 }
 
 /// One system on one tick.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SystemTelemetry {
     /// The system.
     pub system: Option<SystemId>,
     /// How long it ran (0 when skipped, or when the world does not time systems).
     pub duration_nanos: u64,
-    /// Whether it ran, and if not, why.
+    /// Whether it ran, failed or panicked, and if skipped, why (the World's tick report).
     pub outcome: SystemOutcome,
     /// The thread that ran it: 0 the calling thread, workers 1 and up.
     pub worker: u32,
+}
+
+impl SystemTelemetry {
+    /// A slot no tick wrote yet.
+    pub const EMPTY: Self = Self {
+        system: None,
+        duration_nanos: 0,
+        outcome: SystemOutcome::NotScheduled,
+        worker: 0,
+    };
 }
 
 /// The last ticks' telemetry: per tick a [`TickTelemetry`], per tick and system a
@@ -120,7 +101,7 @@ impl Telemetry {
         let capacity = capacity.max(1);
         Self {
             ticks: vec![TickTelemetry::default(); capacity],
-            systems: vec![SystemTelemetry::default(); capacity * systems],
+            systems: vec![SystemTelemetry::EMPTY; capacity * systems],
             width: systems,
             recorded: 0,
         }
@@ -183,7 +164,7 @@ impl Telemetry {
     /// The ticks held as JSON: `{"version":1,"ticks":[{...,"systems":[...]}]}`, each tick
     /// with the fields of [`TickTelemetry`] and its systems with those of
     /// [`SystemTelemetry`] (`system` is the id's number, `outcome` its
-    /// [`SystemOutcome::name`]).
+    /// [`outcome_name`]).
     pub fn to_json(&self) -> String {
         let mut out = String::new();
         out.push_str("{\"version\":1,\"ticks\":[");
@@ -223,7 +204,7 @@ impl Telemetry {
                     "{{\"system\":{},\"duration_nanos\":{},\"outcome\":\"{}\",\"worker\":{}}}",
                     id.get(),
                     system.duration_nanos,
-                    system.outcome.name(),
+                    outcome_name(system.outcome),
                     system.worker
                 );
             }

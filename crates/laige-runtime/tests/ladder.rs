@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use laige_runtime::{FixedTime, OverloadLevel, Priority, Runtime, SystemOutcome, SystemPolicy};
-use laige_world::{Res, SystemId};
+use laige_runtime::{FixedTime, OverloadLevel, Priority, Runtime, SystemPolicy};
+use laige_world::{Res, SkipReason, SystemId, SystemOutcome};
 use support::{Load, MS};
 
 /// A runtime at 100 Hz (10 ms budget) with a throttled `Normal` system and a sheddable `Low`
@@ -147,7 +147,10 @@ fn throttle_runs_a_divisor_system_every_other_tick_and_shed_skips_the_low_one() 
             .outcome
     };
     // Tick 9 is odd: throttled.
-    assert_eq!(outcome(rig.throttled.0), SystemOutcome::Throttled);
+    assert_eq!(
+        outcome(rig.throttled.0),
+        SystemOutcome::Skipped(SkipReason::Throttled)
+    );
     // The fifth tick over proposed SHED: from tick 10 the Low system does not run.
     rig.steps(3, 13 * MS);
     assert_eq!(rig.rt.level(), OverloadLevel::SHED);
@@ -157,9 +160,8 @@ fn throttle_runs_a_divisor_system_every_other_tick_and_shed_skips_the_low_one() 
     let (tick, systems) = rig.rt.telemetry().latest().unwrap();
     assert!(tick.skipped >= 1);
     assert!(
-        systems
-            .iter()
-            .any(|s| s.system == Some(rig.shed.0) && s.outcome == SystemOutcome::Shed)
+        systems.iter().any(|s| s.system == Some(rig.shed.0)
+            && s.outcome == SystemOutcome::Skipped(SkipReason::Shed))
     );
 }
 

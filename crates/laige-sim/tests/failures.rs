@@ -40,7 +40,7 @@ fn spawn_then_fail_a(
     mut commands: Commands<'_>,
 ) -> Result<(), BoxError> {
     let tick = tick_of(&mut clock)?;
-    commands.spawn((Spawned(100 + tick),))?;
+    commands.spawn((Spawned(100 + tick),));
     if tick == BAD_TICK {
         return Err(GaveUp(tick).into());
     }
@@ -51,7 +51,7 @@ fn spawn_then_fail_a(
 fn spawn_then_fail_b(ctx: &mut SystemContext<'_>) -> Result<(), QueryError> {
     let mut tick = 0;
     ctx.each::<&Pos>(|_, p| tick = p.0 as u32)?;
-    ctx.commands().spawn((Spawned(200 + tick),)).unwrap();
+    ctx.commands().spawn((Spawned(200 + tick),));
     if tick == BAD_TICK {
         ctx.resource::<Undeclared>()?;
     }
@@ -61,7 +61,7 @@ fn spawn_then_fail_b(ctx: &mut SystemContext<'_>) -> Result<(), QueryError> {
 /// A healthy system between the two: it must run on the bad tick too.
 fn count(mut clock: Query<'_, &Pos>, mut commands: Commands<'_>) -> Result<(), BoxError> {
     let tick = tick_of(&mut clock)?;
-    commands.spawn((Spawned(300 + tick),))?;
+    commands.spawn((Spawned(300 + tick),));
     Ok(())
 }
 

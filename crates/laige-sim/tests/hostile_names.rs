@@ -14,7 +14,9 @@ use laige_sim::registry::{ComponentName, RegisterError};
 use laige_sim::registry::{Registry, SystemDef};
 use laige_sim::runner::{RunError, SlotProblem};
 use laige_sim::scheduler::{ReadBeforeWrite, ScheduleError, SystemRef};
-use laige_sim::world::{QueryError, TickError, WorldError};
+use laige_sim::world::{
+    CommandKind, CommandSkipReason, QueryError, SkippedCommand, TickError, WorldError,
+};
 use laige_testkit::{Event, capture};
 
 const MIB: usize = 1 << 20;
@@ -275,6 +277,18 @@ fn cases(name: &'static str) -> Vec<Case> {
             system: id,
             name,
             message: name.into(),
+        }),
+        echo(TickError::CommandsSkipped {
+            system: id,
+            name,
+            skipped: 2,
+            first: SkippedCommand {
+                index: 1,
+                command: CommandKind::Insert(name),
+                reason: CommandSkipReason::Refused(WorldError::UnregisteredComponent {
+                    component: name,
+                }),
+            },
         }),
         silent(WorldError::StaleEntity {
             entity,

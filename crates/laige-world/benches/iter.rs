@@ -174,12 +174,12 @@ fn add_remove(c: &mut Criterion) {
         b.iter(|| {
             let mut cmds = world.commands(&mut buffer);
             for &e in &es {
-                cmds.insert(e, B(0.0)).unwrap();
+                cmds.insert(e, B(0.0));
             }
             world.apply(&mut buffer).unwrap();
             let mut cmds = world.commands(&mut buffer);
             for &e in &es {
-                cmds.remove::<B>(e).unwrap();
+                cmds.remove::<B>(e);
             }
             world.apply(&mut buffer).unwrap();
         })

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_registry::{ComponentId, ComponentSet};
 
+use crate::tick_report::CommandKind;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
 use laige_storage::bundle::Bundle;
@@ -81,6 +82,11 @@ enum Command {
     Remove {
         target: Target,
         component: ComponentId,
+    },
+    /// A command refused when it was recorded; applying it skips it with `error`.
+    Refused {
+        command: CommandKind,
+        error: WorldError,
     },
 }
 
@@ -248,10 +254,14 @@ impl CommandBuffer {
 /// The handle systems (and setup code) record commands through: a command buffer plus the
 /// world's component registry.
 ///
-/// Recording fails only for mistakes that can be seen at once (an unregistered type, a
-/// repeated bundle type, a placeholder from elsewhere); problems that depend on the world at
-/// apply time (a stale entity, the entity limit) make that command be skipped and reported
-/// when applied.
+/// Recording never fails at the call site, so it works inside a query's closure. A command
+/// the world cannot carry out is skipped when the buffer is applied, and reported: a
+/// mistake seen at once (an unregistered type, a repeated bundle type, a placeholder from
+/// elsewhere) is refused as it is recorded, and problems that depend on the world at apply
+/// time (a stale entity, the entity limit) are found then. Either way its event is emitted,
+/// [`ApplyStats`] counts it, and a tick's [`TickReport`](crate::TickReport) names the system,
+/// the command and the cause, and [`World::run_systems`](crate::World::run_systems) returns
+/// [`TickError::CommandsSkipped`](crate::TickError::CommandsSkipped).
 #[derive(Debug)]
 pub struct Commands<'a> {
     buffer: &'a mut CommandBuffer,
@@ -265,14 +275,31 @@ impl<'a> Commands<'a> {
 
     /// Records spawning an entity with `bundle`; returns its placeholder.
     ///
-    /// # Errors
-    ///
-    /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`] or
-    /// [`WorldError::ResourceAsComponent`]; nothing is recorded and the bundle is dropped.
-    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<PendingEntity, WorldError> {
-        let ids = B::resolve(&self.storage.components).map_err(|err| self.storage.report(err))?;
-        self.storage.refuse_resources(&ids.set)?;
-        self.buffer.bind(self.storage)?;
+    /// A bundle with an unregistered or resource type, or one type twice, is refused here
+    /// (its event is emitted and the bundle dropped): applying skips the spawn and every
+    /// later command on its placeholder.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> PendingEntity {
+        let index = self.buffer.spawns;
+        self.buffer.spawns += 1;
+        let pending = PendingEntity {
+            buffer: self.buffer.id,
+            epoch: self.buffer.epoch,
+            index,
+        };
+        let ids = B::resolve(&self.storage.components)
+            .map_err(|err| self.storage.report(err))
+            .and_then(|ids| self.storage.refuse_resources(&ids.set).map(|()| ids))
+            .and_then(|ids| self.buffer.bind(self.storage).map(|()| ids));
+        let ids = match ids {
+            Ok(ids) => ids,
+            Err(error) => {
+                self.buffer.commands.push(Command::Refused {
+                    command: CommandKind::Spawn,
+                    error,
+                });
+                return pending;
+            }
+        };
         let first = self.buffer.values.len() as u32;
         let buffer = &mut *self.buffer;
         let storage = self.storage;
@@ -287,42 +314,44 @@ impl<'a> Commands<'a> {
             first,
             count,
         });
-        let index = self.buffer.spawns;
-        self.buffer.spawns += 1;
-        Ok(PendingEntity {
-            buffer: self.buffer.id,
-            epoch: self.buffer.epoch,
-            index,
-        })
+        pending
     }
 
-    /// Records despawning `target`.
-    ///
-    /// # Errors
-    ///
-    /// [`WorldError::InvalidPending`] for a placeholder from another buffer or tick.
-    pub fn despawn(&mut self, target: impl Into<CommandTarget>) -> Result<(), WorldError> {
-        let target = self.buffer.target(target.into(), self.storage)?;
-        self.buffer.bind(self.storage)?;
-        self.buffer.commands.push(Command::Despawn { target });
-        Ok(())
+    /// Records despawning `target`. A placeholder from another buffer or tick is refused
+    /// here ([`WorldError::InvalidPending`]); a stale target is skipped when applied.
+    pub fn despawn(&mut self, target: impl Into<CommandTarget>) {
+        let target = self
+            .buffer
+            .target(target.into(), self.storage)
+            .and_then(|target| self.buffer.bind(self.storage).map(|()| target));
+        self.push(CommandKind::Despawn, target, |target| Command::Despawn {
+            target,
+        });
     }
 
     /// Records setting `target`'s `T` to `value` (adding it, or replacing the old value).
-    ///
-    /// # Errors
-    ///
-    /// [`WorldError::UnregisteredComponent`], [`WorldError::ResourceAsComponent`], or
-    /// [`WorldError::InvalidPending`]; nothing is
-    /// recorded and `value` is dropped.
-    pub fn insert<T: Send + Sync + 'static>(
-        &mut self,
-        target: impl Into<CommandTarget>,
-        value: T,
-    ) -> Result<(), WorldError> {
-        let target = self.buffer.target(target.into(), self.storage)?;
-        let component = self.storage.require::<T>()?;
-        self.buffer.bind(self.storage)?;
+    /// An unregistered or resource type, or a placeholder from another buffer or tick, is
+    /// refused here and `value` dropped; a stale target is skipped when applied.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, target: impl Into<CommandTarget>, value: T) {
+        let kind = CommandKind::Insert(std::any::type_name::<T>());
+        let checked = self
+            .buffer
+            .target(target.into(), self.storage)
+            .and_then(|target| {
+                let component = self.storage.require::<T>()?;
+                self.buffer.bind(self.storage)?;
+                Ok((target, component))
+            });
+        let (target, component) = match checked {
+            Ok(checked) => checked,
+            Err(error) => {
+                self.buffer.commands.push(Command::Refused {
+                    command: kind,
+                    error,
+                });
+                return;
+            }
+        };
         let value = std::mem::ManuallyDrop::new(value);
         // SAFETY: `value` is a valid `T`, the type of `component`; it is moved into the arena
         // and, being `ManuallyDrop`, not dropped here.
@@ -331,27 +360,38 @@ impl<'a> Commands<'a> {
                 .push_value(self.storage, component, ptr::from_ref(&*value).cast())
         };
         self.buffer.commands.push(Command::Insert { target, value });
-        Ok(())
     }
 
     /// Records removing `target`'s `T` (dropping it); a no-op when applied to an entity
-    /// without one.
-    ///
-    /// # Errors
-    ///
-    /// [`WorldError::UnregisteredComponent`], [`WorldError::ResourceAsComponent`], or
-    /// [`WorldError::InvalidPending`].
-    pub fn remove<T: 'static>(
+    /// without one. Refused and skipped as [`Commands::insert`] is.
+    pub fn remove<T: 'static>(&mut self, target: impl Into<CommandTarget>) {
+        let checked = self
+            .buffer
+            .target(target.into(), self.storage)
+            .and_then(|target| {
+                let component = self.storage.require::<T>()?;
+                self.buffer.bind(self.storage)?;
+                Ok((target, component))
+            });
+        self.push(
+            CommandKind::Remove(std::any::type_name::<T>()),
+            checked,
+            |(target, component)| Command::Remove { target, component },
+        );
+    }
+
+    /// Records `make(checked)`, or the refusal of `command`.
+    fn push<C>(
         &mut self,
-        target: impl Into<CommandTarget>,
-    ) -> Result<(), WorldError> {
-        let target = self.buffer.target(target.into(), self.storage)?;
-        let component = self.storage.require::<T>()?;
-        self.buffer.bind(self.storage)?;
-        self.buffer
-            .commands
-            .push(Command::Remove { target, component });
-        Ok(())
+        command: CommandKind,
+        checked: Result<C, WorldError>,
+        make: impl FnOnce(C) -> Command,
+    ) {
+        let command = match checked {
+            Ok(checked) => make(checked),
+            Err(error) => Command::Refused { command, error },
+        };
+        self.buffer.commands.push(command);
     }
 
     /// The number of recorded commands.

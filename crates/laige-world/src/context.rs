@@ -199,7 +199,7 @@ impl<'w> SystemContext<'w> {
     ///     let (mut queries, mut commands, _rng) = ctx.split();
     ///     queries.each::<&Health>(|e, health| {
     ///         if health.0 <= 0 {
-    ///             commands.insert(e, Dead).unwrap();
+    ///             commands.insert(e, Dead);
     ///         }
     ///     }).unwrap();
     /// }

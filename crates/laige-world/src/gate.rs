@@ -11,6 +11,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 
 use laige_registry::{SystemId, SystemSet};
 
+use crate::SkipReason;
+
 /// What the tick does with the systems after one panics or returns `Err`. The failed
 /// system's commands are dropped and it is reported whatever the policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -27,44 +29,6 @@ pub enum FailurePolicy {
     /// executor it may already be running, and skipping it only sometimes would make the
     /// world depend on thread timing.
     AbortTick,
-}
-
-/// Why a scheduled system did not run this tick. Recorded by the layer that decided it
-/// (a run condition, an event trigger, a throttle, load shedding, a failure policy).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[non_exhaustive]
-pub enum SkipReason {
-    /// Its run condition was false.
-    RunConditionFalse,
-    /// It runs on events and none were waiting.
-    EventsEmpty,
-    /// It runs at a lower rate than the tick and this tick was not its turn.
-    Throttled,
-    /// It was shed to keep the tick within its budget.
-    Shed,
-    /// A system it depends on failed or panicked this tick.
-    DependencyFailed {
-        /// The failed dependency.
-        dependency: SystemId,
-    },
-    /// The tick was aborted before the system ran (the executor refused its track, or a
-    /// failure policy stopped the tick).
-    Aborted,
-}
-
-impl std::fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SkipReason::RunConditionFalse => f.write_str("its run condition was false"),
-            SkipReason::EventsEmpty => f.write_str("no events were waiting"),
-            SkipReason::Throttled => f.write_str("throttled: not its turn this tick"),
-            SkipReason::Shed => f.write_str("shed to keep the tick within budget"),
-            SkipReason::DependencyFailed { dependency } => {
-                write!(f, "its dependency (system id {dependency}) failed")
-            }
-            SkipReason::Aborted => f.write_str("the tick was aborted before it ran"),
-        }
-    }
 }
 
 impl SkipReason {

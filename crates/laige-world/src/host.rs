@@ -29,7 +29,9 @@ use crate::command::{ApplyCommands, ApplyStats};
 use crate::gate::Gate;
 use crate::system::BoxError;
 use crate::world::SystemState;
-use crate::{Storage, SystemContext, SystemRun, TickError, World, WorldError};
+use crate::{
+    Storage, SystemContext, SystemOutcome, SystemRun, TickError, TickReport, World, WorldError,
+};
 
 /// Runs systems of one world by id, building each one's fresh [`SystemContext`].
 ///
@@ -195,14 +197,15 @@ impl World {
         &mut self,
         order: impl IntoIterator<Item = SystemId>,
     ) -> Result<ApplyStats, WorldError> {
-        self.apply_in_order(order, |_, _, _| {})
+        self.apply_in_order(order, None, |_, _, _| {})
     }
 
     /// [`World::apply_commands`], handing each dropped failure to `failed` with the registry
-    /// that names its system.
+    /// that names its system, and counting each system's commands in `report` if given.
     fn apply_in_order(
         &mut self,
         order: impl IntoIterator<Item = SystemId>,
+        mut report: Option<&mut TickReport>,
         mut failed: impl FnMut(&Registry<SystemRun>, SystemId, BoxError),
     ) -> Result<ApplyStats, WorldError> {
         let mut stats = ApplyStats::default();
@@ -218,6 +221,9 @@ impl World {
             };
             if let Some(failure) = state.drop_failed_commands() {
                 stats.dropped_buffers += 1;
+                if let Some(report) = report.as_deref_mut() {
+                    report.set_outcome(id, SystemOutcome::Failed);
+                }
                 failed(&self.registry, id, failure);
                 continue;
             }
@@ -227,10 +233,14 @@ impl World {
             // A system's own buffer was bound to this world by its commands, so it is never foreign.
             // The system's own commands, then its `par_each` batches' in batch order.
             let (_, commands, _, batches) = state.parts_with_batches();
-            stats += self.storage.apply(commands)?;
+            let mut system = self.storage.apply(commands)?;
             for buffer in batches.used_buffers() {
-                stats += self.storage.apply(buffer)?;
+                system += self.storage.apply(buffer)?;
             }
+            if let Some(report) = report.as_deref_mut() {
+                report.record_apply(id, &system);
+            }
+            stats += system;
         }
         match first_error {
             Some(err) => Err(err),
@@ -243,10 +253,17 @@ impl World {
     /// `system/system_failed`. The first failure, else the first apply error.
     pub(crate) fn finish_track(&mut self, track: &[SystemId]) -> Result<(), TickError> {
         let mut first_failure = None;
-        let applied = self.apply_in_order(track.iter().copied(), |registry, id, failure| {
-            let err = report_failure(registry, id, &*failure);
-            first_failure.get_or_insert(err);
-        });
+        // Taken out for the apply, which borrows the world; moving it allocates nothing.
+        let mut report = std::mem::take(&mut self.runtime.report);
+        let applied = self.apply_in_order(
+            track.iter().copied(),
+            Some(&mut report),
+            |registry, id, failure| {
+                let err = report_failure(registry, id, &*failure);
+                first_failure.get_or_insert(err);
+            },
+        );
+        self.runtime.report = report;
         match (first_failure, applied) {
             (Some(err), _) => Err(err),
             (None, Err(err)) => Err(TickError::Apply(err)),

@@ -79,11 +79,12 @@ mod runtime;
 mod snapshots;
 mod system;
 mod tick_error;
+mod tick_report;
 mod world;
 
 pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
 pub use context::{SystemContext, SystemFn, SystemRun};
-pub use gate::{FailurePolicy, SkipReason};
+pub use gate::FailurePolicy;
 pub use host::SystemHost;
 pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
@@ -108,4 +109,8 @@ pub use system::{
     SystemParam, SystemWorld, WithContext,
 };
 pub use tick_error::TickError;
+pub use tick_report::{
+    CommandKind, CommandSkipReason, SkipReason, SkippedCommand, SystemOutcome, SystemReport,
+    TickReport,
+};
 pub use world::{SystemBuilder, SystemHandle, SystemNames, SystemState, World};

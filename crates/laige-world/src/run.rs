@@ -13,10 +13,13 @@ use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId, SystemSet};
 use laige_runner::{RunError, Runner, TimingStats};
 use laige_scheduler::{Layout, Schedule, ScheduleError};
 
-use crate::gate::{FailurePolicy, Gate, PredsKey, SkipReason};
+use crate::gate::{FailurePolicy, Gate, PredsKey};
 use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
-use crate::{Storage, SystemHost, SystemRun, TickError, World, WorldError};
+use crate::{
+    SkipReason, SkippedCommand, Storage, SystemHost, SystemOutcome, SystemRun, TickError,
+    TickReport, World, WorldError,
+};
 
 impl World {
     /// Switches to the declarative front end: [`World::schedule`] places the systems into
@@ -69,6 +72,7 @@ impl World {
         }
         self.prepare_observers(schedule);
         self.prepare_gate(schedule);
+        self.runtime.report.size_for(&self.registry);
         if !self.runtime.ticked {
             // Sized now; the first tick refreshes them again for what it starts from.
             self.end_tick();
@@ -95,15 +99,21 @@ impl World {
         }
         self.observe_tick_start(schedule);
         self.runtime.gate.begin_tick();
+        self.runtime.report.begin(&self.registry);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
             self.prepare_gate(schedule);
             self.observe_track_start();
             let unsettled = if self.runtime.executor.is_some() {
                 match self.run_track_parallel(schedule, t) {
-                    Ok(unsettled) => unsettled,
+                    Ok(unsettled) => {
+                        self.runtime.report.mark(track, SystemOutcome::Ran);
+                        unsettled
+                    }
                     Err(err) => {
                         first_error.get_or_insert(TickError::Exec(err));
+                        let aborted = SystemOutcome::Skipped(SkipReason::Aborted);
+                        self.runtime.report.mark(track, aborted);
                         // Nothing ran; settle whatever the buffers hold, as after any track.
                         track.len()
                     }
@@ -115,9 +125,13 @@ impl World {
                 self.runtime
                     .runner
                     .run_checked(track, &self.registry, &mut host);
+                self.runtime.report.mark(track, SystemOutcome::Ran);
                 host.unsettled()
             };
             self.observe_track_ran();
+            if self.runtime.gate.is_active() {
+                self.report_gate_skips(track);
+            }
             self.runtime.gate.end_track();
             // A track whose systems left no panic, failure or command costs nothing more.
             if unsettled > 0
@@ -129,7 +143,51 @@ impl World {
         }
         self.end_tick();
         self.observe_tick_end();
-        first_error.map_or(Ok(()), Err)
+        match first_error {
+            Some(err) => Err(err),
+            None => self.commands_skipped().map_or(Ok(()), Err),
+        }
+    }
+
+    /// What the last tick did, per system: how each run went, and its commands applied and
+    /// skipped with the first skip's reason. Filled by [`World::run_systems`]; a game loop
+    /// that keeps running through a [`TickError`] reads the detail here.
+    pub fn tick_report(&self) -> &TickReport {
+        &self.runtime.report
+    }
+
+    /// The tick report, for a layer above the World that decides whether systems run (run
+    /// conditions, throttles, failure policies) and records why one was skipped
+    /// ([`TickReport::set_outcome`]).
+    pub fn tick_report_mut(&mut self) -> &mut TickReport {
+        &mut self.runtime.report
+    }
+
+    /// The error naming the first command this tick skipped, reported as
+    /// `system/commands_skipped`; `None` when every command was carried out.
+    fn commands_skipped(&self) -> Option<TickError> {
+        let report = &self.runtime.report;
+        let (system, first) = report.first_skip()?;
+        Some(self.report_skips(system.id, system.name, report.commands_skipped(), *first))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_skips(
+        &self,
+        system: SystemId,
+        name: &'static str,
+        skipped: usize,
+        first: SkippedCommand,
+    ) -> TickError {
+        let err = TickError::CommandsSkipped {
+            system,
+            name,
+            skipped,
+            first,
+        };
+        self.registry.diagnostics().report(err.key(), || err.emit());
+        err
     }
 
     /// What a tick does after a track some of whose systems panicked, failed or recorded
@@ -156,6 +214,7 @@ impl World {
                 continue;
             };
             let name = self.registry.get(id).map_or("?", |it| it.name());
+            self.runtime.report.set_outcome(id, SystemOutcome::Panicked);
             let err = TickError::Panicked {
                 system: id,
                 name,
@@ -270,6 +329,20 @@ impl World {
     /// The failure policy ([`FailurePolicy::Isolate`] unless set).
     pub fn failure_policy(&self) -> FailurePolicy {
         self.runtime.gate.policy
+    }
+
+    /// Writes the skips of `track` (requested, or decided by the failure policy) into the
+    /// tick report, over the `Ran` it was marked with.
+    #[cold]
+    #[inline(never)]
+    fn report_gate_skips(&mut self, track: &[SystemId]) {
+        for &id in track {
+            if let Some(reason) = self.last_skip(id) {
+                self.runtime
+                    .report
+                    .set_outcome(id, SystemOutcome::Skipped(reason));
+            }
+        }
     }
 
     /// Sizes the tick's skip tables and, under a policy that propagates failures, builds

@@ -8,6 +8,7 @@ use laige_registry::SystemId;
 use laige_runner::{Runner, RunnerOptions};
 use laige_scheduler::{Layout, Schedule};
 
+use crate::TickReport;
 use crate::gate::Gate;
 
 /// How the World runs ticks: the sequential runner (timing and budgets), an optional
@@ -21,6 +22,8 @@ pub(crate) struct Runtime {
     pub(crate) ticked: bool,
     /// The tick's skips: asked for by a layer above, or decided by the failure policy.
     pub(crate) gate: Gate,
+    /// What the last tick did, filled in place.
+    pub(crate) report: TickReport,
 }
 
 #[derive(Debug)]
@@ -39,6 +42,7 @@ impl Runtime {
             plan: None,
             ticked: false,
             gate: Gate::default(),
+            report: TickReport::default(),
         }
     }
 

@@ -4,7 +4,7 @@ use laige_executor::ExecError;
 use laige_registry::SystemId;
 use laige_runner::RunError;
 
-use crate::WorldError;
+use crate::{SkippedCommand, WorldError};
 
 /// Why a tick failed. Its event was emitted where it happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +42,20 @@ pub enum TickError {
     Exec(ExecError),
     /// Applying commands failed.
     Apply(WorldError),
+    /// Commands recorded this tick could not be carried out (the entity limit, a stale
+    /// target, a refused bundle): they were skipped and the rest of the tick ran. This names
+    /// the first in schedule order; [`World::tick_report`](crate::World::tick_report) has
+    /// every system's counts. Returned only when no system failed or panicked this tick.
+    CommandsSkipped {
+        /// The system that recorded the first skipped command.
+        system: SystemId,
+        /// Its registration name.
+        name: &'static str,
+        /// How many commands the tick skipped, over every system.
+        skipped: usize,
+        /// The first skipped command and why.
+        first: SkippedCommand,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -59,6 +73,21 @@ laige_diag::diagnostics! {
          inside the system";
     Exec(err) => err;
     Apply(err) => err;
+    CommandsSkipped { system, %name, skipped, first }
+        => warn commands_skipped {
+            system = name,
+            id = system.get(),
+            skipped,
+            command = laige_diag::Rendered(&first.command),
+        }
+        |f| write!(
+            f,
+            "system `{name}`: {skipped} command(s) of this tick could not be carried out and \
+             were skipped; the first, {}. The rest of the tick ran; `world.tick_report()` has \
+             every system's counts",
+            // The command and its cause name up to three things (system, type, entity).
+            laige_diag::Text::with_limit(first, 4 * laige_diag::NAME_LIMIT)
+        );
 }
 
 impl std::error::Error for TickError {}

@@ -5,7 +5,7 @@
 use laige_executor::{ExecutorOptions, Mode};
 use laige_world::{
     BoxError, Commands, Component, ComponentOptions, FailurePolicy, Query, StateHash, StateHasher,
-    World, WorldOptions,
+    SystemOutcome, World, WorldOptions,
 };
 
 /// One counter per system, so the state says exactly which systems ran.
@@ -59,7 +59,7 @@ fn world(failure: Failure, policy: FailurePolicy, threads: Option<usize>) -> Wor
             "Fail",
             move |mut a: Query<'_, &mut A>, mut commands: Commands<'_>| -> Result<(), BoxError> {
                 a.each(|_, a| a.0 += 1)?;
-                commands.spawn((E(99),))?;
+                commands.spawn((E(99),));
                 match failure {
                     Failure::Panic => panic!("Fail gives up"),
                     Failure::Err => Err("Fail gives up".into()),
@@ -184,6 +184,15 @@ fn a_requested_skip_holds_for_one_tick_and_is_not_a_failure() {
             world.last_skip(child),
             Some(SkipReason::DependencyFailed { dependency: fail })
         );
+        // The tick report says the same, and names the root failure two steps down.
+        let grandchild = world.registry().find("Grandchild").unwrap();
+        let report = world.tick_report();
+        assert_eq!(report.system(fail).unwrap().outcome, SystemOutcome::Failed);
+        assert_eq!(
+            report.system(grandchild).unwrap().outcome,
+            SystemOutcome::Skipped(SkipReason::DependencyFailed { dependency: fail })
+        );
+        assert_eq!(report.system(loner).unwrap().outcome, SystemOutcome::Ran);
         let mut counts = [0; 5];
         world
             .each::<(&A, &B, &C, &D, &E)>(|_, (a, b, c, d, e)| counts = [a.0, b.0, c.0, d.0, e.0])

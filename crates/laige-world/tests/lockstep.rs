@@ -94,7 +94,7 @@ fn sparks(ctx: &mut SystemContext<'_>) {
         1
     };
     for _ in 0..spawns {
-        ctx.commands().spawn((Spark,)).unwrap();
+        ctx.commands().spawn((Spark,));
     }
 }
 

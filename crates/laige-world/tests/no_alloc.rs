@@ -49,8 +49,8 @@ fn tagger(ctx: &mut SystemContext<'_>) {
         .each::<(Entity, Option<&Tag>)>(|e, (_, tag)| {
             if e.index() % 10 == phase {
                 match tag {
-                    Some(_) => commands.remove::<Tag>(e).unwrap(),
-                    None => commands.insert(e, Tag).unwrap(),
+                    Some(_) => commands.remove::<Tag>(e),
+                    None => commands.insert(e, Tag),
                 }
             }
         })
@@ -123,7 +123,7 @@ fn steady_state_allocates_nothing() {
     assert!(allocs() > probe, "the counting allocator is not counting");
     let e = world.spawn((Pos(0.0, 0.0),)).unwrap();
     let mut buffer = laige_world::CommandBuffer::new();
-    world.commands(&mut buffer).insert(e, label).unwrap();
+    world.commands(&mut buffer).insert(e, label);
     world.apply(&mut buffer).unwrap();
 
     println!("world-zeroalloc iterations=100 allocs={counted}");
@@ -323,7 +323,7 @@ fn typed_setup() -> (World, laige_scheduler::Schedule) {
                 let phase = rng.next_range(0, 10);
                 q.each(|e, (_, tag)| {
                     if e.index() % 10 == phase {
-                        let _ = match tag {
+                        match tag {
                             Some(_) => commands.remove::<Tag>(e),
                             None => commands.insert(e, Tag),
                         };

@@ -49,11 +49,11 @@ fn age(ctx: &mut SystemContext<'_>) {
     for e in old {
         let colour_roll = ctx.rng().next_u64() % 2;
         let mut commands = ctx.commands();
-        commands.despawn(e).unwrap();
+        commands.despawn(e);
         if colour_roll == 0 {
-            commands.spawn((Pos(0.0), Vel(1.0), Red, Age(0))).unwrap();
+            commands.spawn((Pos(0.0), Vel(1.0), Red, Age(0)));
         } else {
-            commands.spawn((Pos(0.0), Vel(2.0), Blue, Age(0))).unwrap();
+            commands.spawn((Pos(0.0), Vel(2.0), Blue, Age(0)));
         }
     }
 }
@@ -72,7 +72,7 @@ fn paint(ctx: &mut SystemContext<'_>) {
     ctx.each::<(&Pos, Without<Red>, Without<Blue>)>(|e, _| bare.push(e))
         .unwrap();
     for e in bare {
-        ctx.commands().insert(e, Red).unwrap();
+        ctx.commands().insert(e, Red);
     }
 }
 

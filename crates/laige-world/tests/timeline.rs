@@ -62,7 +62,7 @@ fn write_heat(ctx: &mut SystemContext<'_>) {
 }
 
 fn sparks(ctx: &mut SystemContext<'_>) {
-    ctx.commands().spawn((Spark,)).unwrap();
+    ctx.commands().spawn((Spark,));
     spend(ctx);
 }
 

@@ -268,15 +268,14 @@ fn cull(
     mut commands: Commands<'_>,
     mut rng: Rng<'_>,
 ) -> Result<(), BoxError> {
-    let mut recorded = Ok(());
     lives.each(|entity, life| {
-        if life.0 == 0 && recorded.is_ok() {
+        if life.0 == 0 {
             // Replacements get their ids when the commands are applied, in schedule order.
-            recorded = commands.despawn(entity);
-            recorded = recorded.and(commands.spawn(particle(&mut rng)).map(drop));
+            commands.despawn(entity);
+            commands.spawn(particle(&mut rng));
         }
     })?;
-    Ok(recorded?)
+    Ok(())
 }
 
 fn grid(mut bodies: Query<'_, (&mut Cell, &Position)>) -> Result<(), QueryError> {

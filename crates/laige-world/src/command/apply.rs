@@ -3,6 +3,7 @@
 use std::ops::AddAssign;
 
 use super::{Command, CommandBuffer, Target};
+use crate::tick_report::{CommandKind, CommandSkipReason, SkippedCommand};
 use crate::{Entity, Storage, WorldError};
 
 /// What applying command buffers did.
@@ -10,10 +11,13 @@ use crate::{Entity, Storage, WorldError};
 pub struct ApplyStats {
     /// Commands carried out.
     pub applied: usize,
-    /// Commands skipped: stale targets, failed spawns (and commands on them).
+    /// Commands skipped: refused when recorded, stale targets, failed spawns (and commands
+    /// on them).
     pub skipped: usize,
     /// Buffers dropped whole, unapplied, because their system's run failed.
     pub dropped_buffers: usize,
+    /// The first command skipped, in application order, and why.
+    pub first_skip: Option<SkippedCommand>,
 }
 
 impl AddAssign for ApplyStats {
@@ -21,6 +25,27 @@ impl AddAssign for ApplyStats {
         self.applied += other.applied;
         self.skipped += other.skipped;
         self.dropped_buffers += other.dropped_buffers;
+        self.first_skip = self.first_skip.or(other.first_skip);
+    }
+}
+
+impl ApplyStats {
+    /// Counts command `index`, skipped for `reason` when there is one.
+    #[inline]
+    fn count(&mut self, index: usize, command: CommandKind, skip: Option<CommandSkipReason>) {
+        match skip {
+            None => self.applied += 1,
+            Some(reason) => {
+                self.skipped += 1;
+                if self.first_skip.is_none() {
+                    self.first_skip = Some(SkippedCommand {
+                        index: index as u32,
+                        command,
+                        reason,
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -58,7 +83,7 @@ impl ApplyCommands for Storage {
         let mut stats = ApplyStats::default();
         buffer.resolved.clear();
         for i in 0..buffer.commands.len() {
-            let done = match buffer.commands[i] {
+            let (command, skip) = match buffer.commands[i] {
                 Command::Spawn {
                     signature,
                     first,
@@ -84,18 +109,26 @@ impl ApplyCommands for Storage {
                         }
                     }
                     buffer.resolved.push(spawned.ok());
-                    spawned.is_ok()
+                    (
+                        CommandKind::Spawn,
+                        spawned.err().map(CommandSkipReason::Refused),
+                    )
                 }
-                Command::Despawn { target } => match live_target(self, buffer, target, "despawn") {
-                    Some((entity, location)) => {
-                        self.despawn_at(entity, location);
-                        true
-                    }
-                    None => false,
-                },
+                Command::Despawn { target } => {
+                    let skip = match live_target(self, buffer, target, "despawn") {
+                        Ok((entity, location)) => {
+                            self.despawn_at(entity, location);
+                            None
+                        }
+                        Err(reason) => Some(reason),
+                    };
+                    (CommandKind::Despawn, skip)
+                }
                 Command::Insert { target, value } => {
-                    match live_target(self, buffer, target, "insert") {
-                        Some((entity, location)) => {
+                    let component = buffer.values[value as usize].component;
+                    let kind = CommandKind::Insert(self.components().get(component).name());
+                    let skip = match live_target(self, buffer, target, "insert") {
+                        Ok((entity, location)) => {
                             let value = &mut buffer.values[value as usize];
                             value.live = false;
                             let src = buffer.arena.ptr(value.offset);
@@ -103,45 +136,58 @@ impl ApplyCommands for Storage {
                             // aligned value of its component's type, owned by the buffer until now
                             // (marked dead above, so the buffer never drops it).
                             unsafe { self.insert_erased(entity, location, value.component, src) };
-                            true
+                            None
                         }
-                        None => {
+                        Err(reason) => {
                             buffer.drop_value(value as usize);
-                            false
+                            Some(reason)
                         }
-                    }
+                    };
+                    (kind, skip)
                 }
                 Command::Remove { target, component } => {
-                    match live_target(self, buffer, target, "remove") {
-                        Some((entity, location)) => {
+                    let kind = CommandKind::Remove(self.components().get(component).name());
+                    let skip = match live_target(self, buffer, target, "remove") {
+                        Ok((entity, location)) => {
                             // SAFETY: the entity is live at `location`; no output: the value is dropped.
                             unsafe { self.remove_erased(entity, location, component, None) };
-                            true
+                            None
                         }
-                        None => false,
+                        Err(reason) => Some(reason),
+                    };
+                    (kind, skip)
+                }
+                Command::Refused { command, error } => {
+                    if command == CommandKind::Spawn {
+                        // Its placeholder resolves to nothing, so commands on it are skipped too.
+                        buffer.resolved.push(None);
                     }
+                    (command, Some(CommandSkipReason::Refused(error)))
                 }
             };
-            if done {
-                stats.applied += 1;
-            } else {
-                stats.skipped += 1;
-            }
+            stats.count(i, command, skip);
         }
         buffer.reset();
         Ok(stats)
     }
 }
 
-/// The live entity a command targets, or `None` (reported when stale; a failed spawn was
-/// reported when it failed).
+/// The live entity a command targets, or why there is none (a stale target was reported
+/// here; a failed spawn was reported when it failed).
 fn live_target(
     storage: &Storage,
     buffer: &CommandBuffer,
     target: Target,
     op: &'static str,
-) -> Option<(Entity, laige_storage::entity::Location)> {
-    let entity = buffer.resolve(target)?;
-    let location = storage.locate(entity, op).ok()?;
-    Some((entity, location))
+) -> Result<(Entity, laige_storage::entity::Location), CommandSkipReason> {
+    let entity = match target {
+        Target::Entity(entity) => entity,
+        Target::Pending(pending) => buffer
+            .resolve(target)
+            .ok_or(CommandSkipReason::SpawnSkipped { pending })?,
+    };
+    let location = storage
+        .locate(entity, op)
+        .map_err(CommandSkipReason::Refused)?;
+    Ok((entity, location))
 }

@@ -156,29 +156,21 @@ fn every_value_is_dropped_exactly_once() {
 
     // Commands: an applied insert replaces (one drop), an unapplied one is dropped with its buffer.
     let mut applied = CommandBuffer::new();
-    world
-        .commands(&mut applied)
-        .insert(es[5], counter.make(55))
-        .unwrap();
-    world.commands(&mut applied).despawn(es[6]).unwrap();
+    world.commands(&mut applied).insert(es[5], counter.make(55));
+    world.commands(&mut applied).despawn(es[6]);
     world.apply(&mut applied).unwrap();
     assert_eq!(counter.dropped(), 5);
     let mut unapplied = CommandBuffer::new();
     world
         .commands(&mut unapplied)
-        .insert(es[7], counter.make(77))
-        .unwrap();
+        .insert(es[7], counter.make(77));
     world
         .commands(&mut unapplied)
-        .spawn((counter.make(78), Tag))
-        .unwrap();
+        .spawn((counter.make(78), Tag));
     drop(unapplied);
     assert_eq!(counter.dropped(), 7);
     let mut cleared = CommandBuffer::new();
-    world
-        .commands(&mut cleared)
-        .spawn((counter.make(79),))
-        .unwrap();
+    world.commands(&mut cleared).spawn((counter.make(79),));
     cleared.clear();
     assert_eq!(counter.dropped(), 8);
 

@@ -1,21 +1,24 @@
 //! Command buffers: schedule-order application, placeholders, stale targets, reuse.
 
 use laige_testkit::capture;
-use laige_world::{CommandBuffer, Entity, SystemContext, SystemId, World, WorldError};
+use laige_world::{
+    CommandBuffer, CommandKind, CommandSkipReason, Entity, SkippedCommand, SystemContext, SystemId,
+    World, WorldError,
+};
 
 use crate::support::{Counted, Counter, Health, Pos, Tag, one, pos, world};
 
 fn write_one(ctx: &mut SystemContext<'_>) {
     let target = first(ctx);
-    ctx.commands().insert(target, Health(1)).unwrap();
-    ctx.commands().spawn((Health(10),)).unwrap();
-    ctx.commands().spawn((Health(11),)).unwrap();
+    ctx.commands().insert(target, Health(1));
+    ctx.commands().spawn((Health(10),));
+    ctx.commands().spawn((Health(11),));
 }
 
 fn write_two(ctx: &mut SystemContext<'_>) {
     let target = first(ctx);
-    ctx.commands().insert(target, Health(2)).unwrap();
-    ctx.commands().spawn((Health(20),)).unwrap();
+    ctx.commands().insert(target, Health(2));
+    ctx.commands().spawn((Health(20),));
 }
 
 /// The first entity with a `Pos`.
@@ -99,12 +102,12 @@ fn placeholders_are_usable_by_later_commands_of_the_same_buffer() {
     let mut world = world();
     let mut buffer = CommandBuffer::new();
     let mut cmds = world.commands(&mut buffer);
-    let a = cmds.spawn((pos(1.0),)).unwrap();
-    let b = cmds.spawn(()).unwrap();
-    cmds.insert(a, Health(5)).unwrap();
-    cmds.insert(b, Tag).unwrap();
-    cmds.remove::<Pos>(a).unwrap();
-    cmds.despawn(b).unwrap();
+    let a = cmds.spawn((pos(1.0),));
+    let b = cmds.spawn(());
+    cmds.insert(a, Health(5));
+    cmds.insert(b, Tag);
+    cmds.remove::<Pos>(a);
+    cmds.despawn(b);
     assert_eq!((a.index(), b.index(), cmds.len()), (0, 1, 6));
     world.apply(&mut buffer).unwrap();
     let spawned = buffer.last_spawned().to_vec();
@@ -115,12 +118,24 @@ fn placeholders_are_usable_by_later_commands_of_the_same_buffer() {
 
     // A placeholder is valid only in its own buffer, and only until that buffer is applied.
     let mut other = CommandBuffer::new();
-    let (result, events) = capture(|| world.commands(&mut other).insert(a, Tag));
-    assert_eq!(result, Err(WorldError::InvalidPending { index: 0 }));
+    let (_, events) = capture(|| world.commands(&mut other).insert(a, Tag));
     one(&events, "ecs/pending_entity_invalid");
+    world.commands(&mut buffer).despawn(a);
+    let refused = CommandSkipReason::Refused(WorldError::InvalidPending { index: 0 });
+    let insert = world.apply(&mut other).unwrap();
+    assert_eq!((insert.applied, insert.skipped), (0, 1));
     assert_eq!(
-        world.commands(&mut buffer).despawn(a),
-        Err(WorldError::InvalidPending { index: 0 })
+        insert.first_skip,
+        Some(SkippedCommand {
+            index: 0,
+            command: CommandKind::Insert(std::any::type_name::<Tag>()),
+            reason: refused
+        })
+    );
+    let despawn = world.apply(&mut buffer).unwrap();
+    assert_eq!(
+        despawn.first_skip.map(|it| (it.command, it.reason)),
+        Some((CommandKind::Despawn, refused))
     );
     assert!(buffer.is_empty() && other.is_empty());
 }
@@ -134,11 +149,11 @@ fn stale_targets_are_skipped_reported_and_their_values_dropped() {
     let kept = world.spawn((pos(2.0),)).unwrap();
     let mut buffer = CommandBuffer::new();
     let mut cmds = world.commands(&mut buffer);
-    cmds.despawn(gone).unwrap();
-    cmds.insert(gone, counter.make(1)).unwrap();
-    cmds.remove::<Pos>(gone).unwrap();
-    cmds.despawn(gone).unwrap();
-    cmds.insert(kept, counter.make(2)).unwrap();
+    cmds.despawn(gone);
+    cmds.insert(gone, counter.make(1));
+    cmds.remove::<Pos>(gone);
+    cmds.despawn(gone);
+    cmds.insert(kept, counter.make(2));
     let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
     assert_eq!((stats.applied, stats.skipped), (2, 3));
     assert_eq!(
@@ -162,38 +177,53 @@ fn a_buffer_belongs_to_one_world() {
     let mut b = world();
     let e = a.spawn(()).unwrap();
     let mut buffer = CommandBuffer::new();
-    a.commands(&mut buffer).insert(e, Tag).unwrap();
+    a.commands(&mut buffer).insert(e, Tag);
     let (result, events) = capture(|| b.apply(&mut buffer));
     assert_eq!(result, Err(WorldError::ForeignCommandBuffer));
     one(&events, "ecs/command_buffer_foreign");
     assert!(buffer.is_empty(), "the foreign commands were dropped");
-    assert_eq!(
-        b.commands(&mut buffer).insert(e, Tag),
-        Ok(()),
-        "an emptied buffer can be rebound"
-    );
+    b.commands(&mut buffer).insert(e, Tag);
+    let (stats, _) = capture(|| b.apply(&mut buffer));
+    let stats = stats.expect("an emptied buffer can be rebound");
+    assert!(matches!(
+        stats.first_skip.map(|it| it.reason),
+        Some(CommandSkipReason::Refused(WorldError::StaleEntity { .. }))
+    ));
     assert!(!a.has::<Tag>(e).unwrap());
 }
 
 #[test]
-fn recording_errors_are_immediate() {
+fn recording_errors_are_reported_at_once_and_skipped_when_applied() {
     let mut world = world();
     let e = world.spawn(()).unwrap();
     let mut buffer = CommandBuffer::new();
-    let mut cmds = world.commands(&mut buffer);
-    assert!(matches!(
-        cmds.insert(e, 5u8),
-        Err(WorldError::UnregisteredComponent { .. })
-    ));
-    assert!(matches!(
-        cmds.remove::<u8>(e),
-        Err(WorldError::UnregisteredComponent { .. })
-    ));
-    assert!(matches!(
-        cmds.spawn((Tag, Tag)),
-        Err(WorldError::BundleDuplicate { .. })
-    ));
-    assert!(cmds.is_empty());
+    let (_, events) = capture(|| {
+        let mut cmds = world.commands(&mut buffer);
+        cmds.insert(e, 5u8);
+        cmds.remove::<u8>(e);
+        let twice = cmds.spawn((Tag, Tag));
+        cmds.insert(twice, Health(1));
+        assert_eq!(cmds.len(), 4, "refusals are recorded, to be skipped");
+    });
+    // Each refusal is reported as it is recorded (the second of one kind rate-limited).
+    assert_eq!(
+        events.iter().map(|it| it.name).collect::<Vec<_>>(),
+        ["ecs/component_unregistered", "ecs/bundle_duplicate"]
+    );
+    let stats = world.apply(&mut buffer).unwrap();
+    assert_eq!((stats.applied, stats.skipped), (0, 4));
+    assert_eq!(
+        stats.first_skip,
+        Some(SkippedCommand {
+            index: 0,
+            command: CommandKind::Insert("u8"),
+            reason: CommandSkipReason::Refused(WorldError::UnregisteredComponent {
+                component: "u8"
+            }),
+        })
+    );
+    assert_eq!(world.len(), 1, "the refused spawn spawned nothing");
+    assert!(buffer.is_empty() && buffer.last_spawned() == [None]);
 }
 
 #[test]
@@ -218,10 +248,10 @@ fn spawn_failures_skip_their_dependent_commands() {
     });
     let mut buffer = CommandBuffer::new();
     let mut cmds = world.commands(&mut buffer);
-    let a = cmds.spawn((pos(1.0),)).unwrap();
-    let b = cmds.spawn((pos(2.0),)).unwrap();
-    cmds.insert(b, Tag).unwrap();
-    cmds.insert(a, Tag).unwrap();
+    let a = cmds.spawn((pos(1.0),));
+    let b = cmds.spawn((pos(2.0),));
+    cmds.insert(b, Tag);
+    cmds.insert(a, Tag);
     let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
     assert_eq!((stats.applied, stats.skipped), (2, 2));
     one(&events, "ecs/entity_limit");

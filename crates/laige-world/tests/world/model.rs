@@ -97,7 +97,7 @@ proptest! {
                     row.tag = !row.tag;
                 },
                 Op::CommandHealth(i, v) => if let Some(e) = pick(&model, i) {
-                    world.commands(&mut buffer).insert(e, Health(v)).unwrap();
+                    world.commands(&mut buffer).insert(e, Health(v));
                     world.apply(&mut buffer).unwrap();
                     model.get_mut(&e).unwrap().health = Some(v);
                 },

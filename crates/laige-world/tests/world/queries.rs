@@ -492,9 +492,9 @@ fn a_violation_is_checked_per_call_and_reported_rate_limited() {
 fn reaper(ctx: &mut SystemContext<'_>) {
     ctx.each_with_commands::<(&Health, Option<&Pos>)>(|e, (h, p), cmds| {
         if h.0 <= 0 {
-            cmds.despawn(e).unwrap();
+            cmds.despawn(e);
         } else if p.is_none() {
-            cmds.insert(e, pos(h.0 as f32)).unwrap();
+            cmds.insert(e, pos(h.0 as f32));
         }
     })
     .unwrap();
@@ -502,7 +502,7 @@ fn reaper(ctx: &mut SystemContext<'_>) {
     queries
         .each::<(Entity, &Health)>(|_, (e, _)| {
             if rng.next_range(0, 2) == 7 {
-                cmds.remove::<Health>(e).unwrap();
+                cmds.remove::<Health>(e);
             }
         })
         .unwrap();

@@ -52,7 +52,7 @@ fn reader(ctx: &mut SystemContext<'_>) {
 
 /// Spawns one entity with Pos(100) through its commands.
 fn spawner(ctx: &mut SystemContext<'_>) {
-    ctx.commands().spawn((pos(100.0),)).unwrap();
+    ctx.commands().spawn((pos(100.0),));
 }
 
 struct Setup {

@@ -231,9 +231,7 @@ fn fire(ctx: &mut SystemContext<'_>) {
     queries
         .each::<(&mut Cooldown, &Transform, &Team, &Target)>(|_, (cd, t, team, target)| {
             if cd.0 <= 0.0 {
-                commands
-                    .spawn(projectile(*t, *target, team.0, SHOT_LIFE))
-                    .unwrap();
+                commands.spawn(projectile(*t, *target, team.0, SHOT_LIFE));
                 cd.0 = rng.next_range(MEAN_COOLDOWN / 2, MEAN_COOLDOWN * 3 / 2) as f32;
             }
         })
@@ -281,14 +279,14 @@ fn expire(ctx: &mut SystemContext<'_>) {
     queries
         .each::<&Lifetime>(|e, life| {
             if life.0 == 0 {
-                commands.despawn(e).unwrap();
+                commands.despawn(e);
             }
         })
         .unwrap();
     queries
         .each::<(&Lifetime, With<Tag>)>(|e, (life, ())| {
             if life.0 == 0 {
-                commands.spawn(pickup(place(e), PICKUP_LIFE)).unwrap();
+                commands.spawn(pickup(place(e), PICKUP_LIFE));
             }
         })
         .unwrap();
@@ -296,18 +294,16 @@ fn expire(ctx: &mut SystemContext<'_>) {
     queries
         .each::<(&Health, &Team, With<Ai>)>(|e, (h, team, ())| {
             if h.0 <= 0.0 {
-                commands.despawn(e).unwrap();
-                commands
-                    .spawn(soldier(place(e), team.0, cooldown(e)))
-                    .unwrap();
+                commands.despawn(e);
+                commands.spawn(soldier(place(e), team.0, cooldown(e)));
             }
         })
         .unwrap();
     queries
         .each::<(&Health, &Team, With<Buff>)>(|e, (h, team, ())| {
             if h.0 <= 0.0 {
-                commands.despawn(e).unwrap();
-                commands.spawn(hero(place(e), team.0, cooldown(e))).unwrap();
+                commands.despawn(e);
+                commands.spawn(hero(place(e), team.0, cooldown(e)));
             }
         })
         .unwrap();
@@ -369,7 +365,7 @@ fn emit(ctx: &mut SystemContext<'_>) {
                 && let Some(at) = view.get(e)
             {
                 let kick = (rng.next_float01(), rng.next_float01());
-                commands.spawn(particle(*at, kick, SHOT_LIFE)).unwrap();
+                commands.spawn(particle(*at, kick, SHOT_LIFE));
             }
         })
         .unwrap();

@@ -1,0 +1,292 @@
+//! What the last tick did, system by system: whether each ran, and what became of the
+//! commands it recorded.
+//!
+//! [`World::run_systems`](crate::World::run_systems) fills one [`TickReport`] per tick, in
+//! place: it is sized when the schedule is prepared (or on the first tick after systems are
+//! registered) and reset at the start of each tick, so a steady-state tick allocates nothing
+//! for it. A game loop reads it through [`World::tick_report`](crate::World::tick_report)
+//! without a `tracing` subscriber.
+
+use std::fmt;
+
+use laige_registry::{Registry, SystemId};
+
+use crate::command::ApplyStats;
+use crate::{SystemRun, WorldError};
+
+/// Why a scheduled system did not run this tick. Recorded by the layer that decided it
+/// (a run condition, an event trigger, a throttle, load shedding, a failure policy).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Its run condition was false.
+    RunConditionFalse,
+    /// It runs on events and none were waiting.
+    EventsEmpty,
+    /// It runs at a lower rate than the tick and this tick was not its turn.
+    Throttled,
+    /// It was shed to keep the tick within its budget.
+    Shed,
+    /// A system it depends on failed or panicked this tick.
+    DependencyFailed {
+        /// The failed dependency.
+        dependency: SystemId,
+    },
+    /// The tick was aborted before the system ran (the executor refused its track, or a
+    /// failure policy stopped the tick).
+    Aborted,
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::RunConditionFalse => f.write_str("its run condition was false"),
+            SkipReason::EventsEmpty => f.write_str("no events were waiting"),
+            SkipReason::Throttled => f.write_str("throttled: not its turn this tick"),
+            SkipReason::Shed => f.write_str("shed to keep the tick within budget"),
+            SkipReason::DependencyFailed { dependency } => {
+                write!(f, "its dependency (system id {dependency}) failed")
+            }
+            SkipReason::Aborted => f.write_str("the tick was aborted before it ran"),
+        }
+    }
+}
+
+/// How a system's run went this tick.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[non_exhaustive]
+pub enum SystemOutcome {
+    /// Not in the schedule the tick ran (or no tick ran yet).
+    #[default]
+    NotScheduled,
+    /// It ran to the end.
+    Ran,
+    /// A typed system returned `Err`, or a parameter could not be fetched; its commands were
+    /// dropped ([`TickError::SystemFailed`](crate::TickError::SystemFailed)).
+    Failed,
+    /// It panicked; its commands were dropped
+    /// ([`TickError::Panicked`](crate::TickError::Panicked)).
+    Panicked,
+    /// It was scheduled but did not run.
+    Skipped(SkipReason),
+}
+
+/// Which command was skipped; a component command names the component's type.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum CommandKind {
+    /// `Commands::spawn`.
+    Spawn,
+    /// `Commands::despawn`.
+    Despawn,
+    /// `Commands::insert` of the named type.
+    Insert(&'static str),
+    /// `Commands::remove` of the named type.
+    Remove(&'static str),
+}
+
+impl fmt::Display for CommandKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandKind::Spawn => f.write_str("spawn"),
+            CommandKind::Despawn => f.write_str("despawn"),
+            CommandKind::Insert(ty) => write!(f, "insert::<{ty}>"),
+            CommandKind::Remove(ty) => write!(f, "remove::<{ty}>"),
+        }
+    }
+}
+
+/// Why a recorded command was not carried out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum CommandSkipReason {
+    /// The world refused it, when it was recorded or applied: a stale target
+    /// ([`WorldError::StaleEntity`] names the entity), the entity limit, an unregistered or
+    /// resource type, a repeated bundle type, a placeholder from another buffer.
+    Refused(WorldError),
+    /// It targets an entity spawned earlier in the same buffer whose spawn was skipped.
+    SpawnSkipped {
+        /// The placeholder's spawn index in its buffer.
+        pending: u32,
+    },
+}
+
+impl fmt::Display for CommandSkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandSkipReason::Refused(err) => err.fmt(f),
+            CommandSkipReason::SpawnSkipped { pending } => write!(
+                f,
+                "its target, pending entity #{pending} of the same buffer, was never spawned \
+                 (that spawn was skipped first)"
+            ),
+        }
+    }
+}
+
+/// One command that was skipped: where it stood in its buffer, what it was, and why.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SkippedCommand {
+    /// Its position among the commands its buffer recorded, from 0.
+    pub index: u32,
+    /// The command.
+    pub command: CommandKind,
+    /// Why it was not carried out.
+    pub reason: CommandSkipReason,
+}
+
+impl fmt::Display for SkippedCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "command #{} ({}): {}",
+            self.index, self.command, self.reason
+        )
+    }
+}
+
+/// What one system did in the last tick.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SystemReport {
+    /// The system.
+    pub id: SystemId,
+    /// Its registration name.
+    pub name: &'static str,
+    /// Whether it ran, failed, panicked or was skipped.
+    pub outcome: SystemOutcome,
+    /// Its commands carried out this tick.
+    pub commands_applied: u32,
+    /// Its commands skipped this tick.
+    pub commands_skipped: u32,
+    /// The first of them skipped, in recording order.
+    pub first_skip: Option<SkippedCommand>,
+}
+
+impl SystemReport {
+    fn new(id: SystemId, name: &'static str) -> Self {
+        Self {
+            id,
+            name,
+            outcome: SystemOutcome::NotScheduled,
+            commands_applied: 0,
+            commands_skipped: 0,
+            first_skip: None,
+        }
+    }
+}
+
+/// Per tick, per system: how its run went and what became of its commands. Filled in place
+/// by [`World::run_systems`](crate::World::run_systems) and read through
+/// [`World::tick_report`](crate::World::tick_report); it is replaced by the next tick's.
+#[derive(Clone, Debug, Default)]
+pub struct TickReport {
+    /// Ticks run so far; this report is of tick `tick` (0: none ran yet).
+    tick: u64,
+    /// By [`SystemId::index`].
+    systems: Vec<SystemReport>,
+    applied: usize,
+    skipped: usize,
+    /// The system of the first skipped command, in schedule order.
+    first_skip: Option<SystemId>,
+}
+
+impl TickReport {
+    /// The tick this report is of, counting from 1; 0 before the first tick.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Every registered system's report, by [`SystemId::index`].
+    pub fn systems(&self) -> &[SystemReport] {
+        &self.systems
+    }
+
+    /// System `id`'s report, if it was registered when the tick ran.
+    pub fn system(&self, id: impl Into<SystemId>) -> Option<&SystemReport> {
+        self.systems.get(id.into().index())
+    }
+
+    /// Commands carried out this tick, over every system.
+    pub fn commands_applied(&self) -> usize {
+        self.applied
+    }
+
+    /// Commands skipped this tick, over every system.
+    pub fn commands_skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// The first skipped command in schedule order, with its system's report.
+    pub fn first_skip(&self) -> Option<(&SystemReport, &SkippedCommand)> {
+        let system = self.system(self.first_skip?)?;
+        Some((system, system.first_skip.as_ref()?))
+    }
+
+    /// Whether every scheduled system ran and every command was carried out.
+    pub fn is_clean(&self) -> bool {
+        self.skipped == 0
+            && self
+                .systems
+                .iter()
+                .all(|it| matches!(it.outcome, SystemOutcome::Ran | SystemOutcome::NotScheduled))
+    }
+
+    /// Records how system `id`'s run went, for a layer that decides whether systems run (run
+    /// conditions, throttles, failure policies); the World records ran, failed and panicked
+    /// itself. An id not registered when the tick began is ignored.
+    pub fn set_outcome(&mut self, id: impl Into<SystemId>, outcome: SystemOutcome) {
+        if let Some(system) = self.systems.get_mut(id.into().index()) {
+            system.outcome = outcome;
+        }
+    }
+
+    /// Sizes the report for every system of `registry`: allocates only when systems were
+    /// registered since.
+    pub(crate) fn size_for(&mut self, registry: &Registry<SystemRun>) {
+        if self.systems.len() != registry.len() {
+            self.systems.clear();
+            self.systems.extend(
+                registry
+                    .iter()
+                    .map(|record| SystemReport::new(record.id(), record.name())),
+            );
+        }
+    }
+
+    /// Starts the next tick's report: sized for `registry`, every system not scheduled.
+    pub(crate) fn begin(&mut self, registry: &Registry<SystemRun>) {
+        self.size_for(registry);
+        self.tick += 1;
+        self.applied = 0;
+        self.skipped = 0;
+        self.first_skip = None;
+        for system in &mut self.systems {
+            *system = SystemReport::new(system.id, system.name);
+        }
+    }
+
+    /// Marks the systems of a track as run, before its failures and panics are settled.
+    #[inline]
+    pub(crate) fn mark(&mut self, track: &[SystemId], outcome: SystemOutcome) {
+        for &id in track {
+            self.set_outcome(id, outcome);
+        }
+    }
+
+    /// Counts what applying system `id`'s buffers did.
+    pub(crate) fn record_apply(&mut self, id: SystemId, stats: &ApplyStats) {
+        self.applied += stats.applied;
+        self.skipped += stats.skipped;
+        let Some(system) = self.systems.get_mut(id.index()) else {
+            return;
+        };
+        system.commands_applied = system.commands_applied.saturating_add(stats.applied as u32);
+        system.commands_skipped = system.commands_skipped.saturating_add(stats.skipped as u32);
+        if system.first_skip.is_none() {
+            system.first_skip = stats.first_skip;
+        }
+        if self.first_skip.is_none() && stats.first_skip.is_some() {
+            self.first_skip = Some(id);
+        }
+    }
+}
