@@ -189,8 +189,10 @@ laige_diag::diagnostics! {
             second_writer = second_writer.name,
         }
         "{first_writer} and {second_writer} both declare a write of {component}: one writer per \
-         component; merge the two writes into one system or have one of them write a different \
-         component";
+         component under the flat rules, even when one runs after the other; merge the two \
+         writes into one system, have one of them write a different component, or set a \
+         declarative layout (`world.set_layout(Layout::new().dag(..))`), which orders writers \
+         by `.after` and phases";
     LayoutInvalid { problem, %name } => warn layout_invalid { name } "layout: `{name}` {problem}";
     UnknownDag { system, %dag, %suggestion } => warn unknown_dag { system = system.name, dag }
         |f| {

@@ -152,7 +152,11 @@ fn steady_ticks(world: &mut World, schedule: &Schedule) -> u64 {
     let before = laige_testkit::allocations_all_threads();
     for _ in 0..100 {
         world.run_systems(schedule).unwrap();
+        // The tick report is filled in place: every system ran, every command applied.
+        let report = std::hint::black_box(world.tick_report());
+        assert!(report.is_clean() && report.commands_applied() > 0);
     }
+    assert_eq!(world.tick_report().tick(), 150);
     laige_testkit::allocations_all_threads() - before
 }
 

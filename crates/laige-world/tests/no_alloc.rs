@@ -371,3 +371,63 @@ fn typed_systems_allocate_nothing() {
     println!("world-zeroalloc-typed-hash 0x{hash:016x}");
     assert_eq!(counted, 0, "typed systems allocated {counted} times");
 }
+
+/// Not registered: inserting it is refused when recorded.
+struct Unregistered;
+
+#[test]
+fn skipped_commands_and_the_tick_report_allocate_nothing() {
+    let mut world = World::new(WorldOptions {
+        max_entities: Some(64),
+        ..WorldOptions::default()
+    });
+    world.register_component::<Pos>().unwrap();
+    let gone = world.spawn(()).unwrap();
+    world.despawn(gone).unwrap();
+    for i in 0..64 {
+        world.spawn((Pos(i as f32, 0.0),)).unwrap();
+    }
+    world
+        .system("Overflow", move |mut commands: Commands<'_>| {
+            // Past the entity limit, on a stale handle, and of an unregistered type.
+            let pending = commands.spawn((Pos(0.0, 0.0),));
+            commands.insert(pending, Pos(1.0, 1.0));
+            commands.despawn(gone);
+            commands.insert(gone, Unregistered);
+        })
+        .register()
+        .unwrap();
+    world
+        .system("Movement", |mut q: Query<'_, &mut Pos>| {
+            q.each(|_, p| p.0 += 1.0)
+        })
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.prepare_schedule(&schedule).unwrap();
+    let run = |world: &mut World| {
+        let err = world.run_systems(&schedule).unwrap_err();
+        assert!(matches!(
+            err,
+            laige_world::TickError::CommandsSkipped { skipped: 4, .. }
+        ));
+        black_box(
+            world
+                .tick_report()
+                .first_skip()
+                .map(|(it, _)| it.commands_skipped),
+        )
+    };
+    for _ in 0..50 {
+        run(&mut world);
+    }
+    let before = allocs();
+    for _ in 0..100 {
+        run(&mut world);
+    }
+    let counted = allocs() - before;
+    assert_eq!(world.len(), 64, "every spawn past the limit was skipped");
+    assert_eq!(world.tick_report().tick(), 150);
+    println!("world-zeroalloc-skipped ticks=100 allocs={counted}");
+    assert_eq!(counted, 0, "skipping commands allocated {counted} times");
+}
