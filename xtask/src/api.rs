@@ -2,9 +2,13 @@
 //!
 //! The manifest lists every public item of every `crates/laige-*` crate as
 //! `{"path", "kind", "signature"}`, sorted, one item per line, so a pull request that changes the
-//! public API shows it as a diff of this file. The items come from a `syn` walk of the sources
+//! public API shows it as a diff of this file. A `#[doc(hidden)]` item is public all the same:
+//! it is listed with `"hidden": "marked"` (it carries the attribute) or `"inside"` (it is in a
+//! hidden module, item or impl), and every hidden item must be named, with its reason, in
+//! ADR 0001's list ([`hidden`]), so the count of hidden items cannot grow unseen. The items come from a `syn` walk of the sources
 //! ([`walk`]); `docs/decisions/0001-api-manifest-extraction.md` explains why and what it misses.
 
+pub mod hidden;
 mod render;
 mod walk;
 
@@ -14,13 +18,13 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 
 use crate::metadata;
-pub use walk::{CrateSource, Entry, public_api};
+pub use walk::{CrateSource, Entry, Hidden, public_api};
 
 /// The manifest file name, at the workspace root.
 pub const MANIFEST: &str = "laige-api.json";
 
 /// The `format` field of the manifest; bump it when the layout or the signature style changes.
-const FORMAT: &str = "laige-api/1";
+const FORMAT: &str = "laige-api/2";
 
 /// What `cargo xtask api` does with the regenerated manifest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,8 +73,13 @@ pub fn render(entries: &[Entry]) -> String {
     res.push_str("  \"items\": [");
     for (idx, it) in entries.iter().enumerate() {
         let sep = if idx == 0 { "\n" } else { ",\n" };
+        let hidden = match it.hidden {
+            Hidden::No => "",
+            Hidden::Marked => ", \"hidden\": \"marked\"",
+            Hidden::Inside => ", \"hidden\": \"inside\"",
+        };
         res.push_str(&format!(
-            "{sep}    {{\"path\": {}, \"kind\": {}, \"signature\": {}}}",
+            "{sep}    {{\"path\": {}, \"kind\": {}, \"signature\": {}{hidden}}}",
             string(&it.path),
             string(&it.kind),
             string(&it.signature)
@@ -104,6 +113,12 @@ pub fn parse(text: &str) -> Result<Vec<Entry>> {
                 path: field("path")?,
                 kind: field("kind")?,
                 signature: field("signature")?,
+                hidden: match it.get("hidden").and_then(Value::as_str) {
+                    None => Hidden::No,
+                    Some("marked") => Hidden::Marked,
+                    Some("inside") => Hidden::Inside,
+                    Some(other) => bail!("unknown `hidden` value `{other}`"),
+                },
             })
         })
         .collect()
@@ -111,21 +126,28 @@ pub fn parse(text: &str) -> Result<Vec<Entry>> {
 
 /// Describes how `new` differs from `old`, by path and kind: items added, removed, or whose signature changed.
 pub fn diff(old: &[Entry], new: &[Entry]) -> Vec<String> {
-    type Sides<'a> = (Vec<&'a str>, Vec<&'a str>);
+    type Sides<'a> = (Vec<String>, Vec<String>);
+    let shown = |it: &Entry| {
+        if it.hidden.any() {
+            format!("{} [hidden]", it.signature)
+        } else {
+            it.signature.clone()
+        }
+    };
     let mut by_key: BTreeMap<(&str, &str), Sides<'_>> = BTreeMap::new();
     for it in old.iter().filter(|it| !new.contains(it)) {
         by_key
             .entry((&it.path, &it.kind))
             .or_default()
             .0
-            .push(&it.signature);
+            .push(shown(it));
     }
     for it in new.iter().filter(|it| !old.contains(it)) {
         by_key
             .entry((&it.path, &it.kind))
             .or_default()
             .1
-            .push(&it.signature);
+            .push(shown(it));
     }
     let mut res = Vec::new();
     for ((path, kind), (removed, added)) in by_key {
@@ -153,13 +175,19 @@ pub fn run(root: &Path, mode: Mode) -> Result<()> {
     match mode {
         Mode::Write => {
             let old = fs::read_to_string(&path).ok();
-            if old.as_deref() == Some(text.as_str()) {
-                println!("{MANIFEST} is up to date ({} items)", entries.len());
+            // Written first, so the manifest shows the hidden items the check names.
+            let verb = if old.as_deref() == Some(text.as_str()) {
+                "is up to date"
             } else {
                 fs::write(&path, &text)
                     .with_context(|| format!("cannot write {}", path.display()))?;
-                println!("wrote {MANIFEST} ({} items)", entries.len());
-            }
+                "written"
+            };
+            let listed = hidden::check(root, &entries)?;
+            println!(
+                "{MANIFEST} {verb} ({} items, {listed} hidden)",
+                entries.len()
+            );
             Ok(())
         }
         Mode::Check => {
@@ -170,7 +198,11 @@ pub fn run(root: &Path, mode: Mode) -> Result<()> {
                 ),
             };
             if old == text {
-                println!("api: {MANIFEST} is up to date ({} items)", entries.len());
+                let listed = hidden::check(root, &entries)?;
+                println!(
+                    "api: {MANIFEST} is up to date ({} items, {listed} hidden)",
+                    entries.len()
+                );
                 return Ok(());
             }
             let changes = match parse(&old) {
@@ -281,6 +313,7 @@ mod tests {
             path: path.to_owned(),
             kind: kind.to_owned(),
             signature: signature.to_owned(),
+            hidden: Hidden::No,
         };
         let old = vec![
             entry("c::a", "fn", "pub fn a()"),

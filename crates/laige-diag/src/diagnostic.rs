@@ -27,8 +27,8 @@ pub trait Diagnostic: fmt::Display {
 
 /// A value a table row may give an event field: a number or a flag as it is, text (a
 /// `&str`, or any `Display` value wrapped in [`Rendered`]) escaped and bounded to the
-/// field's limit ([`field_limit`]).
-#[doc(hidden)]
+/// field's limit ([`field_limit`]). The [`diagnostics!`](crate::diagnostics) table calls it
+/// for each field; implement it for a field type of your own.
 pub trait FieldValue {
     /// What the event records: the value itself, or its rendered text.
     type Held: HeldField;
@@ -37,7 +37,6 @@ pub trait FieldValue {
 }
 
 /// A prepared field value, recorded by reference while the event is emitted.
-#[doc(hidden)]
 pub trait HeldField {
     /// The type `tracing` records.
     type Value<'a>: tracing::Value

@@ -81,8 +81,7 @@ impl<T: fmt::Display> fmt::Display for Text<T> {
 }
 
 /// A field value's text, escaped and bounded into a fixed buffer, so that it is recorded
-/// as a string without allocating.
-#[doc(hidden)]
+/// as a string without allocating: what a text field holds while its event is emitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldText(ArrayString<FIELD_CAPACITY>);
 
@@ -102,8 +101,8 @@ impl FieldText {
 }
 
 /// Turns a message's text binding into its escaped, bounded [`Text`]; what the
-/// [`diagnostics!`](crate::diagnostics) table's `%` marker does to a binding.
-#[doc(hidden)]
+/// [`diagnostics!`](crate::diagnostics) table's `%` marker does to a binding. Implement it
+/// for a binding type of your own (as the executor does for a panic's message).
 pub trait Escape {
     /// The escaped form.
     type Escaped;

@@ -121,7 +121,7 @@ impl<'a> Queries<'a> {
         &self,
     ) -> Result<SnapshotView<'a, T>, QueryError> {
         let storage = self.storage;
-        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(self.meta))
+        snapshot_of::<T>(storage.components(), storage.snapshots(), Some(self.meta))
             .map_err(|err| storage.report(err))
     }
 

@@ -213,7 +213,7 @@ impl<'a> QueryDesc<'a> {
     }
 
     fn components(&self) -> &'a Components {
-        &self.storage.components
+        self.storage.components()
     }
 
     /// Records that matched entities must have `id`; the driver becomes the required
@@ -352,7 +352,7 @@ impl<'a> QueryDesc<'a> {
     pub fn snapshot<T: Send + Sync + 'static>(
         &mut self,
     ) -> Result<SnapshotView<'a, T>, QueryError> {
-        snapshot_of::<T>(self.components(), &self.storage.snapshots, self.declared)
+        snapshot_of::<T>(self.components(), self.storage.snapshots(), self.declared)
     }
 
     fn resource<T>(&self) -> QueryError {
@@ -491,10 +491,10 @@ pub fn checked_ptr<T: 'static>(
         component: type_name::<T>(),
         is_component,
     };
-    let Some(id) = storage.components.id_of::<T>() else {
+    let Some(id) = storage.components().id_of::<T>() else {
         return Err(storage.report(missing(false)));
     };
-    if !storage.components.is_resource(id) {
+    if !storage.components().is_resource(id) {
         return Err(storage.report(missing(true)));
     }
     let declared = meta.declared(id);
@@ -513,7 +513,7 @@ pub fn checked_ptr<T: 'static>(
         }));
     }
     storage
-        .resources
+        .resources()
         .ptr(id)
         .ok_or_else(|| storage.report(missing(false)))
 }

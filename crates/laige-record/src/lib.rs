@@ -21,10 +21,8 @@
 //! ```
 #![deny(missing_docs)]
 
-#[doc(hidden)]
-pub mod lockstep;
-#[doc(hidden)]
-pub mod timeline;
+mod lockstep;
+mod timeline;
 
 pub use lockstep::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,

@@ -42,6 +42,11 @@ struct Slot {
 /// in schedule order, per written component in ascending id. It keeps the last `capacity`
 /// ticks; all rows are reserved when the schedule is first seen, so recording allocates
 /// nothing per tick.
+///
+/// The world drives its record each tick ([`ChecksumRecord::begin_tick`],
+/// [`ChecksumRecord::record_track`], [`ChecksumRecord::end_tick`]); a record made with
+/// [`ChecksumRecord::new`] and driven by hand records what it is given, and a call out of
+/// order records nothing rather than panicking.
 #[derive(Clone, Debug)]
 pub struct ChecksumRecord {
     systems: Vec<RecordedSystem>,
@@ -83,7 +88,6 @@ impl<'a> TickChecksums<'a> {
 
 impl ChecksumRecord {
     /// An empty live record keeping the last `capacity` ticks (at least 1).
-    #[doc(hidden)]
     pub fn new(capacity: usize) -> Self {
         Self {
             systems: Vec::new(),
@@ -161,7 +165,6 @@ impl ChecksumRecord {
 
     /// Lays the rows out for `schedule` now, if they are not yet, so its first tick
     /// allocates nothing.
-    #[doc(hidden)]
     pub fn prepare<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
         if self.schedule != schedule.stamp() {
             self.lay_out(schedule, registry);
@@ -171,7 +174,6 @@ impl ChecksumRecord {
     /// Lays the record out for `schedule` when it is not the one it was laid out for and
     /// lists other systems, writes or footprints, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then starts the row of tick `tick`.
-    #[doc(hidden)]
     pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
         self.prepare(schedule, registry);
         let width = self.width();
@@ -219,8 +221,7 @@ impl ChecksumRecord {
     }
 
     /// Checksums what the systems of track `t` wrote, into the current row.
-    #[doc(hidden)]
-    pub fn record_track(&mut self, t: usize, storage: &Storage) {
+    pub fn record_track(&mut self, t: usize, storage: &mut Storage) {
         let (Some(&first), Some(&last)) = (self.track_slots.get(t), self.track_slots.get(t + 1))
         else {
             return;
@@ -235,12 +236,17 @@ impl ChecksumRecord {
         }
     }
 
-    /// Ends the current row with the world's state hash.
-    #[doc(hidden)]
+    /// Ends the current row with the world's state hash; does nothing before the first
+    /// [`ChecksumRecord::begin_tick`].
     pub fn end_tick(&mut self, state_hash: u64) {
+        if self.recorded == 0 {
+            return;
+        }
         let width = self.width();
-        let slot = self.slot(self.recorded.wrapping_sub(1));
-        self.rows[slot * width + 1] = state_hash;
+        let slot = self.slot(self.recorded - 1);
+        if let Some(hash) = self.rows.get_mut(slot * width + 1) {
+            *hash = state_hash;
+        }
     }
 }
 

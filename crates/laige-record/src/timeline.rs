@@ -65,6 +65,9 @@ pub struct TimelineEvent {
 }
 
 /// The last ticks' timelines of one world; see `World::record_timeline`.
+///
+/// The world drives it each tick (the `mark_*`, `begin_tick` and `record_track` methods);
+/// a timeline made with [`Timeline::new`] and driven by hand records what it is given.
 #[derive(Clone, Debug)]
 pub struct Timeline {
     clock: TickClock,
@@ -90,7 +93,6 @@ pub struct Timeline {
 impl Timeline {
     /// An empty timeline keeping the last `capacity` ticks (at least 1), timed on `clock`
     /// from now.
-    #[doc(hidden)]
     pub fn new(capacity: usize, clock: TickClock) -> Self {
         let origin = clock.raw();
         Self {
@@ -110,21 +112,18 @@ impl Timeline {
 
     /// Marks the start of a track: before its first system.
     #[inline]
-    #[doc(hidden)]
     pub fn mark_start(&mut self) {
         self.current.start = self.clock.raw();
     }
 
     /// Marks the end of a track's run: its last system returned and the caller knows.
     #[inline]
-    #[doc(hidden)]
     pub fn mark_ran(&mut self) {
         self.current.ran = self.clock.raw();
     }
 
     /// Lays the rows out for `schedule` now, if they are not yet, so its first tick
     /// allocates nothing.
-    #[doc(hidden)]
     pub fn prepare<R>(&mut self, schedule: &Schedule, registry: &Registry<R>) {
         if self.schedule != schedule.stamp() {
             self.lay_out(schedule, registry);
@@ -134,7 +133,6 @@ impl Timeline {
     /// Lays the buffers out for `schedule` when it is not the one they were laid out for
     /// and orders other systems or tracks, which drops the ticks recorded so far
     /// (setup-time work: a new schedule). Then claims the ring slot of tick `tick`.
-    #[doc(hidden)]
     pub fn begin_tick<R>(&mut self, schedule: &Schedule, registry: &Registry<R>, tick: u64) {
         self.prepare(schedule, registry);
         let slot = self.slot(self.recorded);
@@ -172,7 +170,6 @@ impl Timeline {
 
     /// Records track `t` of the current tick, its commands just applied: its marks, and
     /// each system's span from `span_of` (the runner's or the executor's last span of it).
-    #[doc(hidden)]
     pub fn record_track(&mut self, t: usize, span_of: impl Fn(SystemId) -> ClockSpan) {
         self.current.applied = self.clock.raw();
         let (Some(&first), Some(&last)) = (self.track_rows.get(t), self.track_rows.get(t + 1))

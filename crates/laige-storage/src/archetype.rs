@@ -49,15 +49,12 @@ pub struct Archetype {
     /// Column index by component index, [`NO_COLUMN`] when absent.
     column_of: [u16; MAX_COMPONENTS],
     entities: Vec<Entity>,
-    #[doc(hidden)]
-    pub add_edges: BTreeMap<ComponentId, u32>,
-    #[doc(hidden)]
-    pub remove_edges: BTreeMap<ComponentId, u32>,
+    pub(crate) add_edges: BTreeMap<ComponentId, u32>,
+    pub(crate) remove_edges: BTreeMap<ComponentId, u32>,
 }
 
 impl Archetype {
-    #[doc(hidden)]
-    pub fn new(id: ArchetypeId, signature: ComponentSet, components: &Components) -> Self {
+    pub(crate) fn new(id: ArchetypeId, signature: ComponentSet, components: &Components) -> Self {
         let ids: Vec<ComponentId> = signature.iter().collect();
         let mut column_of = [NO_COLUMN; MAX_COMPONENTS];
         for (i, c) in ids.iter().enumerate() {
@@ -129,7 +126,6 @@ impl Archetype {
 
     /// The column index of `component`, if the archetype has it.
     #[inline]
-    #[doc(hidden)]
     pub fn column_index(&self, component: ComponentId) -> Option<usize> {
         // A component index is below MAX_COMPONENTS (a power of two), so the mask changes
         // nothing; it only spares the bounds check.
@@ -140,7 +136,6 @@ impl Archetype {
 
     /// The base pointer of `component`'s column, if the archetype has it.
     #[inline]
-    #[doc(hidden)]
     pub fn column_ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
         self.column_index(component).map(|i| {
             debug_assert!(i < self.columns().len());
@@ -156,7 +151,6 @@ impl Archetype {
     ///
     /// The archetype has `component` (its signature contains it).
     #[inline]
-    #[doc(hidden)]
     pub unsafe fn column_ptr_unchecked(&self, component: ComponentId) -> NonNull<u8> {
         debug_assert!(self.signature.contains(component));
         let idx = self.column_of[component.index() & (MAX_COMPONENTS - 1)] as usize;
@@ -167,22 +161,20 @@ impl Archetype {
 
     /// The base pointer of the entity column.
     #[inline]
-    #[doc(hidden)]
     pub fn entities_ptr(&self) -> NonNull<Entity> {
         // A Vec's pointer is never null (dangling when empty).
         NonNull::from(self.entities.as_slice()).cast()
     }
 
+    /// The columns, `columns()[i]` storing `components()[i]`; read-only.
     #[inline]
-    #[doc(hidden)]
     pub fn columns(&self) -> &[Column] {
         self.columns.as_slice()
     }
 
     /// The hashed columns with their state-hash functions, in ascending id.
     #[inline]
-    #[doc(hidden)]
-    pub fn hashed_columns(&self) -> impl Iterator<Item = (&Column, HashFn)> + '_ {
+    pub(crate) fn hashed_columns(&self) -> impl Iterator<Item = (&Column, HashFn)> + '_ {
         self.hashers
             .iter()
             .map(|&(column, hash)| (&self.columns()[column], hash))
@@ -190,26 +182,22 @@ impl Archetype {
 
     /// The table's state-hash rank, as last set by [`Archetype::set_hash_rank`].
     #[inline]
-    #[doc(hidden)]
-    pub fn hash_rank(&self) -> u32 {
+    pub(crate) fn hash_rank(&self) -> u32 {
         self.hash_rank.load(Ordering::Relaxed)
     }
 
     /// Sets the table's state-hash rank (scratch; see the field).
     #[inline]
-    #[doc(hidden)]
-    pub fn set_hash_rank(&self, rank: u32) {
+    pub(crate) fn set_hash_rank(&self, rank: u32) {
         self.hash_rank.store(rank, Ordering::Relaxed);
     }
 
-    #[doc(hidden)]
-    pub fn columns_mut(&mut self) -> &mut [Column] {
+    pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
         self.columns.as_mut_slice()
     }
 
     /// The column directory's entry for this table's column of `component`, which it has.
-    #[doc(hidden)]
-    pub fn directory_entry(&self, component: ComponentId) -> TableColumn {
+    pub(crate) fn directory_entry(&self, component: ComponentId) -> TableColumn {
         let index = self
             .column_index(component)
             .expect("a table is listed only under components it has");
@@ -217,8 +205,7 @@ impl Archetype {
     }
 
     /// Makes room for one more row in every column; grows only when full (by doubling).
-    #[doc(hidden)]
-    pub fn reserve_one(&mut self) {
+    pub(crate) fn reserve_one(&mut self) {
         let needed = self.entities.len() + 1;
         if needed > self.entities.capacity() {
             let cap = needed.max(self.entities.capacity() * 2).max(8);
@@ -233,8 +220,7 @@ impl Archetype {
     /// Drops every row's values and empties the table, keeping its allocations. The table is
     /// empty before the first drop runs, so a panicking drop leaves it empty and consistent,
     /// leaking the values not dropped yet.
-    #[doc(hidden)]
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         let rows = self.entities.len();
         self.entities.clear();
         for column in self.columns.as_mut_slice() {
@@ -249,8 +235,7 @@ impl Archetype {
 
     /// Appends `entity` to the entity column, completing a row whose values were already
     /// pushed to every column.
-    #[doc(hidden)]
-    pub fn push_entity(&mut self, entity: Entity) {
+    pub(crate) fn push_entity(&mut self, entity: Entity) {
         debug_assert!(
             self.columns()
                 .iter()
@@ -267,8 +252,7 @@ impl Archetype {
     ///
     /// `row < len`. The caller must then move out or drop every column's value past the end
     /// exactly once, before anything else touches the columns.
-    #[doc(hidden)]
-    pub unsafe fn remove_row_to_end(&mut self, row: usize) -> Option<Entity> {
+    pub(crate) unsafe fn remove_row_to_end(&mut self, row: usize) -> Option<Entity> {
         for column in self.columns.as_mut_slice() {
             // SAFETY: `row < len`, and every column has `len` rows; the caller takes over the
             // value left past the end.
@@ -289,8 +273,7 @@ impl Archetype {
     /// `row < len`; `dst` has room for one more row ([`Archetype::reserve_one`]). The caller
     /// must complete `dst`'s row and take over every value left past the end here, as for
     /// [`Archetype::remove_row_to_end`].
-    #[doc(hidden)]
-    pub unsafe fn move_row_to(&mut self, row: usize, dst: &mut Archetype) -> Option<Entity> {
+    pub(crate) unsafe fn move_row_to(&mut self, row: usize, dst: &mut Archetype) -> Option<Entity> {
         // SAFETY: `row < len`; the values left past the end are handled just below or by
         // the caller.
         let moved = unsafe { self.remove_row_to_end(row) };
@@ -318,8 +301,7 @@ impl std::fmt::Debug for Archetype {
 }
 
 /// The lookup key of a component set: its four bit words.
-#[doc(hidden)]
-pub fn signature_key(set: &ComponentSet) -> [u64; 4] {
+pub(crate) fn signature_key(set: &ComponentSet) -> [u64; 4] {
     let mut key = [0u64; 4];
     for c in set.iter() {
         key[c.index() / 64] |= 1 << (c.index() % 64);

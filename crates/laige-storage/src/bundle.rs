@@ -13,13 +13,10 @@ use crate::component::{Component, Components, MAX_BUNDLE};
 pub const MAX_BUNDLE_TUPLE: usize = 16;
 
 /// The resolved ids of a bundle's components, in the order its values are given up.
-#[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct BundleIds {
-    #[doc(hidden)]
-    pub ids: ArrayVec<ComponentId, MAX_BUNDLE>,
-    #[doc(hidden)]
-    pub set: ComponentSet,
+    ids: ArrayVec<ComponentId, MAX_BUNDLE>,
+    set: ComponentSet,
 }
 
 impl BundleIds {
@@ -30,8 +27,17 @@ impl BundleIds {
         }
     }
 
+    /// The component ids, in the order the bundle gives its values up.
+    pub fn ids(&self) -> &[ComponentId] {
+        &self.ids
+    }
+
+    /// The component set: the archetype the bundle's entity goes to.
+    pub fn set(&self) -> &ComponentSet {
+        &self.set
+    }
+
     /// Appends `T`'s id: an unregistered, repeated or one-too-many type is refused.
-    #[doc(hidden)]
     pub fn push<T: 'static>(&mut self, components: &Components) -> Result<(), WorldError> {
         let component = type_name::<T>();
         let id = components
@@ -46,7 +52,6 @@ impl BundleIds {
     }
 
     /// The id of the value at position `at`, moving `at` on.
-    #[doc(hidden)]
     pub fn next(&self, at: &mut usize) -> Option<ComponentId> {
         let id = self.ids.get(*at).copied();
         *at += 1;
@@ -95,13 +100,11 @@ impl BundleIds {
 /// reason to implement it elsewhere.
 pub unsafe trait Bundle: Send + Sync + 'static {
     /// Pushes the component ids to `ids`, rejecting unregistered and repeated types.
-    #[doc(hidden)]
     fn resolve_into(components: &Components, ids: &mut BundleIds) -> Result<(), WorldError>;
 
     /// Gives up each value: calls `put(id, ptr)` once per component, in `resolve_into`'s
     /// order, with a pointer to the value, which `put` must move out (byte copy) and which
     /// is then forgotten. `at` is the position of this bundle's first id in `ids`.
-    #[doc(hidden)]
     fn take_from(self, ids: &BundleIds, at: &mut usize, put: &mut dyn FnMut(ComponentId, *mut u8));
 
     /// This bundle and `other`, as one bundle: spawned in one move, into the archetype of
@@ -114,7 +117,6 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     }
 
     /// Resolves every component id.
-    #[doc(hidden)]
     fn resolve(components: &Components) -> Result<BundleIds, WorldError>
     where
         Self: Sized,
@@ -125,7 +127,6 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     }
 
     /// Gives up every value, as [`Bundle::take_from`] from the start.
-    #[doc(hidden)]
     fn take(self, ids: &BundleIds, put: &mut dyn FnMut(ComponentId, *mut u8))
     where
         Self: Sized,

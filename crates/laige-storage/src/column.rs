@@ -2,7 +2,8 @@
 
 mod block;
 
-pub use block::{ColumnBlock, TableColumn};
+pub(crate) use block::ColumnBlock;
+pub use block::TableColumn;
 
 use std::alloc::{self, Layout};
 use std::ptr::{self, NonNull};
@@ -18,7 +19,6 @@ use crate::component::{CloneFn, ComponentInfo, DropFn};
 /// Interior mutability without a cell: the data pointer is read through `&Column`, and
 /// writes go through that pointer to the heap block, which the column struct does not
 /// contain. Who may write a row when is decided above this type (see [`crate::Storage`]).
-#[doc(hidden)]
 pub struct Column {
     data: NonNull<u8>,
     len: usize,
@@ -44,8 +44,7 @@ fn dangling(align: usize) -> NonNull<u8> {
 
 impl Column {
     /// An empty column for `info`'s type.
-    #[doc(hidden)]
-    pub fn new(info: &ComponentInfo) -> Self {
+    pub(crate) fn new(info: &ComponentInfo) -> Self {
         let item = info.layout();
         let cap = if item.size() == 0 { usize::MAX } else { 0 };
         Self {
@@ -59,35 +58,30 @@ impl Column {
 
     /// The number of values.
     #[inline]
-    #[doc(hidden)]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// The base of the values; valid for `len` reads of the element type.
     #[inline]
-    #[doc(hidden)]
     pub fn data(&self) -> NonNull<u8> {
         self.data
     }
 
     /// The layout of one element.
     #[inline]
-    #[doc(hidden)]
     pub fn item(&self) -> Layout {
         self.item
     }
 
     /// The drop function of the element type; `None` when dropping does nothing.
     #[inline]
-    #[doc(hidden)]
     pub fn drop_fn(&self) -> Option<DropFn> {
         self.drop
     }
 
     /// The address of `row`, which may be `len` (one past the end) or less.
     #[inline]
-    #[doc(hidden)]
     pub fn ptr_at(&self, row: usize) -> *mut u8 {
         debug_assert!(row <= self.cap);
         // Stays within (or one past) the allocation: row <= cap, and zero-sized steps are 0.
@@ -95,8 +89,7 @@ impl Column {
     }
 
     /// Makes room for at least `min_cap` values; a no-op when there is room already.
-    #[doc(hidden)]
-    pub fn reserve_total(&mut self, min_cap: usize) {
+    pub(crate) fn reserve_total(&mut self, min_cap: usize) {
         if min_cap <= self.cap {
             return;
         }
@@ -129,8 +122,7 @@ impl Column {
     /// `src` points to a valid value of the column's type, which the caller gives up (it
     /// must not be used or dropped afterwards); `len < cap`.
     #[inline]
-    #[doc(hidden)]
-    pub unsafe fn push(&mut self, src: *const u8) {
+    pub(crate) unsafe fn push(&mut self, src: *const u8) {
         debug_assert!(self.len < self.cap);
         // SAFETY: `len < cap`, so the destination row is inside the allocation; the source is
         // a valid value of this type, and cannot overlap a row the column has not handed out.
@@ -147,8 +139,7 @@ impl Column {
     /// not inside this column's spare capacity; `clone` is the clone function of that type;
     /// `len < cap`.
     #[inline]
-    #[doc(hidden)]
-    pub unsafe fn push_clone(&mut self, src: *const u8, clone: CloneFn) {
+    pub(crate) unsafe fn push_clone(&mut self, src: *const u8, clone: CloneFn) {
         debug_assert!(self.len < self.cap);
         // SAFETY: `len < cap`, so the destination row is inside the allocation and holds no
         // value; `src` is a valid value of the type `clone` is for. `len` grows only once the
@@ -164,8 +155,7 @@ impl Column {
     ///
     /// `len <= cap`, and rows `0..len` hold valid values of the column's type that nothing
     /// else owns; the column held no values before (any it held are leaked).
-    #[doc(hidden)]
-    pub unsafe fn set_len(&mut self, len: usize) {
+    pub(crate) unsafe fn set_len(&mut self, len: usize) {
         debug_assert!(len <= self.cap);
         self.len = len;
     }
@@ -178,8 +168,7 @@ impl Column {
     /// `row < len`. The value left past the end must then be moved out or dropped by the
     /// caller exactly once (see [`Column::drop_past_end`]).
     #[inline]
-    #[doc(hidden)]
-    pub unsafe fn swap_remove_to_end(&mut self, row: usize) {
+    pub(crate) unsafe fn swap_remove_to_end(&mut self, row: usize) {
         debug_assert!(row < self.len);
         let last = self.len - 1;
         if row != last {
@@ -197,8 +186,7 @@ impl Column {
     ///
     /// A value was left past the end and was not moved out or dropped yet.
     #[inline]
-    #[doc(hidden)]
-    pub unsafe fn drop_past_end(&mut self) {
+    pub(crate) unsafe fn drop_past_end(&mut self) {
         if let Some(drop) = self.drop {
             // SAFETY: the caller guarantees a live, unclaimed value at `ptr_at(len)`.
             unsafe { drop(self.ptr_at(self.len)) }
@@ -211,8 +199,7 @@ impl Column {
     ///
     /// `row < len`; `src` points to a valid value of the column's type, which the caller
     /// gives up; `src` is not inside this column.
-    #[doc(hidden)]
-    pub unsafe fn replace(&mut self, row: usize, src: *mut u8) {
+    pub(crate) unsafe fn replace(&mut self, row: usize, src: *mut u8) {
         debug_assert!(row < self.len);
         let at = self.ptr_at(row);
         // Swap first, so the old value sits at `src` when its drop runs: if that drop
@@ -227,8 +214,7 @@ impl Column {
     }
 
     /// Drops every value and empties the column, keeping its allocation.
-    #[doc(hidden)]
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         let rows = self.forget_all();
         // SAFETY: `forget_all` just gave up exactly these `rows` live values.
         unsafe { self.drop_forgotten(rows) }
@@ -236,8 +222,7 @@ impl Column {
 
     /// Empties the column without dropping its values, returning how many it held; the
     /// caller drops them with [`Column::drop_forgotten`] (or leaks them).
-    #[doc(hidden)]
-    pub fn forget_all(&mut self) -> usize {
+    pub(crate) fn forget_all(&mut self) -> usize {
         std::mem::replace(&mut self.len, 0)
     }
 
@@ -247,8 +232,7 @@ impl Column {
     ///
     /// Rows `0..rows` hold live values that [`Column::forget_all`] gave up and that nothing
     /// has moved out or dropped since.
-    #[doc(hidden)]
-    pub unsafe fn drop_forgotten(&mut self, rows: usize) {
+    pub(crate) unsafe fn drop_forgotten(&mut self, rows: usize) {
         debug_assert!(self.len == 0);
         if let Some(drop) = self.drop {
             for row in 0..rows {

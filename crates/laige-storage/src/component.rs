@@ -67,13 +67,10 @@ unsafe fn clone_erased<T: Clone>(src: *const u8, dst: *mut u8) {
 }
 
 /// A type-erased drop function.
-#[doc(hidden)]
 pub type DropFn = unsafe fn(*mut u8);
 /// A type-erased clone function: `(src, dst)`.
-#[doc(hidden)]
 pub type CloneFn = unsafe fn(*const u8, *mut u8);
 /// A type-erased state-hash function: feeds the value at the pointer, hasher in and out.
-#[doc(hidden)]
 pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
 
 /// How a component type is registered: whether its value enters the state hash, and whether
@@ -147,8 +144,7 @@ impl<T> ComponentOptions<T> {
     }
 
     /// The type-erased hash and clone functions the options chose.
-    #[doc(hidden)]
-    pub const fn erased(&self) -> (Option<HashFn>, Option<CloneFn>) {
+    pub(crate) const fn erased(&self) -> (Option<HashFn>, Option<CloneFn>) {
         (self.hash, self.clone_fn)
     }
 }
@@ -184,12 +180,9 @@ pub struct ComponentInfo {
     type_id: TypeId,
     name: &'static str,
     layout: Layout,
-    #[doc(hidden)]
-    pub drop: Option<DropFn>,
-    #[doc(hidden)]
-    pub hash: Option<HashFn>,
-    #[doc(hidden)]
-    pub clone_fn: Option<CloneFn>,
+    pub(crate) drop: Option<DropFn>,
+    pub(crate) hash: Option<HashFn>,
+    pub(crate) clone_fn: Option<CloneFn>,
     resource: bool,
 }
 
@@ -241,13 +234,20 @@ impl ComponentInfo {
     pub fn type_id(&self) -> TypeId {
         self.type_id
     }
+
+    /// The type's drop function; `None` when dropping does nothing. Calling it is `unsafe`
+    /// (see [`DropFn`]); an info is made only by registration, so it is the type's own.
+    pub fn drop_fn(&self) -> Option<DropFn> {
+        self.drop
+    }
 }
 
 /// Why a component type could not be registered.
 #[derive(Clone, Copy, Debug)]
-#[doc(hidden)]
 pub enum RegisterComponentError {
+    /// The type is registered already; its info.
     Duplicate(ComponentInfo),
+    /// [`MAX_COMPONENT_TYPES`] types are registered.
     Full,
 }
 
@@ -346,8 +346,7 @@ pub struct Components {
 
 impl Components {
     /// Registers `T`, hashed when `hash` is given and versioned when `clone_fn` is.
-    #[doc(hidden)]
-    pub fn register<T: Send + Sync + 'static>(
+    pub(crate) fn register<T: Send + Sync + 'static>(
         &mut self,
         hash: Option<HashFn>,
         clone_fn: Option<CloneFn>,
@@ -373,15 +372,13 @@ impl Components {
     }
 
     /// Makes the registered type `id` a resource.
-    #[doc(hidden)]
-    pub fn mark_resource(&mut self, id: ComponentId) {
+    pub(crate) fn mark_resource(&mut self, id: ComponentId) {
         self.infos[id.index()].resource = true;
         self.resources.insert(id);
     }
 
     /// Makes the values of `id` (of type `T`) take part in the state hash.
-    #[doc(hidden)]
-    pub fn set_hash<T: StateHash + 'static>(&mut self, id: ComponentId) {
+    pub(crate) fn set_hash<T: StateHash + 'static>(&mut self, id: ComponentId) {
         let info = &mut self.infos[id.index()];
         debug_assert!(info.type_id == TypeId::of::<T>());
         info.hash = Some(Self::hash_fn::<T>());
@@ -389,21 +386,18 @@ impl Components {
 
     /// The ids of the resource types.
     #[inline]
-    #[doc(hidden)]
     pub fn resources(&self) -> &ComponentSet {
         &self.resources
     }
 
     /// Whether `id` is a resource type.
     #[inline]
-    #[doc(hidden)]
     pub fn is_resource(&self, id: ComponentId) -> bool {
         self.resources.contains(id)
     }
 
     /// The hash function of `T`.
-    #[doc(hidden)]
-    pub fn hash_fn<T: StateHash + 'static>() -> HashFn {
+    pub(crate) fn hash_fn<T: StateHash + 'static>() -> HashFn {
         hash_erased::<T>
     }
 
@@ -436,7 +430,6 @@ impl Components {
 
     /// The info of a registered id; ids in this crate's tables always are.
     #[inline]
-    #[doc(hidden)]
     pub fn get(&self, id: ComponentId) -> &ComponentInfo {
         &self.infos[id.index()]
     }

@@ -56,13 +56,28 @@ impl fmt::Display for Entity {
 }
 
 /// Where a live entity's row is: its archetype and its row in that archetype's table.
+///
+/// Only the storage makes one (its fields are private), from its own slot table; one held
+/// across a structural change may be stale, so every safe function that takes one checks it,
+/// and every `unsafe` one names freshness in its `# Safety` section.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[doc(hidden)]
 pub struct Location {
-    #[doc(hidden)]
-    pub archetype: u32,
-    #[doc(hidden)]
-    pub row: u32,
+    pub(crate) archetype: u32,
+    pub(crate) row: u32,
+}
+
+impl Location {
+    /// The archetype's id.
+    #[inline]
+    pub fn archetype(self) -> u32 {
+        self.archetype
+    }
+
+    /// The row in that archetype's table.
+    #[inline]
+    pub fn row(self) -> u32 {
+        self.row
+    }
 }
 
 /// Marks a slot that holds no live entity.
@@ -84,7 +99,6 @@ struct Slot {
 /// A slot whose generation would pass `u32::MAX` is retired instead of reused, so a handle can
 /// never come back to life by wrap-around.
 #[derive(Debug)]
-#[doc(hidden)]
 pub struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -94,8 +108,7 @@ pub struct Entities {
 
 impl Entities {
     /// A table with room reserved for `capacity` slots and at most `max` live entities.
-    #[doc(hidden)]
-    pub fn new(capacity: u32, max: u32) -> Self {
+    pub(crate) fn new(capacity: u32, max: u32) -> Self {
         Self {
             slots: Vec::with_capacity(capacity as usize),
             free: Vec::new(),
@@ -106,26 +119,22 @@ impl Entities {
 
     /// How many entities are live.
     #[inline]
-    #[doc(hidden)]
     pub fn live(&self) -> u32 {
         self.live
     }
 
     /// The most entities that may be live at once.
-    #[doc(hidden)]
     pub fn max(&self) -> u32 {
         self.max
     }
 
     /// How many slots were ever opened (live, free or retired).
-    #[doc(hidden)]
     pub fn slot_count(&self) -> usize {
         self.slots.len()
     }
 
     /// Takes a slot for a new entity placed at `location`; `None` when the limit is reached.
-    #[doc(hidden)]
-    pub fn alloc(&mut self, location: Location) -> Option<Entity> {
+    pub(crate) fn alloc(&mut self, location: Location) -> Option<Entity> {
         if self.live >= self.max {
             return None;
         }
@@ -157,7 +166,6 @@ impl Entities {
 
     /// Where `entity` lives, or `None` when the handle is stale.
     #[inline]
-    #[doc(hidden)]
     pub fn location(&self, entity: Entity) -> Option<Location> {
         let slot = self.slots.get(entity.index as usize)?;
         (slot.generation == entity.generation && slot.archetype != DEAD).then_some(Location {
@@ -168,15 +176,13 @@ impl Entities {
 
     /// Whether `entity` is live.
     #[inline]
-    #[doc(hidden)]
     pub fn is_alive(&self, entity: Entity) -> bool {
         self.location(entity).is_some()
     }
 
     /// Moves a live entity's record to `location`; the caller knows the entity is live.
     #[inline]
-    #[doc(hidden)]
-    pub fn set_location(&mut self, entity: Entity, location: Location) {
+    pub(crate) fn set_location(&mut self, entity: Entity, location: Location) {
         let slot = &mut self.slots[entity.index as usize];
         debug_assert!(slot.generation == entity.generation && slot.archetype != DEAD);
         slot.archetype = location.archetype;
@@ -184,8 +190,7 @@ impl Entities {
     }
 
     /// Frees a live entity's slot and bumps its generation; the caller knows it is live.
-    #[doc(hidden)]
-    pub fn free(&mut self, entity: Entity) {
+    pub(crate) fn free(&mut self, entity: Entity) {
         let slot = &mut self.slots[entity.index as usize];
         debug_assert!(slot.generation == entity.generation && slot.archetype != DEAD);
         slot.archetype = DEAD;
@@ -203,8 +208,7 @@ impl Entities {
     /// index, then the next lower one (the contract's `clear()` order). A pure function of
     /// the table, so worlds with the same history reuse the same slots. No allocation once
     /// the free list has held every slot.
-    #[doc(hidden)]
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         for index in 0..self.slots.len() {
             let slot = self.slots[index];
             if slot.archetype != DEAD {
@@ -220,14 +224,12 @@ impl Entities {
     }
 
     /// Every live entity with its location, in ascending index order.
-    #[doc(hidden)]
     pub fn iter_live(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
         self.iter_live_in(0..self.slots.len())
     }
 
     /// The live entities among slots `range` (clamped to the slots opened), with their
     /// locations, in ascending index order.
-    #[doc(hidden)]
     pub fn iter_live_in(
         &self,
         range: Range<usize>,
@@ -257,8 +259,7 @@ impl Entities {
     /// Gives the slot of `index` the generation `generation`, as if it had been reused that
     /// often; for tests of generation exhaustion.
     #[cfg(test)]
-    #[doc(hidden)]
-    pub fn force_generation(&mut self, index: u32, generation: NonZeroU32) {
+    pub(crate) fn force_generation(&mut self, index: u32, generation: NonZeroU32) {
         self.slots[index as usize].generation = generation;
     }
 }

@@ -39,23 +39,15 @@
 // whether they are empty.
 #![allow(clippy::len_without_is_empty)]
 
-#[doc(hidden)]
 pub mod archetype;
-#[doc(hidden)]
 pub mod bundle;
-#[doc(hidden)]
 pub mod column;
-#[doc(hidden)]
 pub mod component;
-#[doc(hidden)]
 pub mod entity;
 mod error;
 mod hash;
-#[doc(hidden)]
 pub mod resource;
-#[doc(hidden)]
 pub mod snapshot;
-#[doc(hidden)]
 pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};

@@ -28,14 +28,12 @@ struct Slot {
 /// written through a shared reference only under the storage's access contract (see
 /// [`Storage`]).
 #[derive(Debug, Default)]
-#[doc(hidden)]
 pub struct Resources {
     slots: Vec<Slot>,
 }
 
 impl Resources {
     /// How many resource values are held.
-    #[doc(hidden)]
     pub fn len(&self) -> usize {
         self.slots.iter().filter(|s| s.column.len() == 1).count()
     }
@@ -46,7 +44,6 @@ impl Resources {
 
     /// A pointer to resource `id`'s value, if it holds one.
     #[inline]
-    #[doc(hidden)]
     pub fn ptr(&self, id: ComponentId) -> Option<*mut u8> {
         let slot = &self.slots[self.position(id).ok()?];
         (slot.column.len() == 1).then(|| slot.column.ptr_at(0))
@@ -58,8 +55,7 @@ impl Resources {
     ///
     /// `src` points to a valid, aligned value of `info`'s type, which the caller gives up, and
     /// is writable (a replaced old value is dropped in place there).
-    #[doc(hidden)]
-    pub unsafe fn put(&mut self, info: &ComponentInfo, src: *mut u8) {
+    pub(crate) unsafe fn put(&mut self, info: &ComponentInfo, src: *mut u8) {
         let at = match self.position(info.id()) {
             Ok(at) => at,
             Err(at) => {
@@ -92,8 +88,7 @@ impl Resources {
     /// # Safety
     ///
     /// `out` is valid for writing one value of `id`'s type.
-    #[doc(hidden)]
-    pub unsafe fn take(&mut self, id: ComponentId, out: *mut u8) -> bool {
+    pub(crate) unsafe fn take(&mut self, id: ComponentId, out: *mut u8) -> bool {
         let Ok(at) = self.position(id) else {
             return false;
         };
@@ -112,8 +107,7 @@ impl Resources {
 
     /// Feeds every held value of a hashed resource to `h`, in ascending id: the id (u16),
     /// then the bytes of its [`StateHash`].
-    #[doc(hidden)]
-    pub fn hash(&self, components: &Components, h: &mut StateHasher) {
+    pub(crate) fn hash(&self, components: &Components, h: &mut StateHasher) {
         for slot in &self.slots {
             if slot.column.len() == 0 {
                 continue;

@@ -46,7 +46,6 @@ struct Store {
 
 /// The snapshot stores of a storage, one per versioned component, in ascending id.
 #[derive(Debug, Default)]
-#[doc(hidden)]
 pub struct Snapshots {
     stores: Vec<Store>,
     split: refresh::SplitScratch,
@@ -54,14 +53,12 @@ pub struct Snapshots {
 
 impl Snapshots {
     /// How many components are versioned.
-    #[doc(hidden)]
     pub fn len(&self) -> usize {
         self.stores.len()
     }
 
     /// Adds an empty store for the versioned component `info`.
-    #[doc(hidden)]
-    pub fn add(&mut self, info: &ComponentInfo) {
+    pub(crate) fn add(&mut self, info: &ComponentInfo) {
         let clone_fn = info
             .clone_fn
             .expect("a versioned component has a clone function");
@@ -91,7 +88,6 @@ impl Snapshots {
     }
 
     /// The component of store number `store`.
-    #[doc(hidden)]
     pub fn component(&self, store: usize) -> ComponentId {
         self.stores[store].component
     }
@@ -101,7 +97,6 @@ impl Snapshots {
     /// # Safety
     ///
     /// `T` is the type registered as `component`.
-    #[doc(hidden)]
     pub unsafe fn view<T: Sync>(&self, component: ComponentId) -> Option<SnapshotView<'_, T>> {
         let store = self.get(component)?;
         let len = store.entities.len();
@@ -146,7 +141,6 @@ impl<T> fmt::Debug for SnapshotView<'_, T> {
 
 impl<'a, T> SnapshotView<'a, T> {
     /// The view of a component no entity had.
-    #[doc(hidden)]
     pub const EMPTY: Self = Self {
         entities: &[],
         values: &[],
@@ -210,7 +204,7 @@ impl<T> Clone for RawView<T> {
 impl<T> Copy for RawView<T> {}
 
 impl<T> RawView<T> {
-    #[doc(hidden)]
+    /// Forgets `view`'s lifetime; only [`RawView::view`], which is `unsafe`, brings it back.
     pub fn erase(view: SnapshotView<'_, T>) -> Self {
         Self {
             entities: NonNull::from(view.entities).cast(),
@@ -222,7 +216,6 @@ impl<T> RawView<T> {
     /// # Safety
     ///
     /// The store it was erased from is unchanged and alive for `'a`.
-    #[doc(hidden)]
     pub unsafe fn view<'a>(self) -> SnapshotView<'a, T> {
         // SAFETY: the pointers and length come from two slices of the store, which the caller
         // guarantees are still valid for `'a`.

@@ -2,6 +2,7 @@
 
 mod ops;
 mod state_hash;
+mod typed;
 
 use std::collections::BTreeMap;
 
@@ -35,27 +36,20 @@ use crate::{Entity, WorldError};
 ///
 /// Through a plain `&Storage` only metadata is readable: liveness, counts, archetypes.
 pub struct Storage {
-    #[doc(hidden)]
-    pub entities: Entities,
-    #[doc(hidden)]
-    pub components: Components,
-    #[doc(hidden)]
-    pub archetypes: Vec<Archetype>,
-    #[doc(hidden)]
-    pub resources: Resources,
-    #[doc(hidden)]
-    pub snapshots: Snapshots,
+    entities: Entities,
+    components: Components,
+    archetypes: Vec<Archetype>,
+    resources: Resources,
+    snapshots: Snapshots,
     by_signature: BTreeMap<[u64; 4], u32>,
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
-    #[doc(hidden)]
-    pub canonical: Vec<u32>,
+    canonical: Vec<u32>,
     /// The column directory: per component index, the archetypes that have it in ascending
     /// id, each with its column of that component. Queries visit only the tables of one
     /// component they require, and reach its columns in one step.
     with_component: Vec<Vec<TableColumn>>,
-    #[doc(hidden)]
-    pub diag: Diagnostics,
+    diag: Diagnostics,
     identity: u64,
 }
 
@@ -72,7 +66,8 @@ impl std::fmt::Debug for Storage {
 }
 
 impl Storage {
-    #[doc(hidden)]
+    /// An empty storage with room for `capacity` entity slots and at most `max_entities`
+    /// live entities, reporting through `diag`.
     pub fn new(capacity: u32, max_entities: u32, diag: Diagnostics) -> Self {
         use std::sync::atomic::{AtomicU64, Ordering};
         // Identity only tells two worlds apart for command buffers; it never reaches state.
@@ -95,13 +90,13 @@ impl Storage {
         }
     }
 
-    #[doc(hidden)]
+    /// A number unique to this storage in the process, to tell worlds apart (a command
+    /// buffer binds to one); it never reaches state.
     pub fn identity(&self) -> u64 {
         self.identity
     }
 
     /// Reports `err` through the rate limiter and returns it.
-    #[doc(hidden)]
     pub fn report<E: laige_diag::Diagnostic>(&self, err: E) -> E {
         self.diag.report(err.key(), || err.emit());
         err
@@ -132,6 +127,21 @@ impl Storage {
         self.components.id_of::<T>()
     }
 
+    /// The entity slot table: liveness and locations.
+    pub fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The resource values.
+    pub fn resources(&self) -> &Resources {
+        &self.resources
+    }
+
+    /// The snapshot stores of the versioned components.
+    pub fn snapshots(&self) -> &Snapshots {
+        &self.snapshots
+    }
+
     /// The archetype tables in id order (id 0 is the empty set).
     pub fn archetypes(&self) -> &[Archetype] {
         &self.archetypes
@@ -150,7 +160,6 @@ impl Storage {
     }
 
     /// The location of `entity`, or a reported stale error.
-    #[doc(hidden)]
     pub fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
         self.entities
             .location(entity)
@@ -158,7 +167,6 @@ impl Storage {
     }
 
     /// The id of the component type `T`, or a reported error: unregistered, or a resource.
-    #[doc(hidden)]
     pub fn require<T: 'static>(&self) -> Result<ComponentId, WorldError> {
         let component = std::any::type_name::<T>();
         match self.components.id_of::<T>() {
@@ -171,7 +179,6 @@ impl Storage {
     }
 
     /// A reported error if `signature` names a resource type.
-    #[doc(hidden)]
     pub fn refuse_resources(&self, signature: &ComponentSet) -> Result<(), WorldError> {
         match signature.first_common(self.components.resources()) {
             Some(id) => Err(self.report(WorldError::ResourceAsComponent {
@@ -182,8 +189,7 @@ impl Storage {
     }
 
     /// The archetype for `signature`, created (with the next id) when first needed.
-    #[doc(hidden)]
-    pub fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
+    pub(crate) fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
         let key = signature_key(signature);
         if let Some(&id) = self.by_signature.get(&key) {
             return id;
@@ -218,7 +224,6 @@ impl Storage {
     /// The column directory's entries for `component`: the archetypes that have it, in
     /// ascending id, each with its column of it.
     #[inline]
-    #[doc(hidden)]
     pub fn tables_with(&self, component: ComponentId) -> &[TableColumn] {
         self.with_component
             .get(component.index())
@@ -226,7 +231,6 @@ impl Storage {
     }
 
     /// How many live entities have `component`: the sum of its columns' lengths.
-    #[doc(hidden)]
     pub fn rows_with(&self, component: ComponentId) -> usize {
         self.tables_with(component)
             .iter()
@@ -237,8 +241,7 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by adding `component`.
-    #[doc(hidden)]
-    pub fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
+    pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
             return to;
         }
@@ -252,8 +255,7 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by removing `component`.
-    #[doc(hidden)]
-    pub fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
+    pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].remove_edges.get(&component) {
             return to;
         }
@@ -269,7 +271,6 @@ impl Storage {
 
 /// The canonical order of component sets (given as ascending ids): fewer components
 /// first, then lexicographically by ids.
-#[doc(hidden)]
-pub fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
+pub(crate) fn canonical_order(a: &[ComponentId], b: &[ComponentId]) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }

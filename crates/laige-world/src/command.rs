@@ -234,7 +234,7 @@ impl CommandBuffer {
         component: ComponentId,
         src: *const u8,
     ) -> u32 {
-        let info = storage.components.get(component);
+        let info = storage.components().get(component);
         let offset = self.arena.alloc(info.layout());
         let at = self.arena.ptr(offset);
         // SAFETY: the arena reserved `size` bytes at an offset aligned for the type; `src`
@@ -244,7 +244,7 @@ impl CommandBuffer {
         self.values.push(Value {
             offset,
             component,
-            drop: info.drop,
+            drop: info.drop_fn(),
             live: true,
         });
         index
@@ -286,9 +286,9 @@ impl<'a> Commands<'a> {
             epoch: self.buffer.epoch,
             index,
         };
-        let ids = B::resolve(&self.storage.components)
+        let ids = B::resolve(self.storage.components())
             .map_err(|err| self.storage.report(err))
-            .and_then(|ids| self.storage.refuse_resources(&ids.set).map(|()| ids))
+            .and_then(|ids| self.storage.refuse_resources(ids.set()).map(|()| ids))
             .and_then(|ids| self.buffer.bind(self.storage).map(|()| ids));
         let ids = match ids {
             Ok(ids) => ids,
@@ -310,7 +310,7 @@ impl<'a> Commands<'a> {
         });
         let count = self.buffer.values.len() as u32 - first;
         self.buffer.commands.push(Command::Spawn {
-            signature: ids.set,
+            signature: *ids.set(),
             first,
             count,
         });

@@ -175,7 +175,7 @@ impl<'w> SystemContext<'w> {
 
     /// The diagnostics the world reports through.
     pub fn diagnostics(&self) -> &'w Diagnostics {
-        &self.storage.diag
+        self.storage.diagnostics()
     }
 
     /// The system's own PRNG substream, derived from the world's seed and the system's id.
@@ -229,14 +229,14 @@ impl<'w> SystemContext<'w> {
             let err = QueryError::Unmatched {
                 system: self.meta.name,
                 system_id: self.meta.id,
-                component: self.storage.components.get(component).name(),
+                component: self.storage.components().get(component).name(),
             };
             return Err(self.storage.report(err));
         }
         let declared = self.meta.reads.union(&self.meta.writes);
         if let Some(info) = self
             .storage
-            .components
+            .components()
             .iter()
             .find(|c| c.is_hashed() && !declared.contains(c.id()))
         {
@@ -250,10 +250,10 @@ impl<'w> SystemContext<'w> {
             return Err(self.storage.report(err));
         }
         let mut h = crate::StateHasher::new();
-        // Reads only hashed values, all declared by this system, so no other live context
-        // writes them (the constructor's contract); `&mut self` keeps this context's own
-        // queries out meanwhile.
-        self.storage.hash_components(&mut h);
+        // SAFETY: reads only hashed values, all declared by this system, so no other live
+        // context writes them (the constructor's contract); `&mut self` keeps this context's
+        // own queries out meanwhile.
+        unsafe { self.storage.hash_components(&mut h) };
         Ok(h.finish())
     }
 

@@ -142,7 +142,7 @@ impl World {
             timeline.record_track(t, |id: SystemId| runtime.last_span(id));
         }
         if let Some(checksums) = &mut self.observers.checksums {
-            checksums.record_track(t, &self.storage);
+            checksums.record_track(t, &mut self.storage);
         }
     }
 

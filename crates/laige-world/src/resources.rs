@@ -2,12 +2,11 @@
 //! register a resource type with the registry too) and a context's checked access.
 
 use std::any::type_name;
-use std::mem::{ManuallyDrop, MaybeUninit};
 
 use laige_query::query::checked_ptr;
 use laige_registry::{Access, ComponentId};
 
-use crate::{Components, QueryError, StateHash, SystemContext, World, WorldError};
+use crate::{QueryError, StateHash, SystemContext, World, WorldError};
 
 impl World {
     /// Stores `value` as the resource `T`: a singleton in the world, such as the time or the
@@ -26,8 +25,8 @@ impl World {
         &mut self,
         value: T,
     ) -> Result<ComponentId, WorldError> {
-        let id = self.resource_id::<T>(|world| world.register_erased::<T>(None, None))?;
-        self.put_resource(id, value);
+        let id = self.resource_id::<T>()?;
+        self.put_resource(value);
         Ok(id)
     }
 
@@ -43,46 +42,37 @@ impl World {
         &mut self,
         value: T,
     ) -> Result<ComponentId, WorldError> {
-        let id = self.resource_id::<T>(|world| {
-            world.register_erased::<T>(Some(Components::hash_fn::<T>()), None)
-        })?;
-        self.storage.components.set_hash::<T>(id);
-        self.put_resource(id, value);
+        let id = self.resource_id::<T>()?;
+        self.storage.hash_resource::<T>();
+        self.put_resource(value);
         Ok(id)
     }
 
-    /// The id of resource type `T`, registering it with `register` the first time.
-    fn resource_id<T: 'static>(
-        &mut self,
-        register: impl FnOnce(&mut World) -> Result<ComponentId, WorldError>,
-    ) -> Result<ComponentId, WorldError> {
-        match self.storage.components.id_of::<T>() {
-            Some(id) if self.storage.components.is_resource(id) => Ok(id),
+    /// The id of resource type `T`, registering it the first time.
+    fn resource_id<T: Send + Sync + 'static>(&mut self) -> Result<ComponentId, WorldError> {
+        match self.storage.components().id_of::<T>() {
+            Some(id) if self.storage.components().is_resource(id) => Ok(id),
             Some(_) => Err(self.storage.report(WorldError::ComponentAsResource {
                 component: type_name::<T>(),
             })),
             None => {
-                let id = register(self)?;
-                self.storage.components.mark_resource(id);
-                Ok(id)
+                let registered = self.storage.register_resource::<T>();
+                self.registered::<T>(registered, false)
             }
         }
     }
 
-    fn put_resource<T: 'static>(&mut self, id: ComponentId, value: T) {
-        let info = *self.storage.components.get(id);
-        let mut value = ManuallyDrop::new(value);
-        // SAFETY: `id` is `T`'s id, so `value` is a valid, aligned, writable value of its
-        // type, given up: `ManuallyDrop` keeps it from being dropped here, whether it was moved
-        // into the slot or holds the replaced old value, which `put` dropped in place.
-        unsafe { self.storage.resources.put(&info, (&raw mut *value).cast()) }
+    /// Stores `value` as the resource `T`, whose type `resource_id` registered.
+    fn put_resource<T: 'static>(&mut self, value: T) {
+        let stored = self.storage.put_resource(value);
+        debug_assert!(stored.is_ok(), "`resource_id` registered the type");
     }
 
     /// The id of the resource type `T`, `None` if it was never inserted, or a reported error
     /// for a component type.
     fn find_resource<T: 'static>(&self) -> Result<Option<ComponentId>, WorldError> {
-        match self.storage.components.id_of::<T>() {
-            Some(id) if !self.storage.components.is_resource(id) => {
+        match self.storage.components().id_of::<T>() {
+            Some(id) if !self.storage.components().is_resource(id) => {
                 Err(self.storage.report(WorldError::ComponentAsResource {
                     component: type_name::<T>(),
                 }))
@@ -102,7 +92,7 @@ impl World {
 
     fn resource_ptr<T: 'static>(&self) -> Result<*mut u8, WorldError> {
         let id = self.require_resource::<T>()?;
-        self.storage.resources.ptr(id).ok_or_else(|| {
+        self.storage.resources().ptr(id).ok_or_else(|| {
             self.storage.report(WorldError::NoResource {
                 component: type_name::<T>(),
             })
@@ -138,10 +128,10 @@ impl World {
     /// Whether the world holds a resource `T`. A pure query: no event.
     pub fn has_resource<T: 'static>(&self) -> bool {
         self.storage
-            .components
+            .components()
             .id_of::<T>()
-            .filter(|&id| self.storage.components.is_resource(id))
-            .and_then(|id| self.storage.resources.ptr(id))
+            .filter(|&id| self.storage.components().is_resource(id))
+            .and_then(|id| self.storage.resources().ptr(id))
             .is_some()
     }
 
@@ -153,14 +143,10 @@ impl World {
     /// [`WorldError::ComponentAsResource`] for a component type.
     pub fn remove_resource<T: 'static>(&mut self) -> Result<Option<T>, WorldError> {
         // An absent resource is `Ok(None)` here, not a reported error.
-        let Some(id) = self.find_resource::<T>()? else {
+        if self.find_resource::<T>()?.is_none() {
             return Ok(None);
-        };
-        let mut out = MaybeUninit::<T>::uninit();
-        // SAFETY: `out` is valid for one `T`, the type of `id`.
-        let had = unsafe { self.storage.resources.take(id, out.as_mut_ptr().cast()) };
-        // SAFETY: `take` moved the value into `out` when it returned true.
-        Ok(had.then(|| unsafe { out.assume_init() }))
+        }
+        Ok(self.storage.take_resource::<T>())
     }
 }
 

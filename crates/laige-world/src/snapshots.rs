@@ -38,7 +38,7 @@ impl World {
         &self,
     ) -> Result<SnapshotView<'_, T>, WorldError> {
         self.storage.require::<T>()?;
-        snapshot_of::<T>(&self.storage.components, &self.storage.snapshots, None).map_err(|_| {
+        snapshot_of::<T>(self.storage.components(), self.storage.snapshots(), None).map_err(|_| {
             self.storage.report(WorldError::NotVersioned {
                 component: type_name::<T>(),
             })
@@ -74,7 +74,7 @@ impl<'w> SystemContext<'w> {
         &self,
     ) -> Result<SnapshotView<'w, T>, QueryError> {
         let storage = self.storage;
-        snapshot_of::<T>(&storage.components, &storage.snapshots, Some(self.meta))
+        snapshot_of::<T>(storage.components(), storage.snapshots(), Some(self.meta))
             .map_err(|err| storage.report(err))
     }
 

@@ -71,7 +71,7 @@ impl World {
 
     /// The diagnostics the world (and its registry) report through.
     pub fn diagnostics(&self) -> &Diagnostics {
-        &self.storage.diag
+        self.storage.diagnostics()
     }
 
     /// The storage, for metadata (liveness, counts, archetypes).
@@ -92,11 +92,11 @@ impl World {
     /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`], or
     /// [`WorldError::EntityLimit`]; the bundle is dropped.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, WorldError> {
-        let ids = B::resolve(&self.storage.components).map_err(|err| self.storage.report(err))?;
+        let ids = B::resolve(self.storage.components()).map_err(|err| self.storage.report(err))?;
         // SAFETY: `take` hands out one valid value per resolved component, in order, each of
         // the type of its id, and forgets them; the row is written exactly once per component.
         unsafe {
-            self.storage.spawn_with(&ids.set, |row| {
+            self.storage.spawn_with(ids.set(), |row| {
                 bundle.take(&ids, &mut |component, src| row.write(component, src));
             })
         }
@@ -321,7 +321,9 @@ impl World {
     /// the live state. A pure function; allocates nothing.
     pub fn state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
-        self.storage.hash_components(&mut h);
+        // SAFETY: a context, the only writer through a shared `&Storage`, lives only inside
+        // one of the world's `&mut self` runs; `&self` excludes it.
+        unsafe { self.storage.hash_components(&mut h) };
         h.write_u64(self.systems.len() as u64);
         for (index, system) in self.systems.iter().enumerate() {
             h.write_u64(index as u64 + 1);
@@ -340,7 +342,9 @@ impl World {
     /// Parts 1 to 4 of [`World::state_hash`]: components and hashed resources, no PRNG state.
     pub fn component_state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
-        self.storage.hash_components(&mut h);
+        // SAFETY: a context, the only writer through a shared `&Storage`, lives only inside
+        // one of the world's `&mut self` runs; `&self` excludes it.
+        unsafe { self.storage.hash_components(&mut h) };
         h.finish()
     }
 }

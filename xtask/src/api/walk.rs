@@ -34,6 +34,42 @@ pub struct Entry {
     pub kind: String,
     /// The normalized token string.
     pub signature: String,
+    /// Whether the item is public but `#[doc(hidden)]`. Hidden is not private; the manifest
+    /// lists it, marked.
+    pub hidden: Hidden,
+}
+
+/// Whether, and how, a public item is hidden from the docs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Hidden {
+    /// Shown.
+    #[default]
+    No,
+    /// It carries the `#[doc(hidden)]` itself (on the item, its `pub use` or its impl block):
+    /// one of the hidden items ADR 0001 must name.
+    Marked,
+    /// It is reached only through a hidden module, item or impl block, or is a trait item's
+    /// implementation that the trait hides: the hidden thing it is in is the one counted.
+    Inside,
+}
+
+impl Hidden {
+    /// `Inside` when the enclosing path is hidden, else `Marked` when `own` (its own
+    /// attribute), else `No`.
+    pub fn within(outer: bool, own: bool) -> Self {
+        if outer {
+            Self::Inside
+        } else if own {
+            Self::Marked
+        } else {
+            Self::No
+        }
+    }
+
+    /// Whether it is hidden at all.
+    pub fn any(self) -> bool {
+        self != Self::No
+    }
 }
 
 /// Recursion bound for resolving `use` chains; deeper chains are pathological.
@@ -105,6 +141,7 @@ struct ImplRef {
     module: usize,
     item: usize,
     via_trait: bool,
+    hidden: bool,
 }
 
 struct World {
@@ -616,14 +653,23 @@ impl World {
         res
     }
 
-    /// The public, non-hidden names of a module and what they point to.
+    /// The public names of a module and what they point to, each with whether the name is
+    /// hidden (`#[doc(hidden)]` on its binding, or on a glob it comes through). A target
+    /// reached both ways is not hidden.
     fn exports(
         &self,
         krate: usize,
         module: usize,
         seen: &mut Vec<(usize, usize)>,
-    ) -> BTreeMap<String, BTreeSet<Target>> {
-        let mut res: BTreeMap<String, BTreeSet<Target>> = BTreeMap::new();
+    ) -> BTreeMap<String, BTreeMap<Target, bool>> {
+        let mut res: BTreeMap<String, BTreeMap<Target, bool>> = BTreeMap::new();
+        let add = |res: &mut BTreeMap<String, BTreeMap<Target, bool>>,
+                   name: String,
+                   target: Target,
+                   hidden: bool| {
+            let seen_hidden = res.entry(name).or_default().entry(target).or_insert(hidden);
+            *seen_hidden &= hidden;
+        };
         if seen.len() > MAX_DEPTH || seen.contains(&(krate, module)) {
             return res;
         }
@@ -632,14 +678,17 @@ impl World {
             .module(krate, module)
             .bindings
             .iter()
-            .filter(|it| it.vis == Vis::Pub && !it.hidden);
+            .filter(|it| it.vis == Vis::Pub);
         let mut globs = Vec::new();
         for binding in public {
             match &binding.kind {
                 BindingKind::Def(def) => {
-                    res.entry(binding.name.clone())
-                        .or_default()
-                        .insert(Target::Def(*def));
+                    add(
+                        &mut res,
+                        binding.name.clone(),
+                        Target::Def(*def),
+                        binding.hidden,
+                    );
                 }
                 BindingKind::Use(path) => {
                     let mut targets = self.resolve(krate, module, path, &mut Stack::new());
@@ -648,13 +697,15 @@ impl World {
                             path.join("::").trim_start_matches("::").to_owned(),
                         ));
                     }
-                    res.entry(binding.name.clone()).or_default().extend(targets);
+                    for target in targets {
+                        add(&mut res, binding.name.clone(), target, binding.hidden);
+                    }
                 }
-                BindingKind::Glob(path) => globs.push(path),
+                BindingKind::Glob(path) => globs.push((path, binding.hidden)),
             }
         }
         let explicit: BTreeSet<String> = res.keys().cloned().collect();
-        for path in globs {
+        for (path, glob_hidden) in globs {
             for target in self.resolve(krate, module, path, &mut Stack::new()) {
                 match target {
                     Target::Def(Def::Module {
@@ -663,14 +714,19 @@ impl World {
                     }) => {
                         for (name, targets) in self.exports(k, m, seen) {
                             if !explicit.contains(&name) {
-                                res.entry(name).or_default().extend(targets);
+                                for (target, hidden) in targets {
+                                    add(&mut res, name.clone(), target, hidden || glob_hidden);
+                                }
                             }
                         }
                     }
                     Target::External(p) => {
-                        res.entry("*".to_owned())
-                            .or_default()
-                            .insert(Target::External(format!("{p}::*")));
+                        add(
+                            &mut res,
+                            "*".to_owned(),
+                            Target::External(format!("{p}::*")),
+                            glob_hidden,
+                        );
                     }
                     Target::Def(Def::Item { .. }) => {}
                 }
@@ -712,6 +768,23 @@ impl World {
         }
     }
 
+    /// Whether `path` (as written in `module` of `krate`) names a trait of the loaded crates
+    /// that is not `pub` (`pub(crate)` or private).
+    fn is_private_trait(&self, krate: usize, module: usize, path: &syn::Path) -> bool {
+        self.resolve_path(krate, module, path)
+            .iter()
+            .filter_map(|t| self.is_item(t, |it| matches!(it, Item::Trait(_))))
+            .any(|def| match def {
+                Def::Item {
+                    krate,
+                    module,
+                    item,
+                } => item_name(self.item(krate, module, item))
+                    .is_some_and(|(_, vis)| vis_of(vis) != Vis::Pub),
+                Def::Module { .. } => false,
+            })
+    }
+
     /// Every impl block of every crate, keyed by the type (or else the trait) it belongs to.
     fn impls(&self) -> BTreeMap<Def, Vec<ImplRef>> {
         let mut res: BTreeMap<Def, Vec<ImplRef>> = BTreeMap::new();
@@ -719,9 +792,16 @@ impl World {
             for (module, m) in c.modules.iter().enumerate() {
                 for (item, it) in m.items.iter().enumerate() {
                     let Item::Impl(imp) = it else { continue };
-                    if is_hidden(&imp.attrs) {
+                    if is_cfg_test(&imp.attrs) {
                         continue;
                     }
+                    // An impl of a trait no other crate can name is no one's API.
+                    if let Some((_, path, _)) = &imp.trait_
+                        && self.is_private_trait(krate, module, path)
+                    {
+                        continue;
+                    }
+                    let hidden = is_hidden(&imp.attrs);
                     let is_type =
                         |it: &Item| matches!(it, Item::Struct(_) | Item::Enum(_) | Item::Union(_));
                     let types: Vec<Def> = self
@@ -747,6 +827,7 @@ impl World {
                             module,
                             item,
                             via_trait,
+                            hidden,
                         });
                     }
                 }
@@ -755,26 +836,59 @@ impl World {
         res
     }
 
-    /// Every public name of crate `doc`, as `(path, name, target)`, reached from its root
-    /// through its own modules. A re-exported module of another crate is a name here, not
-    /// walked: that crate lists its own items.
-    fn exported(&self, doc: usize) -> Vec<(String, String, Target)> {
+    /// Whether `def`'s own attributes hide it (`#[doc(hidden)]` on the item or `mod`).
+    fn def_hidden(&self, def: Def) -> bool {
+        match def {
+            Def::Item {
+                krate,
+                module,
+                item,
+            } => is_hidden(item_attrs(self.item(krate, module, item))),
+            // A module's attribute is on its binding, which `exports` reads.
+            Def::Module { .. } => false,
+        }
+    }
+
+    /// Every public name of crate `doc`, as `(path, name, target, hidden)`, reached from its
+    /// root through its own modules; hidden when the path passes a hidden module or name, or
+    /// the target itself is hidden (`Marked` only for this crate's own items and bindings: an
+    /// item of another crate is counted where it is defined). A re-exported module of another crate is a name
+    /// here, not walked: that crate lists its own items. A module reached by a visible path
+    /// is walked through that one (breadth first, visible paths first at each depth).
+    fn exported(&self, doc: usize) -> Vec<(String, String, Target, Hidden)> {
         let mut res = Vec::new();
         let root_path = self.crates[doc].name.clone();
         let mut visited = BTreeSet::from([(doc, 0)]);
-        let mut queue = VecDeque::from([(0, root_path)]);
-        while let Some((module, prefix)) = queue.pop_front() {
+        let mut queue = VecDeque::from([(0, root_path, Hidden::No)]);
+        while let Some((module, prefix, prefix_hidden)) = queue.pop_front() {
+            let mut found = Vec::new();
             for (name, targets) in self.exports(doc, module, &mut Vec::new()) {
                 let path = format!("{prefix}::{name}");
-                for target in targets {
-                    if let Target::Def(Def::Module { krate, module }) = target
-                        && krate == doc
-                        && visited.insert((krate, module))
-                    {
-                        queue.push_back((module, path.clone()));
-                    }
-                    res.push((path.clone(), name.clone(), target));
+                for (target, binding_hidden) in targets {
+                    let (own, home) = match target {
+                        Target::Def(def) => {
+                            let (Def::Item { krate, .. } | Def::Module { krate, .. }) = def;
+                            (self.def_hidden(def), krate == doc)
+                        }
+                        Target::External(_) => (false, true),
+                    };
+                    let hidden = match Hidden::within(prefix_hidden.any(), binding_hidden || own) {
+                        Hidden::Marked if !binding_hidden && !home => Hidden::Inside,
+                        hidden => hidden,
+                    };
+                    found.push((path.clone(), name.clone(), target, hidden));
                 }
+            }
+            // Visible paths claim their modules first.
+            found.sort_by_key(|it| it.3);
+            for (path, name, target, hidden) in found {
+                if let Target::Def(Def::Module { krate, module }) = target
+                    && krate == doc
+                    && visited.insert((krate, module))
+                {
+                    queue.push_back((module, path.clone(), hidden));
+                }
+                res.push((path, name, target, hidden));
             }
         }
         res
@@ -790,16 +904,21 @@ impl World {
             },
             self.crates[doc].name.clone(),
         )]);
-        for (path, _, target) in self.exported(doc) {
+        let mut hidden_paths = BTreeSet::new();
+        for (path, _, target, hidden) in self.exported(doc) {
             let Target::Def(def) = target else { continue };
             let (Def::Item { krate, .. } | Def::Module { krate, .. }) = def;
             if krate != doc {
                 continue;
             }
-            let shorter = |old: &String| {
-                (path.matches("::").count(), &path) < (old.matches("::").count(), old)
-            };
-            if res.get(&def).is_none_or(shorter) {
+            let key =
+                |path: &String, hidden: bool| (hidden, path.matches("::").count(), path.clone());
+            let better =
+                |old: &String| key(&path, hidden.any()) < key(old, hidden_paths.contains(old));
+            if res.get(&def).is_none_or(better) {
+                if hidden.any() {
+                    hidden_paths.insert(path.clone());
+                }
                 res.insert(def, path);
             }
         }
@@ -816,13 +935,19 @@ impl World {
         canonical: &[BTreeMap<Def, String>],
     ) -> Vec<Entry> {
         let mut entries = Vec::new();
-        let entry = |path: &str, kind: &str, signature: String| Entry {
+        let entry = |path: &str, kind: &str, signature: String, hidden: Hidden| Entry {
             path: path.to_owned(),
             kind: kind.to_owned(),
             signature,
+            hidden,
         };
         let root_path = self.crates[doc].name.clone();
-        entries.push(entry(&root_path, "mod", format!("pub mod {root_path}")));
+        entries.push(entry(
+            &root_path,
+            "mod",
+            format!("pub mod {root_path}"),
+            Hidden::No,
+        ));
         let reexport = |original: &str, name: &str| {
             let last = original.rsplit("::").next().unwrap_or_default();
             if last == name || name == "*" {
@@ -831,33 +956,25 @@ impl World {
                 format!("pub use {original} as {name}")
             }
         };
-        let mut item_paths: BTreeMap<Def, Vec<String>> = BTreeMap::new();
-        for (path, name, target) in self.exported(doc) {
+        let mut item_paths: BTreeMap<Def, Vec<(String, Hidden)>> = BTreeMap::new();
+        for (path, name, target, hidden) in self.exported(doc) {
             match target {
                 Target::Def(def @ (Def::Item { krate, .. } | Def::Module { krate, .. }))
                     if krate != doc =>
                 {
-                    let hidden = matches!(def, Def::Item { krate, module, item }
-                        if is_hidden(item_attrs(self.item(krate, module, item))));
-                    if let (false, Some(original)) = (hidden, canonical[krate].get(&def)) {
-                        entries.push(entry(&path, "use", reexport(original, &name)));
+                    if let Some(original) = canonical[krate].get(&def) {
+                        entries.push(entry(&path, "use", reexport(original, &name), hidden));
                     }
                 }
                 Target::Def(Def::Module { .. }) => {
-                    entries.push(entry(&path, "mod", format!("pub mod {name}")));
+                    entries.push(entry(&path, "mod", format!("pub mod {name}"), hidden));
                 }
-                Target::Def(
-                    def @ Def::Item {
-                        krate,
-                        module,
-                        item,
-                    },
-                ) => {
-                    if !is_hidden(item_attrs(self.item(krate, module, item))) {
-                        item_paths.entry(def).or_default().push(path);
-                    }
+                Target::Def(def @ Def::Item { .. }) => {
+                    item_paths.entry(def).or_default().push((path, hidden));
                 }
-                Target::External(p) => entries.push(entry(&path, "use", reexport(&p, &name))),
+                Target::External(p) => {
+                    entries.push(entry(&path, "use", reexport(&p, &name), hidden));
+                }
             }
         }
         let hidden = self.hidden_trait_items();
@@ -874,16 +991,24 @@ impl World {
             let Some((kind, signature)) = render::item_sig(it, skipped) else {
                 continue;
             };
-            for path in paths {
-                entries.push(entry(path, kind, signature.clone()));
+            for (path, path_hidden) in paths {
+                entries.push(entry(path, kind, signature.clone(), *path_hidden));
             }
             let canonical = paths
                 .iter()
-                .min_by_key(|p| (p.matches("::").count(), (*p).clone()));
-            let Some(canonical) = canonical else { continue };
-            self.members(it, canonical, &mut entries);
+                .min_by_key(|(p, hidden)| (*hidden, p.matches("::").count(), p.clone()));
+            let Some((canonical, canonical_hidden)) = canonical else {
+                continue;
+            };
+            self.members(it, canonical, canonical_hidden.any(), &mut entries);
             for imp in impls.get(def).into_iter().flatten() {
-                self.impl_members(imp, canonical, &hidden, &mut entries);
+                self.impl_members(
+                    imp,
+                    canonical,
+                    canonical_hidden.any(),
+                    &hidden,
+                    &mut entries,
+                );
             }
         }
         entries.sort();
@@ -891,8 +1016,9 @@ impl World {
         entries
     }
 
-    /// Fields, variants and trait items of `item`, listed under `path`.
-    fn members(&self, item: &Item, path: &str, out: &mut Vec<Entry>) {
+    /// Fields, variants and trait items of `item`, listed under `path`; all hidden when
+    /// `item` is reached only through a hidden path (`hidden`).
+    fn members(&self, item: &Item, path: &str, hidden: bool, out: &mut Vec<Entry>) {
         let fields = match item {
             Item::Struct(it) => Some(it.fields.iter().collect::<Vec<_>>()),
             Item::Union(it) => Some(it.fields.named.iter().collect()),
@@ -917,17 +1043,19 @@ impl World {
                 path: path.to_owned(),
                 kind: "impl".to_owned(),
                 signature: format!("#[derive({})]", derived.join(", ")),
+                hidden: Hidden::within(hidden, false),
             });
         }
-        let mut push = |name: String, kind: &str, signature: String| {
+        let mut push = |name: String, kind: &str, signature: String, attrs: &[Attribute]| {
             out.push(Entry {
                 path: format!("{path}::{name}"),
                 kind: kind.to_owned(),
                 signature,
+                hidden: Hidden::within(hidden, is_hidden(attrs)),
             });
         };
         for (idx, field) in fields.into_iter().flatten().enumerate() {
-            if !render::is_pub(&field.vis) || skipped(&field.attrs) {
+            if !render::is_pub(&field.vis) || is_cfg_test(&field.attrs) {
                 continue;
             }
             let name = field
@@ -935,15 +1063,21 @@ impl World {
                 .as_ref()
                 .map_or_else(|| idx.to_string(), ToString::to_string);
             let ty = render::normalize(quote::ToTokens::to_token_stream(&field.ty));
-            push(name.clone(), "field", format!("pub {name}: {ty}"));
+            push(
+                name.clone(),
+                "field",
+                format!("pub {name}: {ty}"),
+                &field.attrs,
+            );
         }
         match item {
             Item::Enum(it) => {
-                for variant in it.variants.iter().filter(|it| !skipped(&it.attrs)) {
+                for variant in it.variants.iter().filter(|it| !is_cfg_test(&it.attrs)) {
                     push(
                         variant.ident.to_string(),
                         "variant",
                         render::variant_sig(variant),
+                        &variant.attrs,
                     );
                 }
             }
@@ -955,11 +1089,11 @@ impl World {
                         syn::TraitItem::Const(it) => &it.attrs,
                         _ => continue,
                     };
-                    if skipped(attrs) {
+                    if is_cfg_test(attrs) {
                         continue;
                     }
                     if let Some((kind, name, signature)) = render::trait_item_sig(trait_item) {
-                        push(name, kind, signature);
+                        push(name, kind, signature, attrs);
                     }
                 }
             }
@@ -993,13 +1127,15 @@ impl World {
         hidden
     }
 
-    /// The entries one impl block contributes under `path`; `hidden` lists the trait items
-    /// its trait hides ([`World::hidden_trait_items`]).
+    /// The entries one impl block contributes under `path` (hidden when `path_hidden`, or
+    /// the block or the item is); `trait_hidden` lists the trait items its trait hides
+    /// ([`World::hidden_trait_items`]), which are hidden on the implementor too.
     fn impl_members(
         &self,
         imp: &ImplRef,
         path: &str,
-        hidden: &BTreeSet<(String, String)>,
+        path_hidden: bool,
+        trait_hidden: &BTreeSet<(String, String)>,
         out: &mut Vec<Entry>,
     ) {
         let Item::Impl(block) = self.item(imp.krate, imp.module, imp.item) else {
@@ -1011,11 +1147,13 @@ impl World {
             .and_then(|(_, path, _)| path.segments.last())
             .map(|it| it.ident.to_string());
         let header = block.trait_.is_some().then(|| render::impl_header(block));
+        let block_hidden = path_hidden || imp.hidden;
         if let Some(header) = &header {
             out.push(Entry {
                 path: path.to_owned(),
                 kind: "impl".to_owned(),
                 signature: header.clone(),
+                hidden: Hidden::within(path_hidden, imp.hidden),
             });
         }
         if imp.via_trait {
@@ -1028,17 +1166,15 @@ impl World {
                 ImplItem::Type(it) => (&it.attrs, &it.vis),
                 _ => continue,
             };
-            if skipped(attrs) || (header.is_none() && !render::is_pub(vis)) {
+            if is_cfg_test(attrs) || (header.is_none() && !render::is_pub(vis)) {
                 continue;
             }
             let Some((kind, name, signature)) = render::impl_item_sig(impl_item) else {
                 continue;
             };
-            if let Some(trait_name) = &trait_name
-                && hidden.contains(&(trait_name.clone(), name.clone()))
-            {
-                continue;
-            }
+            let hidden_by_trait = trait_name.as_ref().is_some_and(|trait_name| {
+                trait_hidden.contains(&(trait_name.clone(), name.clone()))
+            });
             let signature = match &header {
                 Some(header) => format!("{header} {{ {signature} }}"),
                 None => signature,
@@ -1047,6 +1183,7 @@ impl World {
                 path: format!("{path}::{name}"),
                 kind: kind.to_owned(),
                 signature,
+                hidden: Hidden::within(block_hidden || hidden_by_trait, is_hidden(attrs)),
             });
         }
     }

@@ -217,8 +217,8 @@ pub unsafe fn get_in<'s, Q: QueryData>(
     matcher: &Matcher,
     entity: Entity,
 ) -> Option<Q::Item<'s>> {
-    let location = storage.entities.location(entity)?;
-    let table = &storage.archetypes()[location.archetype as usize];
+    let location = storage.entities().location(entity)?;
+    let table = &storage.archetypes()[location.archetype() as usize];
     if !matcher.matches(table) {
         return None;
     }
@@ -226,7 +226,7 @@ pub unsafe fn get_in<'s, Q: QueryData>(
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.
     unsafe {
-        Q::skip_rows(&mut fetch, location.row as usize);
+        Q::skip_rows(&mut fetch, location.row() as usize);
         Some(Q::next_item(&mut fetch))
     }
 }

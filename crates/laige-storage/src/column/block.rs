@@ -12,8 +12,7 @@ use super::Column;
 /// and the directory's) is derived from that pointer, so a directory pointer stays valid
 /// while the table mutates its columns through `&mut` (a `Box` would be retagged as unique
 /// on every access, invalidating pointers taken before).
-#[doc(hidden)]
-pub struct ColumnBlock {
+pub(crate) struct ColumnBlock {
     columns: NonNull<[Column]>,
 }
 
@@ -23,8 +22,7 @@ unsafe impl Send for ColumnBlock {}
 unsafe impl Sync for ColumnBlock {}
 
 impl ColumnBlock {
-    #[doc(hidden)]
-    pub fn new(columns: Vec<Column>) -> Self {
+    pub(crate) fn new(columns: Vec<Column>) -> Self {
         let raw = Box::into_raw(columns.into_boxed_slice());
         // SAFETY: `Box::into_raw` never returns null.
         let columns = unsafe { NonNull::new_unchecked(raw) };
@@ -32,15 +30,13 @@ impl ColumnBlock {
     }
 
     #[inline]
-    #[doc(hidden)]
-    pub fn as_slice(&self) -> &[Column] {
+    pub(crate) fn as_slice(&self) -> &[Column] {
         // SAFETY: the block owns a live, initialised slice; `&self` rules out a `&mut` to it.
         unsafe { self.columns.as_ref() }
     }
 
     #[inline]
-    #[doc(hidden)]
-    pub fn as_mut_slice(&mut self) -> &mut [Column] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [Column] {
         // SAFETY: as for `as_slice`; `&mut self` rules out any other reference made through
         // the block. Directory entries are only dereferenced under a shared borrow of the
         // storage that owns both (see `TableColumn::column`), so none is live either.
@@ -48,8 +44,7 @@ impl ColumnBlock {
     }
 
     /// The directory entry for column `index` of table `table`.
-    #[doc(hidden)]
-    pub fn entry(&self, table: u32, index: usize) -> TableColumn {
+    pub(crate) fn entry(&self, table: u32, index: usize) -> TableColumn {
         assert!(index < self.columns.len(), "column index out of range");
         // SAFETY: in bounds (checked); derived from the block's own pointer without making a
         // reference, so it shares that pointer's permissions.
@@ -72,7 +67,6 @@ impl Drop for ColumnBlock {
 /// Not `Clone`: entries live in the storage, next to the tables they point into, and are only
 /// ever borrowed from it.
 #[derive(Debug)]
-#[doc(hidden)]
 pub struct TableColumn {
     column: NonNull<Column>,
     table: u32,
@@ -87,7 +81,6 @@ unsafe impl Sync for TableColumn {}
 impl TableColumn {
     /// The table's archetype id.
     #[inline]
-    #[doc(hidden)]
     pub fn table(&self) -> u32 {
         self.table
     }
@@ -100,7 +93,6 @@ impl TableColumn {
     /// that holds the entry is), and nothing holds a `&mut` to its columns while the returned
     /// borrow lives, which a shared borrow of that storage guarantees.
     #[inline]
-    #[doc(hidden)]
     pub unsafe fn column(&self) -> &Column {
         // SAFETY: the pointer targets a column of a live `ColumnBlock` (the caller's promise),
         // which never moves; no `&mut` to it exists while the borrow lives.

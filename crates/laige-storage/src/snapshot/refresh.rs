@@ -23,7 +23,6 @@ use crate::entity::Entities;
 /// costs far more than handing it to a thread, and a world of ten thousand entities still
 /// splits into enough ranges to share out. Under Miri, 64: the tests, which size their worlds
 /// by it, then cover several ranges in Miri's time.
-#[doc(hidden)]
 pub const SLOTS_PER_RANGE: usize = if cfg!(miri) { 64 } else { 2048 };
 
 /// The split refresh's reusable buffers: they grow with the world, then stay, so a steady
@@ -66,8 +65,7 @@ impl Snapshots {
     /// live entity's value in ascending entity index. Reuses the buffers: it allocates only
     /// when a component is on more entities than ever before. A panicking clone leaves every
     /// store empty, and its panic comes out.
-    #[doc(hidden)]
-    pub fn refresh(&mut self, entities: &Entities, archetypes: &[Archetype]) {
+    pub(crate) fn refresh(&mut self, entities: &Entities, archetypes: &[Archetype]) {
         if self.stores.is_empty() {
             return;
         }
@@ -109,9 +107,12 @@ impl Snapshots {
     /// range it repeats is refreshed once. As on one thread, a panicking clone leaves every
     /// store empty (the clones made so far are dropped), and its panic comes out of `run`.
     /// Allocates only when the world outgrows the buffers.
-    #[doc(hidden)]
-    pub fn refresh_split<R>(&mut self, entities: &Entities, archetypes: &[Archetype], mut run: R)
-    where
+    pub(crate) fn refresh_split<R>(
+        &mut self,
+        entities: &Entities,
+        archetypes: &[Archetype],
+        mut run: R,
+    ) where
         R: FnMut(u32, &(dyn Fn(u32) + Sync)),
     {
         let ranges = entities.slot_count().div_ceil(SLOTS_PER_RANGE);

@@ -12,7 +12,6 @@ use crate::entity::{Entities, Location};
 use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
-#[doc(hidden)]
 pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
 }
@@ -25,7 +24,6 @@ impl RowWriter<'_> {
     /// `component` is in the row's archetype and written once per row; `src` points to a
     /// valid value of its type, which the caller gives up.
     #[inline]
-    #[doc(hidden)]
     pub unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
         let Some(col) = self.archetype.column_index(component) else {
             debug_assert!(false, "component {component} is not in the row's archetype");
@@ -64,7 +62,6 @@ impl Storage {
     /// If `fill` runs, it must [`RowWriter::write`] every component of `signature` exactly
     /// once. When the entity limit is reached, or `signature` names a resource type, `fill`
     /// does not run (it is dropped, with what it owns).
-    #[doc(hidden)]
     pub unsafe fn spawn_with(
         &mut self,
         signature: &ComponentSet,
@@ -88,7 +85,6 @@ impl Storage {
 
     /// A pointer to `component`'s value of the entity at `location`, if it has one.
     #[inline]
-    #[doc(hidden)]
     pub fn value_ptr(&self, location: Location, component: ComponentId) -> Option<*mut u8> {
         let table = &self.archetypes[location.archetype as usize];
         let col = table.column_index(component)?;
@@ -104,7 +100,6 @@ impl Storage {
     /// `entity` is live at `location`; `src` points to a valid, aligned value of
     /// `component`'s type that the caller gives up, and is writable (a replaced old value is
     /// dropped in place there).
-    #[doc(hidden)]
     pub unsafe fn insert_erased(
         &mut self,
         entity: Entity,
@@ -145,7 +140,6 @@ impl Storage {
     ///
     /// `entity` is live at `location`; `out`, when given, is valid for writing one value of
     /// `component`'s type.
-    #[doc(hidden)]
     pub unsafe fn remove_erased(
         &mut self,
         entity: Entity,
@@ -189,7 +183,6 @@ impl Storage {
     ///
     /// Every handle goes stale before any value's drop runs, and every table is emptied even
     /// when one of those drops panics (the tables after it are cleared while unwinding).
-    #[doc(hidden)]
     pub fn clear(&mut self) {
         /// Clears the tables its iterator has not reached when dropped.
         struct ClearRest<'a>(std::slice::IterMut<'a, Archetype>);
@@ -203,9 +196,12 @@ impl Storage {
         rest.0.by_ref().for_each(Archetype::clear);
     }
 
-    /// Despawns the live entity at `location`, dropping its values.
-    #[doc(hidden)]
-    pub fn despawn_at(&mut self, entity: Entity, location: Location) {
+    /// Despawns `entity`, at `location`, dropping its values; returns whether it did. A
+    /// stale entity, or a location that is not the entity's own, despawns nothing.
+    pub fn despawn_at(&mut self, entity: Entity, location: Location) -> bool {
+        if self.entities.location(entity) != Some(location) {
+            return false;
+        }
         let table = &mut self.archetypes[location.archetype as usize];
         // SAFETY: the entity is live, so its row is in bounds; every value left past the end
         // is dropped below, once.
@@ -218,6 +214,7 @@ impl Storage {
             // SAFETY: `remove_row_to_end` left one unclaimed value past each column's end.
             unsafe { column.drop_past_end() };
         }
+        true
     }
 }
 
@@ -225,14 +222,12 @@ impl Storage {
     /// Refreshes every snapshot store from the live values: drops the old copies, then clones
     /// each live entity's value in ascending entity index. Reuses the buffers: it allocates
     /// only when a component is on more entities than ever before.
-    #[doc(hidden)]
     pub fn refresh_snapshots(&mut self) {
         self.snapshots.refresh(&self.entities, &self.archetypes);
     }
 
     /// [`Storage::refresh_snapshots`] in ranges of entity slots that `run` may run at once
     /// (a pool's `run_batches`), with the same result; see `Snapshots::refresh_split`.
-    #[doc(hidden)]
     pub fn refresh_snapshots_split<R>(&mut self, run: R)
     where
         R: FnMut(u32, &(dyn Fn(u32) + Sync)),

@@ -47,8 +47,15 @@ impl Storage {
     ///    (nothing at all when there is none).
     ///
     /// Allocates nothing.
-    #[doc(hidden)]
-    pub fn hash_components(&self, h: &mut StateHasher) {
+    ///
+    /// # Safety
+    ///
+    /// No value of a hashed component or resource is written while it runs. A shared
+    /// `&Storage` does not promise that (a running system's context writes through one), so
+    /// the caller must know it: it holds the storage where no context that writes is alive
+    /// (the world between runs), or it is a context that declared a read of every hashed
+    /// component and resource.
+    pub unsafe fn hash_components(&self, h: &mut StateHasher) {
         // A local hasher, so its state can stay in a register for the whole walk.
         let mut hasher = *h;
         hasher.write_u32(self.entities.live());
@@ -120,8 +127,10 @@ impl Storage {
     ///
     /// Row order is a pure function of the operation history, so two worlds with the same
     /// history agree on it; this is a desync finder's checksum, not a layout-free hash.
-    #[doc(hidden)]
-    pub fn written_checksum(&self, component: ComponentId, footprint: &ComponentSet) -> u64 {
+    ///
+    /// It takes `&mut self` only to prove that no context is alive to write the values it
+    /// reads (see [`Storage::hash_components`]).
+    pub fn written_checksum(&mut self, component: ComponentId, footprint: &ComponentSet) -> u64 {
         let mut h = StateHasher::new();
         let hash = self.components.get(component).hash;
         if self.components.resources().contains(component) {
@@ -131,7 +140,7 @@ impl Storage {
                     h.write_u8(1);
                     if let Some(hash) = hash {
                         // SAFETY: the resource holds a valid value of the type `hash` was
-                        // registered for; `&self` excludes writers.
+                        // registered for; `&mut self` excludes writers.
                         h = unsafe { hash(ptr, h) };
                     }
                 }
@@ -143,15 +152,15 @@ impl Storage {
             if !footprint.is_subset(table.signature()) {
                 continue;
             }
-            // SAFETY: the entry belongs to this storage, borrowed shared here, so no `&mut`
-            // to the table's columns exists meanwhile.
+            // SAFETY: the entry belongs to this storage, borrowed here, so no other
+            // reference to the table's columns exists meanwhile.
             let column = unsafe { entry.column() };
             for (row, entity) in table.entities().iter().enumerate() {
                 h.write_u32(entity.index());
                 h.write_u32(entity.generation());
                 if let Some(hash) = hash {
                     // SAFETY: every row below the table's length holds a valid value of the
-                    // column's type, which `hash` was registered for; `&self` excludes writers.
+                    // column's type, which `hash` was registered for; `&mut self` excludes writers.
                     h = unsafe { hash(column.ptr_at(row), h) };
                 }
             }

@@ -205,7 +205,7 @@ impl<T: fmt::Debug> fmt::Debug for ResMut<'_, T> {
 
 /// The value of resource `id` (`T`'s), if the world holds it.
 fn resource_ptr(id: Option<ComponentId>, world: SystemWorld<'_>) -> Option<*mut u8> {
-    id.and_then(|id| world.storage.resources.ptr(id))
+    id.and_then(|id| world.storage.resources().ptr(id))
 }
 
 /// The error of a run that needs resource `T` while the world holds none; reported.

@@ -3,7 +3,7 @@
 use laige_registry::ComponentId;
 
 use crate::{Component, ComponentOptions, World, WorldError};
-use laige_storage::component::{CloneFn, ComponentInfo, HashFn, RegisterComponentError};
+use laige_storage::component::{ComponentInfo, RegisterComponentError};
 
 impl World {
     /// Registers `T` as a component with the default options: its presence, but not its
@@ -46,29 +46,24 @@ impl World {
         &mut self,
         options: ComponentOptions<T>,
     ) -> Result<ComponentId, WorldError> {
-        let (hash, clone_fn) = options.erased();
-        let id = self.register_erased::<T>(hash, clone_fn)?;
-        if options.is_versioned() {
-            let info = *self.storage.components.get(id);
-            self.storage.snapshots.add(&info);
-        }
-        Ok(id)
+        let registered = self.storage.register_component(options);
+        self.registered::<T>(registered, options.is_versioned())
     }
 
-    /// Registers any `'static` type in the component id space, hashed when `hash` is given
-    /// and versioned when `clone_fn` is: components through the methods above, resources
-    /// (which need not implement [`Component`]) on first insert.
-    pub(crate) fn register_erased<T: Send + Sync + 'static>(
+    /// Records a type the storage registered in the component id space (components through
+    /// the methods above, resources, which need not implement [`Component`], on first
+    /// insert) with the registry, or reports why it could not be registered.
+    pub(crate) fn registered<T: 'static>(
         &mut self,
-        hash: Option<HashFn>,
-        clone_fn: Option<CloneFn>,
+        registered: Result<ComponentId, RegisterComponentError>,
+        versioned: bool,
     ) -> Result<ComponentId, WorldError> {
-        match self.storage.components.register::<T>(hash, clone_fn) {
+        match registered {
             Ok(id) => {
                 self.registry.register_component_info(
                     id,
                     short_name(std::any::type_name::<T>()),
-                    clone_fn.is_some(),
+                    versioned,
                 );
                 Ok(id)
             }
@@ -90,7 +85,7 @@ impl World {
 
     /// What the world knows about component `id`.
     pub fn component_info(&self, id: ComponentId) -> Option<&ComponentInfo> {
-        self.storage.components.info(id)
+        self.storage.components().info(id)
     }
 }
 

@@ -250,7 +250,7 @@ impl World {
         system: impl IntoSystem<M>,
     ) -> SystemBuilder<'_> {
         let name = intern(name.into());
-        let mut init = ParamInit::new(&self.storage.components, name);
+        let mut init = ParamInit::new(self.storage.components(), name);
         let boxed = BoxedSystem::new(system, &mut init);
         let typed = Some((boxed, init.into_needs()));
         SystemBuilder::new(self, SystemDef::new(name, SystemRun::TYPED), typed)
