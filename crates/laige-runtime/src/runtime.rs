@@ -525,6 +525,27 @@ impl Runtime {
         record.skipped = skipped;
         record.failed = failed;
         *tick = record;
+        if let Some(timeline) = self.world.timeline_mut() {
+            counters(timeline, &record);
+        }
+    }
+}
+
+/// The tick's decisions and load as counter tracks of the world's timeline, so the Chrome
+/// trace shows the ladder move above the threads.
+#[cold]
+fn counters(timeline: &mut laige_world::Timeline, record: &TickTelemetry) {
+    let values = [
+        ("overload level", f64::from(record.level.0)),
+        ("tick multiplier", f64::from(record.multiplier)),
+        ("overrun ratio", record.overrun_ratio),
+        ("catch-up", f64::from(record.catch_up)),
+        ("skipped systems", f64::from(record.skipped)),
+    ];
+    for (name, value) in values {
+        if let Some(track) = timeline.counter_track(name) {
+            timeline.set_counter(track, value);
+        }
     }
 }
 

@@ -90,8 +90,8 @@ pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
 };
 pub use laige_record::{
-    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
-    RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, CounterTrack, Culprit, Desync,
+    RecordError, RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
