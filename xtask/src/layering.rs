@@ -93,6 +93,9 @@ pub const LAYERING: &[Layer] = &[
         ],
         false,
     ),
+    // The derives (`Component`, `StateHash`): a proc-macro crate that names no laige crate;
+    // its generated code names the facade's paths.
+    layer("laige-derive", &["proc-macro2", "quote", "syn"], false),
     layer(
         "laige-world",
         &[
@@ -104,6 +107,8 @@ pub const LAYERING: &[Layer] = &[
             "laige-scheduler",
             "laige-runner",
             "laige-executor",
+            "laige-derive",
+            "rand_core",
             "tracing",
         ],
         true,

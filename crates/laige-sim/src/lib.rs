@@ -17,10 +17,10 @@
 //! ```
 //! use laige_sim::prelude::*;
 //!
+//! #[derive(Component)]
 //! struct Pos(f32);
-//! impl Component for Pos {}
+//! #[derive(Component)]
 //! struct Vel(f32);
-//! impl Component for Vel {}
 //!
 //! // The parameters declare the access: a write of `Pos`, a read of `Vel`.
 //! fn movement(mut bodies: Query<'_, (&mut Pos, &Vel)>) -> Result<(), QueryError> {

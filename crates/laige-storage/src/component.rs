@@ -12,7 +12,8 @@ use laige_registry::{ComponentId, ComponentSet, MAX_COMPONENTS};
 use crate::{StateHash, StateHasher};
 
 /// A type that can be stored as a component: any `Send + Sync + 'static` type that says so,
-/// with one line (`impl Component for Pos {}`).
+/// with `#[derive(Component)]` (re-exported by `laige-world` and `laige-sim`) or one line
+/// (`impl Component for Pos {}`).
 ///
 /// The mark is what lets tuples nest in a [`Bundle`](crate::Bundle): a component is a bundle of one, and a
 /// tuple of bundles is a bundle, so `((Pos, Vel), Health)` is three components. Without it a
@@ -29,7 +30,18 @@ use crate::{StateHash, StateHasher};
 /// world.spawn(Pos(1.0))?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub trait Component: Send + Sync + 'static {}
+pub trait Component: Send + Sync + 'static {
+    /// The options `World::register_component::<Self>()` registers the type with. The
+    /// default is [`ComponentOptions::new`] (presence only, not versioned);
+    /// `#[derive(Component)]` with `#[component(hashed, versioned)]` returns those options
+    /// instead, so they live with the type. `World::register_component_with` ignores it.
+    fn component_options() -> ComponentOptions<Self>
+    where
+        Self: Sized,
+    {
+        ComponentOptions::new()
+    }
+}
 
 /// Drops the `T` at `ptr`.
 ///

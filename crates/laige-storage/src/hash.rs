@@ -96,6 +96,10 @@ impl StateHasher {
 
 /// A component whose value takes part in `World::state_hash`.
 ///
+/// `#[derive(StateHash)]` (re-exported by `laige-world` and `laige-sim`) writes the impl:
+/// fields in declaration order, an enum's variant index then its fields (the exact order is
+/// in laige-derive's docs).
+///
 /// Register such a component with
 /// `ComponentOptions::hashed` (`World::register_component_with`); a component
 /// registered without hashing contributes only its presence.
@@ -125,6 +129,10 @@ impl StateHasher {
 /// g.write_f32(2.0);
 /// assert_eq!(h.finish(), g.finish());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `StateHash`, so its value cannot enter the state hash",
+    note = "add `#[derive(StateHash)]` to `{Self}` (it hashes the fields in declaration order), or implement `StateHash` by hand"
+)]
 pub trait StateHash {
     /// Feeds this value's state to `h`, in a fixed order.
     fn hash_state(&self, h: &mut StateHasher);

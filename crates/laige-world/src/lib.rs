@@ -26,23 +26,20 @@
 //! # Example
 //!
 //! ```
-//! use laige_world::{Component, ComponentOptions, StateHash, StateHasher, SystemContext, World, WorldOptions};
+//! use laige_world::{Component, StateHash, SystemContext, World, WorldOptions};
 //!
-//! #[derive(Debug, PartialEq)]
+//! #[derive(Component, StateHash, Debug, PartialEq)]
+//! #[component(hashed)]
 //! struct Pos(f32);
-//! impl Component for Pos {}
+//! #[derive(Component)]
 //! struct Vel(f32);
-//! impl Component for Vel {}
-//! impl StateHash for Pos {
-//!     fn hash_state(&self, h: &mut StateHasher) { self.0.hash_state(h) }
-//! }
 //!
 //! fn movement(ctx: &mut SystemContext<'_>) {
 //!     ctx.each::<(&mut Pos, &Vel)>(|_, (pos, vel)| pos.0 += vel.0).unwrap();
 //! }
 //!
 //! let mut world = World::new(WorldOptions { seed: 7, ..WorldOptions::default() });
-//! world.register_component_with(ComponentOptions::<Pos>::new().hashed()).unwrap();
+//! world.register_component::<Pos>().unwrap(); // hashed, as its attribute says
 //! world.register_component::<Vel>().unwrap();
 //! let e = world.spawn((Pos(1.0), Vel(0.5))).unwrap();
 //! world.spawn((Pos(9.0),)).unwrap();
@@ -86,6 +83,10 @@ pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEnt
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use gate::FailurePolicy;
 pub use host::SystemHost;
+/// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;
+/// the hashing order is in laige-derive's docs and docs/api/world.md.
+#[cfg(feature = "derive")]
+pub use laige_derive::{Component, StateHash};
 pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
 };

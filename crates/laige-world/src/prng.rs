@@ -112,6 +112,59 @@ impl Prng {
     }
 }
 
+/// The `rand` ecosystem (rand 0.10) on the same stream: `Prng` is a `rand_core::Rng`
+/// (through `TryRng` with `Infallible`), so `rand::RngExt`'s `random_range`, `random`,
+/// distributions, `choose` and `shuffle` draw from it; the `Rng` system parameter gets the
+/// same through `rand_core`'s impl for `DerefMut` types. Which `rand` algorithms give the
+/// same values across versions and platforms is in docs/api/rng.md.
+#[cfg(feature = "rand")]
+mod rand_impls {
+    use core::convert::Infallible;
+
+    use rand_core::{SeedableRng, TryRng};
+
+    use super::Prng;
+
+    impl TryRng for Prng {
+        type Error = Infallible;
+
+        /// The high 32 bits of [`Prng::next_u64`] (xorshift128+'s low bits are its weakest).
+        #[inline]
+        fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+            Ok((Prng::next_u64(self) >> 32) as u32)
+        }
+
+        /// Exactly [`Prng::next_u64`]: the contract's stream.
+        #[inline]
+        fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+            Ok(Prng::next_u64(self))
+        }
+
+        /// Successive [`Prng::next_u64`] words as little-endian bytes; the bytes of the last
+        /// word that do not fit are dropped.
+        #[inline]
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+            rand_core::utils::fill_bytes_via_next_word(dst, || Ok(Prng::next_u64(self)))
+        }
+    }
+
+    impl SeedableRng for Prng {
+        /// The seed's 8 bytes, little-endian.
+        type Seed = [u8; 8];
+
+        /// `Prng::new(u64::from_le_bytes(seed))`.
+        fn from_seed(seed: [u8; 8]) -> Self {
+            Prng::new(u64::from_le_bytes(seed))
+        }
+
+        /// Exactly [`Prng::new`]`(state)` (not `rand_core`'s PCG32 seed expansion), so a
+        /// `rand` user's `seed_from_u64(7)` is the world's `seed: 7`.
+        fn seed_from_u64(state: u64) -> Self {
+            Prng::new(state)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

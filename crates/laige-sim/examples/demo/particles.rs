@@ -31,86 +31,57 @@ pub const GRID: u32 = 50;
 const DT: f32 = 1.0 / 60.0;
 
 /// Where a particle is.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq)]
+#[component(hashed)]
 pub struct Position {
     /// Horizontal, in `-HALF_SIZE..HALF_SIZE`.
     pub x: f32,
     /// Vertical, in `-HALF_SIZE..HALF_SIZE`.
     pub y: f32,
 }
-impl Component for Position {}
 
 /// How fast a particle moves, in units per second.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq)]
+#[component(hashed)]
 pub struct Velocity {
     /// Horizontal.
     pub x: f32,
     /// Vertical.
     pub y: f32,
 }
-impl Component for Velocity {}
 
 /// How hard a particle is to push.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq)]
+#[component(hashed)]
 pub struct Mass(pub f32);
-impl Component for Mass {}
 
 /// Heat from speed, decaying.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq)]
+#[component(hashed)]
 pub struct Heat(pub f32);
-impl Component for Heat {}
 
 /// Display colour from heat, 0xRRGGBB.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq, Eq)]
+#[component(hashed)]
 pub struct Color(pub u32);
-impl Component for Color {}
 
 /// Ticks left to live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq, Eq)]
+#[component(hashed)]
 pub struct Lifetime(pub u32);
-impl Component for Lifetime {}
 
 /// The grid cell a particle is in, row-major over [`GRID`] × [`GRID`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, StateHash, Clone, Copy, Debug, PartialEq, Eq)]
+#[component(hashed)]
 pub struct Cell(pub u32);
-impl Component for Cell {}
 
 /// Per-tick summary, a resource: occupied cells and hot particles.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(StateHash, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Census {
     /// Cells holding at least one particle.
     pub occupied_cells: u32,
     /// Particles whose colour is the hottest band.
     pub hot: u32,
-}
-
-impl StateHash for Position {
-    fn hash_state(&self, h: &mut StateHasher) {
-        (self.x, self.y).hash_state(h);
-    }
-}
-
-impl StateHash for Velocity {
-    fn hash_state(&self, h: &mut StateHasher) {
-        (self.x, self.y).hash_state(h);
-    }
-}
-
-macro_rules! hash_newtype {
-    ($($t:ty),*) => {$(
-        impl StateHash for $t {
-            fn hash_state(&self, h: &mut StateHasher) {
-                self.0.hash_state(h);
-            }
-        }
-    )*};
-}
-hash_newtype!(Mass, Heat, Color, Lifetime, Cell);
-
-impl StateHash for Census {
-    fn hash_state(&self, h: &mut StateHasher) {
-        (self.occupied_cells, self.hot).hash_state(h);
-    }
 }
 
 /// How big a demo world to build.
@@ -145,13 +116,13 @@ pub fn build(
         capacity: config.particles,
         ..options
     });
-    world.register_component_with(ComponentOptions::<Position>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Velocity>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Mass>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Heat>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Color>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Lifetime>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Cell>::new().hashed())?;
+    world.register_component::<Position>()?;
+    world.register_component::<Velocity>()?;
+    world.register_component::<Mass>()?;
+    world.register_component::<Heat>()?;
+    world.register_component::<Color>()?;
+    world.register_component::<Lifetime>()?;
+    world.register_component::<Cell>()?;
 
     let mut rng = Prng::new(config.seed);
     for _ in 0..config.particles {

@@ -6,33 +6,30 @@ use crate::{Component, ComponentOptions, World, WorldError};
 use laige_storage::component::{ComponentInfo, RegisterComponentError};
 
 impl World {
-    /// Registers `T` as a component with the default options: its presence, but not its
-    /// value, enters the state hash, and it is not versioned. Ids are dense from 1 in
-    /// registration order; at most 256 types.
+    /// Registers `T` as a component with the type's options, [`Component::component_options`]:
+    /// the defaults (its presence, but not its value, enters the state hash, and it is not
+    /// versioned) unless the type says otherwise, as `#[component(hashed, versioned)]` on
+    /// `#[derive(Component)]` does. Ids are dense from 1 in registration order; at most 256
+    /// types.
     ///
     /// # Errors
     ///
     /// [`WorldError::ComponentDuplicate`] (event `ecs/component_duplicate` with
     /// `component_id`, `size`, `alignment`) or [`WorldError::ComponentLimit`].
     pub fn register_component<T: Component>(&mut self) -> Result<ComponentId, WorldError> {
-        self.register_component_with(ComponentOptions::<T>::new())
+        self.register_component_with(T::component_options())
     }
 
-    /// Registers `T` as a component with `options`: hashed (its value enters
+    /// Registers `T` as a component with `options` (whatever the type's
+    /// [`Component::component_options`] say): hashed (its value enters
     /// [`World::state_hash`]) and versioned (it keeps a frozen copy of its values as of the
     /// last [`World::end_tick`], which systems that declared `.reads_snapshot::<T>()` read
     /// while others write `T`):
     ///
     /// ```
-    /// # use laige_world::{Component, ComponentOptions, StateHash, StateHasher, World};
-    /// #[derive(Clone)]
+    /// # use laige_world::{Component, ComponentOptions, StateHash, World};
+    /// #[derive(Component, StateHash, Clone)]
     /// struct Health(u32);
-    /// impl Component for Health {}
-    /// impl StateHash for Health {
-    ///     fn hash_state(&self, h: &mut StateHasher) {
-    ///         self.0.hash_state(h);
-    ///     }
-    /// }
     ///
     /// let mut world = World::default();
     /// world.register_component_with(ComponentOptions::<Health>::new().hashed().versioned())?;

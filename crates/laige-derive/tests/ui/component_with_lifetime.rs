@@ -1,0 +1,6 @@
+use laige_world::Component;
+
+#[derive(Component)]
+struct Name<'a>(&'a str);
+
+fn main() {}

@@ -1,0 +1,7 @@
+use laige_world::Component;
+
+#[derive(Component)]
+#[component(hashed)]
+struct Pos(f32);
+
+fn main() {}

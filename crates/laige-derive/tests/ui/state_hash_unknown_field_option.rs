@@ -1,0 +1,9 @@
+use laige_world::StateHash;
+
+#[derive(StateHash)]
+struct Holder {
+    #[state_hash(ignore)]
+    count: u32,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use laige_world::Component;
+
+#[derive(Component)]
+#[component(versioned)]
+struct Pos(f32);
+
+fn main() {}
