@@ -154,6 +154,12 @@ impl SystemState {
         !troubled & self.commands.is_idle() & self.batches.is_idle()
     }
 
+    /// Whether the last run panicked or failed (until the tick settles it).
+    #[inline]
+    pub(crate) fn is_troubled(&self) -> bool {
+        self.panicked.is_some() | self.failure.is_some()
+    }
+
     /// When a run failed since the last apply: drops the recorded commands, never to be
     /// applied, and returns the failure.
     pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
