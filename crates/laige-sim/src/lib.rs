@@ -57,6 +57,7 @@ pub use laige_diag as diag;
 pub use laige_executor as executor;
 pub use laige_registry as registry;
 pub use laige_runner as runner;
+pub use laige_runtime as runtime;
 pub use laige_scheduler as scheduler;
 pub use laige_world as world;
 
@@ -102,5 +103,6 @@ pub mod prelude {
     pub use laige_executor::{ChosenMode, ExecutorOptions, Mode};
     pub use laige_registry::{Access, Budget, ComponentId, SystemDef, SystemId};
     pub use laige_runner::TimingStats;
+    pub use laige_runtime::{FixedTime, Runtime, RuntimeOptions};
     pub use laige_scheduler::{Layout, Schedule};
 }

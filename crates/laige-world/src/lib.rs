@@ -63,6 +63,7 @@
 
 mod command;
 mod context;
+mod gate;
 pub mod host;
 mod observe;
 mod observers;
@@ -78,8 +79,11 @@ mod tick_error;
 mod tick_report;
 mod world;
 
-pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use command::{
+    ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
+pub use gate::FailurePolicy;
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;
 /// the hashing order is in laige-derive's docs and docs/api/world.md.
@@ -89,8 +93,8 @@ pub use laige_query::{
     Filtered, Fresh, Prepared, Queries, QueryData, Snapshot, SystemMeta, With, Without,
 };
 pub use laige_record::{
-    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
-    RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, CounterTrack, Culprit, Desync,
+    RecordError, RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_storage::{
