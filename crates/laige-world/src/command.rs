@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_registry::{ComponentId, ComponentSet};
 
+pub use crate::tick_report::ApplyStats;
 use crate::tick_report::CommandKind;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
@@ -21,7 +22,6 @@ use laige_storage::bundle::{Bundle, BundleIds};
 use laige_storage::component::DropFn;
 
 pub(crate) use apply::ApplyCommands;
-pub use apply::ApplyStats;
 pub use batch::PendingBatch;
 
 /// A placeholder for an entity spawned by a command; it gets its real [`Entity`] when the

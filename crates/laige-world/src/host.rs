@@ -26,6 +26,7 @@ use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
 use crate::command::{ApplyCommands, ApplyStats};
+use crate::gate::Gate;
 use crate::system::BoxError;
 use crate::world::SystemState;
 use crate::{
@@ -45,6 +46,8 @@ pub struct SystemHost<'w> {
     systems: &'w mut [SystemState],
     /// How many systems this host ran were left unsettled ([`SystemState::is_settled`]).
     unsettled: usize,
+    /// The tick's skips, when the World runs a tick through this host.
+    gate: Option<&'w Gate>,
 }
 
 impl<'w> SystemHost<'w> {
@@ -58,7 +61,15 @@ impl<'w> SystemHost<'w> {
             registry,
             systems,
             unsettled: 0,
+            gate: None,
         }
+    }
+
+    /// This host with the tick's skips: a skipped system is not run, and a failed one is
+    /// recorded for its successors.
+    pub(crate) fn with_gate(mut self, gate: &'w Gate) -> Self {
+        self.gate = Some(gate);
+        self
     }
 
     /// How many of the systems this host ran through [`Host::run_system`] left something
@@ -128,13 +139,27 @@ impl Host<SystemRun> for SystemHost<'_> {
     /// it after the track, as it does for a track run on the executor.
     fn run_system(&mut self, id: SystemId, run: &SystemRun) {
         let storage = self.storage;
+        let gate = self.gate;
+        if let Some(gate) = gate
+            && gate.is_active()
+            && gate.skips(id)
+        {
+            return;
+        }
         // The error was reported; the runner checked the schedule against the registry first.
         let Ok(state) = SystemHost::new(storage, self.registry, self.systems).into_state(id) else {
             return;
         };
         // SAFETY: as for `run`.
         let settled = unsafe { state.run_contained(storage, run) };
-        self.unsettled += usize::from(!settled);
+        if !settled {
+            self.unsettled += 1;
+            if let Some(gate) = gate
+                && state.is_troubled()
+            {
+                gate.record_failure(id);
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ mod systems;
 use std::mem::ManuallyDrop;
 
 use laige_diag::Diagnostics;
-use laige_registry::{ComponentId, Registry};
+use laige_registry::{ComponentId, Registry, SystemId};
 
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
@@ -31,6 +31,9 @@ pub struct World {
     pub(crate) systems: Vec<SystemState>,
     pub(crate) runtime: Runtime,
     pub(crate) observers: Observers,
+    /// The resources typed systems cannot run without (plain `Res`/`ResMut`): the system,
+    /// the resource's id and type name, checked when the schedule is built.
+    pub(crate) required_resources: Vec<(SystemId, ComponentId, &'static str)>,
     options: WorldOptions,
 }
 
@@ -60,6 +63,7 @@ impl World {
             systems: Vec::new(),
             runtime: Runtime::new(options.timing, options.clock.clone()),
             observers: Observers::default(),
+            required_resources: Vec::new(),
             options,
         }
     }

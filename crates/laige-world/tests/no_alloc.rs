@@ -1,7 +1,8 @@
 //! Proves the steady state allocates nothing: queries through a context, command recording
 //! and application (archetype moves), the state hash, refreshing snapshots of a versioned
 //! component (`end_tick`), snapshot reads, resource access, and typed systems (closures,
-//! `Local`, `Res`/`ResMut`, `Commands`, `Rng`, fallible systems) run by `run_systems`.
+//! `Local`, `Res`/`ResMut`, `Commands`, `Rng` and `rand` draws on it, fallible systems) run
+//! by `run_systems`.
 //!
 //! The shared counting allocator (`laige-testkit`) counts per thread and forwards to `System`.
 
@@ -321,6 +322,13 @@ fn typed_setup() -> (World, laige_scheduler::Schedule) {
              mut commands: Commands<'_>,
              mut rng: Rng<'_>| {
                 let phase = rng.next_range(0, 10);
+                // The `rand` crates on the same stream allocate nothing either.
+                #[cfg(feature = "rand")]
+                {
+                    let mut deck = [0u8, 1, 2, 3];
+                    rand::seq::SliceRandom::shuffle(&mut deck[..], &mut rng);
+                    black_box((deck, rand::RngExt::random_range(&mut rng, -1.0f32..1.0)));
+                }
                 q.each(|e, (_, tag)| {
                     if e.index() % 10 == phase {
                         match tag {

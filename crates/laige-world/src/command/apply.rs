@@ -1,54 +1,9 @@
 //! Applying a command buffer to the storage, in recording order.
 
-use std::ops::AddAssign;
-
 use super::{Command, CommandBuffer, Target};
-use crate::tick_report::{CommandKind, CommandSkipReason, SkippedCommand};
+use crate::tick_report::{ApplyStats, CommandKind, CommandSkipReason};
 use crate::{Entity, Storage, WorldError};
 use laige_storage::storage::RowWriter;
-
-/// What applying command buffers did.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct ApplyStats {
-    /// Commands carried out.
-    pub applied: usize,
-    /// Commands skipped: refused when recorded, stale targets, failed spawns (and commands
-    /// on them).
-    pub skipped: usize,
-    /// Buffers dropped whole, unapplied, because their system's run failed.
-    pub dropped_buffers: usize,
-    /// The first command skipped, in application order, and why.
-    pub first_skip: Option<SkippedCommand>,
-}
-
-impl AddAssign for ApplyStats {
-    fn add_assign(&mut self, other: Self) {
-        self.applied += other.applied;
-        self.skipped += other.skipped;
-        self.dropped_buffers += other.dropped_buffers;
-        self.first_skip = self.first_skip.or(other.first_skip);
-    }
-}
-
-impl ApplyStats {
-    /// Counts command `index`, skipped for `reason` when there is one.
-    #[inline]
-    fn count(&mut self, index: usize, command: CommandKind, skip: Option<CommandSkipReason>) {
-        match skip {
-            None => self.applied += 1,
-            Some(reason) => {
-                self.skipped += 1;
-                if self.first_skip.is_none() {
-                    self.first_skip = Some(SkippedCommand {
-                        index: index as u32,
-                        command,
-                        reason,
-                    });
-                }
-            }
-        }
-    }
-}
 
 impl CommandBuffer {
     fn resolve(&self, target: Target) -> Option<Entity> {
