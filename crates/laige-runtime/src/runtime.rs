@@ -412,6 +412,7 @@ impl Runtime {
         let record = TickTelemetry {
             tick: self.tick,
             target_nanos: nanos(target),
+            start_nanos: nanos(start),
             target_duration_nanos: nanos(interval),
             actual_duration_nanos: nanos(actual),
             overrun_ratio: ratio,

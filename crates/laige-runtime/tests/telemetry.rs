@@ -61,6 +61,7 @@ fn the_json_export_carries_every_field() {
     for field in [
         "tick",
         "target_nanos",
+        "start_nanos",
         "target_duration_nanos",
         "actual_duration_nanos",
         "overrun_ratio",
