@@ -119,6 +119,11 @@ fn jitter(seconds: u32) {
 
 fn main() {
     let quick = std::env::args().any(|it| it == "--quick");
+    // `--w2` alone: a short W2 run, for instruction counts under callgrind.
+    if std::env::args().any(|it| it == "--w2") {
+        overhead("W2 empty-100", w2, 200, 3);
+        return;
+    }
     let rounds = if quick { 11 } else { 41 };
     overhead("W2 empty-100", w2, 2_000, rounds);
     overhead("game_tick sequential", game, 20, rounds);
