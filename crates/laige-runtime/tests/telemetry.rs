@@ -113,3 +113,20 @@ fn the_chrome_trace_shows_the_ladder_as_counter_tracks() {
         .count();
     assert_eq!(ratios, 14);
 }
+
+#[test]
+fn without_system_telemetry_a_row_has_the_tick_alone() {
+    let load = Load::default();
+    let mut world = load.world();
+    load.register(&mut world);
+    let options = RuntimeOptions {
+        system_telemetry: false,
+        ..load.options(100)
+    };
+    let mut rt = Runtime::new(world, options).unwrap();
+    load.set(4 * MS);
+    rt.step().unwrap();
+    let (tick, systems) = rt.telemetry().latest().unwrap();
+    assert!(systems.is_empty());
+    assert_eq!(tick.actual_duration_nanos, 4_000_000);
+}

@@ -33,12 +33,16 @@ fn game() -> World {
 
 /// Median over `rounds` of (runtime step time / plain tick time), each round `ticks` of
 /// each, the order alternating.
-fn overhead(label: &str, make: fn() -> World, ticks: u32, rounds: usize) {
+fn overhead(label: &str, make: fn() -> World, ticks: u32, rounds: usize, system_telemetry: bool) {
     let mut plain = make();
     Runtime::install(&mut plain).unwrap();
     let schedule = plain.schedule().unwrap();
     plain.prepare_schedule(&schedule).unwrap();
-    let mut rt = Runtime::new(make(), RuntimeOptions::default()).unwrap();
+    let options = RuntimeOptions {
+        system_telemetry,
+        ..RuntimeOptions::default()
+    };
+    let mut rt = Runtime::new(make(), options).unwrap();
     for _ in 0..30 {
         plain.run_systems(&schedule).unwrap();
         rt.step().unwrap();
@@ -74,7 +78,7 @@ fn overhead(label: &str, make: fn() -> World, ticks: u32, rounds: usize) {
     ratios.sort_by(f64::total_cmp);
     let per = |d: Duration| d.as_secs_f64() * 1e6 / f64::from(ticks) / rounds as f64;
     println!(
-        "{label}: plain {:.2} µs/tick, runtime {:.2} µs/tick, median ratio {:.3} (p10 {:.3}, p90 {:.3}) over {rounds} rounds of {ticks}",
+        "{label} (system telemetry {system_telemetry}): plain {:.2} µs/tick, runtime {:.2} µs/tick, median ratio {:.3} (p10 {:.3}, p90 {:.3}) over {rounds} rounds of {ticks}",
         per(sum_plain),
         per(sum_rt),
         ratios[rounds / 2],
@@ -121,11 +125,14 @@ fn main() {
     let quick = std::env::args().any(|it| it == "--quick");
     // `--w2` alone: a short W2 run, for instruction counts under callgrind.
     if std::env::args().any(|it| it == "--w2") {
-        overhead("W2 empty-100", w2, 200, 3);
+        overhead("W2 empty-100", w2, 200, 3, true);
+        overhead("W2 empty-100", w2, 200, 3, false);
         return;
     }
     let rounds = if quick { 11 } else { 41 };
-    overhead("W2 empty-100", w2, 2_000, rounds);
-    overhead("game_tick sequential", game, 20, rounds);
+    for system_telemetry in [true, false] {
+        overhead("W2 empty-100", w2, 2_000, rounds, system_telemetry);
+        overhead("game_tick sequential", game, 20, rounds, system_telemetry);
+    }
     jitter(if quick { 1 } else { 10 });
 }
