@@ -123,11 +123,13 @@ fn jitter(seconds: u32) {
 
 fn main() {
     let quick = std::env::args().any(|it| it == "--quick");
-    // `--w2` alone: a short W2 run, for instruction counts under callgrind.
-    if std::env::args().any(|it| it == "--w2") {
-        overhead("W2 empty-100", w2, 200, 3, true);
-        overhead("W2 empty-100", w2, 200, 3, false);
-        return;
+    // `--w2` (or `--w2-lean`, without system telemetry) alone: a short W2 run, for
+    // instruction counts under callgrind.
+    for (flag, system_telemetry) in [("--w2", true), ("--w2-lean", false)] {
+        if std::env::args().any(|it| it == flag) {
+            overhead("W2 empty-100", w2, 200, 3, system_telemetry);
+            return;
+        }
     }
     let rounds = if quick { 11 } else { 41 };
     for system_telemetry in [true, false] {
