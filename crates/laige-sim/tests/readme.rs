@@ -3,10 +3,10 @@
 
 use laige_sim::prelude::*;
 
+#[derive(Component)]
 struct Pos(f32);
-impl Component for Pos {}
+#[derive(Component)]
 struct Vel(f32);
-impl Component for Vel {}
 
 fn movement(mut bodies: Query<'_, (&mut Pos, &Vel)>) -> Result<(), QueryError> {
     bodies.each(|_, (pos, vel)| pos.0 += vel.0)
@@ -24,16 +24,14 @@ fn world() -> World {
     world
 }
 
-/// The README's "When to move to a layout" snippet, verbatim between the markers.
+/// The README's "When to move to a layout" snippet, verbatim between the markers (kept as
+/// the README shows it, so rustfmt leaves it alone).
+#[rustfmt::skip]
 fn with_layout(world: &mut World) -> Result<Schedule, Box<dyn std::error::Error>> {
     // README: layout begins
     world.set_layout(Layout::new().dag("Main", "Game", &["Move", "Resolve"], "Move"));
     let movement = world.system("Movement", movement).register()?; // phase "Move", the default
-    world
-        .system("Clamp", clamp)
-        .in_phase("Resolve")
-        .after(movement)
-        .register()?;
+    world.system("Clamp", clamp).in_phase("Resolve").after(movement).register()?;
     let schedule = world.schedule()?; // the DAG is derived from access: Movement, then Clamp
     // README: layout ends
     Ok(schedule)

@@ -79,7 +79,9 @@ mod tick_error;
 mod tick_report;
 mod world;
 
-pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use command::{
+    ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use gate::FailurePolicy;
 pub use host::SystemHost;
@@ -95,7 +97,6 @@ pub use laige_record::{
     RecordError, RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
-pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, Components, Entity,
     Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
@@ -104,7 +105,7 @@ pub use laige_storage::{
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
-pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
+pub use prng::Prng;
 pub use system::{
     BoxError, IntoSystem, Local, ParamInit, Query, QueryFilter, Res, ResMut, Rng, SystemOutput,
     SystemParam, SystemWorld, WithContext,

@@ -11,7 +11,7 @@ use laige_diag::ClockSpan;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan, SharedHost};
 use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId, SystemSet};
 use laige_runner::{RunError, Runner, TimingStats};
-use laige_scheduler::{Layout, Schedule, ScheduleError};
+use laige_scheduler::{Layout, Schedule, ScheduleError, SystemRef};
 
 use crate::gate::{FailurePolicy, Gate, PredsKey};
 use crate::runtime::{CachedPlan, Runtime};
@@ -38,12 +38,37 @@ impl World {
     ///
     /// # Errors
     ///
-    /// The first failing check; its event is emitted too.
+    /// The first failing check; its event is emitted too. After the scheduler's checks,
+    /// [`ScheduleError::ResourceMissing`] for a typed system taking a plain `Res<T>` or
+    /// `ResMut<T>` of a resource the world does not hold yet.
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
-        match &self.runtime.layout {
+        let schedule = match &self.runtime.layout {
             None => laige_scheduler::schedule(&self.registry),
             Some(layout) => laige_scheduler::schedule_declared(&self.registry, layout),
-        }
+        }?;
+        self.check_required_resources()?;
+        Ok(schedule)
+    }
+
+    /// [`ScheduleError::ResourceMissing`] for the first typed system (in registration
+    /// order) whose plain `Res`/`ResMut` names a resource the world does not hold.
+    fn check_required_resources(&self) -> Result<(), ScheduleError> {
+        let missing = self
+            .required_resources
+            .iter()
+            .find(|&&(_, resource, _)| self.storage.resources().ptr(resource).is_none());
+        let Some(&(id, _, resource)) = missing else {
+            return Ok(());
+        };
+        let err = ScheduleError::ResourceMissing {
+            system: SystemRef {
+                id,
+                name: self.registry.get(id).map_or("?", |it| it.name()),
+            },
+            resource,
+        };
+        self.registry.diagnostics().report(err.key(), || err.emit());
+        Err(err)
     }
 
     /// Does ahead of time, for `schedule`, the setup work a tick would otherwise do on its
@@ -431,12 +456,15 @@ impl World {
         self.runtime.executor.as_ref()
     }
 
-    /// How each track ran in the last tick on the executor (auto mode decides per track).
+    /// How each track ran in the last tick on the executor (auto mode decides per track):
+    /// one entry per track of the schedule the executor's plan was built for; empty without
+    /// an executor or before its first tick.
     pub fn last_modes(&self) -> &[Option<ChosenMode>] {
-        self.runtime
-            .executor
-            .as_ref()
-            .map_or(&[], Executor::last_modes)
+        let (Some(executor), Some(cached)) = (&self.runtime.executor, &self.runtime.plan) else {
+            return &[];
+        };
+        let modes = executor.last_modes();
+        &modes[..cached.plan.track_count().min(modes.len())]
     }
 
     /// The plan the executor runs: the schedule's DAG with access conflicts.

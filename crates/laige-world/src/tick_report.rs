@@ -8,11 +8,11 @@
 //! without a `tracing` subscriber.
 
 use std::fmt;
+use std::ops::AddAssign;
 
 use laige_registry::{Registry, SystemId};
 
-use crate::command::ApplyStats;
-use crate::{SystemRun, WorldError};
+use crate::WorldError;
 
 /// Why a scheduled system did not run this tick. Recorded by the layer that decided it
 /// (a run condition, an event trigger, a throttle, load shedding, a failure policy).
@@ -242,7 +242,7 @@ impl TickReport {
 
     /// Sizes the report for every system of `registry`: allocates only when systems were
     /// registered since.
-    pub(crate) fn size_for(&mut self, registry: &Registry<SystemRun>) {
+    pub(crate) fn size_for<R>(&mut self, registry: &Registry<R>) {
         if self.systems.len() != registry.len() {
             self.systems.clear();
             self.systems.extend(
@@ -254,7 +254,7 @@ impl TickReport {
     }
 
     /// Starts the next tick's report: sized for `registry`, every system not scheduled.
-    pub(crate) fn begin(&mut self, registry: &Registry<SystemRun>) {
+    pub(crate) fn begin<R>(&mut self, registry: &Registry<R>) {
         self.size_for(registry);
         self.tick += 1;
         self.applied = 0;
@@ -287,6 +287,54 @@ impl TickReport {
         }
         if self.first_skip.is_none() && stats.first_skip.is_some() {
             self.first_skip = Some(id);
+        }
+    }
+}
+
+/// What applying command buffers did.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct ApplyStats {
+    /// Commands carried out.
+    pub applied: usize,
+    /// Commands skipped: refused when recorded, stale targets, failed spawns (and commands
+    /// on them).
+    pub skipped: usize,
+    /// Buffers dropped whole, unapplied, because their system's run failed.
+    pub dropped_buffers: usize,
+    /// The first command skipped, in application order, and why.
+    pub first_skip: Option<SkippedCommand>,
+}
+
+impl AddAssign for ApplyStats {
+    fn add_assign(&mut self, other: Self) {
+        self.applied += other.applied;
+        self.skipped += other.skipped;
+        self.dropped_buffers += other.dropped_buffers;
+        self.first_skip = self.first_skip.or(other.first_skip);
+    }
+}
+
+impl ApplyStats {
+    /// Counts command `index`, skipped for `reason` when there is one.
+    #[inline]
+    pub(crate) fn count(
+        &mut self,
+        index: usize,
+        command: CommandKind,
+        skip: Option<CommandSkipReason>,
+    ) {
+        match skip {
+            None => self.applied += 1,
+            Some(reason) => {
+                self.skipped += 1;
+                if self.first_skip.is_none() {
+                    self.first_skip = Some(SkippedCommand {
+                        index: index as u32,
+                        command,
+                        reason,
+                    });
+                }
+            }
         }
     }
 }

@@ -12,13 +12,17 @@
 //! | `Move` | `Position` | `Velocity` | |
 //! | `Track` | `Focus` (resource) | `Position`, `Team` | `Move` |
 //! | `Steer` | `Velocity` | `Position`, `Brain`, `Team`, `Focus` | `Track` |
-//! | `Collect` | `Power`, despawns taken power-ups | `Position` | `Move` |
+//! | `Age` | `Lifetime`, despawns the expired | | |
+//! | `Collect` | `Power`, despawns taken power-ups | `Position`, `Lifetime` | `Move`, `Age` |
 //! | `Shoot` | `Cooldown`, spawns shots | `Position`, `Power`, `Team` | `Collect` |
-//! | `Hits` | `Health`, despawns shots that hit | `Position`, `Team`, `Shot` | `Move` |
+//! | `Hits` | `Health`, despawns shots that hit | `Position`, `Team`, `Shot`, `Lifetime` | `Move`, `Age` |
 //! | `Reap` | `Score` (resource), despawns the dead, drops power-ups | `Health`, `Team`, `Position` | `Hits` |
 //! | `Waves` | `Wave` (resource), spawns enemies | `Score` | `Reap` |
-//! | `Age` | `Lifetime`, despawns the expired | | |
 //! | `Tally` | `Stats` (resource) | `Team`, `Shot` | `Waves`, `Steer` |
+//!
+//! Each entity has one despawner per tick: `Age` takes what expired, and `Hits` and `Collect`
+//! leave those alone (they read `Lifetime` after `Age`), so no despawn is ever refused as
+//! stale.
 //!
 //! `Move` runs first, on last tick's velocities, so it reads `Velocity` before `Steer`
 //! writes it: the scheduler says so with a `read_before_write` warning, and that is the
@@ -197,12 +201,20 @@ pub fn build(seed: u64, options: WorldOptions) -> Result<(World, Schedule), Box<
     let moves = world.system("Move", movement).register()?;
     let track = world.system("Track", track).after(moves).register()?;
     let steer = world.system("Steer", steer).after(track).register()?;
-    let collect = world.system("Collect", collect).after(moves).register()?;
+    let age = world.system("Age", age).register()?;
+    let collect = world
+        .system("Collect", collect)
+        .after(moves)
+        .after(age)
+        .register()?;
     world.system("Shoot", shoot).after(collect).register()?;
-    let hits = world.system("Hits", hits).after(moves).register()?;
+    let hits = world
+        .system("Hits", hits)
+        .after(moves)
+        .after(age)
+        .register()?;
     let reap = world.system("Reap", reap).after(hits).register()?;
     let waves = world.system("Waves", waves).after(reap).register()?;
-    world.system("Age", age).register()?;
     world
         .system("Tally", tally)
         .after(waves)
@@ -241,10 +253,10 @@ fn waves(
     score: Res<'_, Score>,
     mut rng: Rng<'_>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
+) {
     if wave.next_in > 0 {
         wave.next_in -= 1;
-        return Ok(());
+        return;
     }
     wave.number += 1;
     wave.next_in = rng.random_range(90..=150);
@@ -276,9 +288,8 @@ fn waves(
             Team::Enemy,
             brain,
             Health(health),
-        ))?;
+        ));
     }
-    Ok(())
 }
 
 /// Each brain picks a velocity: the player away from the nearest enemy, chasers at the
@@ -339,14 +350,13 @@ fn shoot(
     mut targets: Local<'_, Vec<Position>>,
     mut rng: Rng<'_>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
+) -> Result<(), QueryError> {
     targets.clear();
     enemies.each(|_, (pos, team)| {
         if *team == Team::Enemy {
             targets.push(*pos);
         }
     })?;
-    let mut recorded = Ok(());
     shooters.each(|_, (pos, cooldown, power)| {
         if cooldown.0 > 0 {
             cooldown.0 -= 1;
@@ -368,34 +378,36 @@ fn shoot(
                 Shot { damage: 10 },
                 Lifetime(45),
             );
-            recorded = recorded.and(commands.spawn(shot).map(drop));
+            commands.spawn(shot);
         }
     })?;
-    Ok(recorded?)
+    Ok(())
 }
 
-fn age(mut lives: Query<'_, &mut Lifetime>, mut commands: Commands<'_>) -> Result<(), BoxError> {
-    let mut recorded = Ok(());
+fn age(mut lives: Query<'_, &mut Lifetime>, mut commands: Commands<'_>) -> Result<(), QueryError> {
     lives.each(|entity, life| {
         life.0 = life.0.saturating_sub(1);
         if life.0 == 0 {
-            recorded = recorded.and(commands.despawn(entity));
+            commands.despawn(entity);
         }
-    })?;
-    Ok(recorded?)
+    })
 }
 
 /// Shots hurt the first enemy they touch and vanish; enemies hurt the player they touch.
 fn hits(
     mut bodies: Query<'_, (&Position, &mut Health, &Team)>,
-    mut shots: Query<'_, (&Position, &Shot)>,
+    mut shots: Query<'_, (&Position, &Shot, &Lifetime)>,
     mut live_shots: Local<'_, Vec<(Entity, Position, i32)>>,
     mut enemies: Query<'_, (&Position, &Team)>,
     mut commands: Commands<'_>,
 ) -> Result<(), BoxError> {
     live_shots.clear();
-    shots.each(|entity, (pos, shot)| live_shots.push((entity, *pos, shot.damage)))?;
-    let mut recorded = Ok(());
+    // A shot whose life ran out this tick is `Age`'s to despawn, not ours.
+    shots.each(|entity, (pos, shot, life)| {
+        if life.0 > 0 {
+            live_shots.push((entity, *pos, shot.damage));
+        }
+    })?;
     let mut result = Ok(());
     bodies.each(|_, (pos, health, team)| match team {
         Team::Enemy => {
@@ -405,7 +417,7 @@ fn hits(
             if let Some(index) = hit {
                 let (entity, _, damage) = live_shots.swap_remove(index);
                 health.0 -= damage;
-                recorded = recorded.and(commands.despawn(entity));
+                commands.despawn(entity);
             }
         }
         Team::Player => {
@@ -416,8 +428,7 @@ fn hits(
             }));
         }
     })?;
-    result?;
-    Ok(recorded?)
+    Ok(result?)
 }
 
 /// The dead leave: an enemy scores and may drop a power-up; the player gets up again.
@@ -426,8 +437,7 @@ fn reap(
     mut score: ResMut<'_, Score>,
     mut rng: Rng<'_>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
-    let mut recorded = Ok(());
+) -> Result<(), QueryError> {
     bodies.each(|entity, (health, team, pos)| {
         if health.0 > 0 {
             return;
@@ -435,39 +445,36 @@ fn reap(
         match team {
             Team::Enemy => {
                 score.kills += 1;
-                recorded = recorded.and(commands.despawn(entity));
+                commands.despawn(entity);
                 if rng.random_ratio(1, 5) {
-                    let loot = (*pos, PowerUp, Lifetime(300));
-                    recorded = recorded.and(commands.spawn(loot).map(drop));
+                    commands.spawn((*pos, PowerUp, Lifetime(300)));
                 }
             }
             Team::Player => {
                 score.deaths += 1;
-                recorded = recorded.and(commands.insert(entity, Health(PLAYER_HEALTH)));
+                commands.insert(entity, Health(PLAYER_HEALTH));
             }
         }
-    })?;
-    Ok(recorded?)
+    })
 }
 
 /// The player takes the power-ups it touches.
 fn collect(
     mut powered: Query<'_, (&Position, &mut Power)>,
-    mut power_ups: Query<'_, &Position, With<PowerUp>>,
+    mut power_ups: Query<'_, (&Position, &Lifetime), With<PowerUp>>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
-    let mut recorded = Ok(());
+) -> Result<(), QueryError> {
     let mut result = Ok(());
     powered.each(|_, (pos, power)| {
-        result = result.and(power_ups.each(|entity, item| {
-            if near(item, pos, 2.5) {
+        result = result.and(power_ups.each(|entity, (item, life)| {
+            // One whose life ran out this tick is `Age`'s to despawn.
+            if life.0 > 0 && near(item, pos, 2.5) {
                 power.0 = (power.0 + 1).min(5);
-                recorded = recorded.and(commands.despawn(entity));
+                commands.despawn(entity);
             }
         }));
     })?;
-    result?;
-    Ok(recorded?)
+    result
 }
 
 fn tally(

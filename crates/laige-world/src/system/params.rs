@@ -227,7 +227,7 @@ macro_rules! resource_param {
             type Item<'a> = $param<'a, T>;
 
             fn init(init: &mut ParamInit<'_>) -> Option<ComponentId> {
-                init.resource::<T>($access)
+                init.resource::<T>($access, true)
             }
 
             #[inline]
@@ -250,7 +250,7 @@ macro_rules! resource_param {
             type Item<'a> = Option<$param<'a, T>>;
 
             fn init(init: &mut ParamInit<'_>) -> Option<ComponentId> {
-                init.resource::<T>($access)
+                init.resource::<T>($access, false)
             }
 
             #[inline]

@@ -250,9 +250,11 @@ impl World {
         system: impl IntoSystem<M>,
     ) -> SystemBuilder<'_> {
         let name = intern(name.into());
-        let mut init = ParamInit::new(self.storage.components(), name);
+        let known = self.storage.components().len();
+        let mut init = ParamInit::new(&mut self.storage, name);
         let boxed = BoxedSystem::new(system, &mut init);
         let typed = Some((boxed, init.into_needs()));
+        self.register_new_resource_types(known);
         SystemBuilder::new(self, SystemDef::new(name, SystemRun::TYPED), typed)
     }
 
@@ -450,7 +452,11 @@ impl<'w> SystemBuilder<'w> {
 
     fn io<T: 'static>(mut self, access: Access) -> Self {
         let component = self.world.component_id::<T>();
-        self.def = self.def.io(Io { component, access });
+        self.def = self.def.io(Io {
+            component,
+            access,
+            type_name: Some(std::any::type_name::<T>()),
+        });
         self
     }
 
@@ -488,17 +494,25 @@ impl<'w> SystemBuilder<'w> {
         after.finish(&mut def.depends_on);
         before.finish(&mut def.before);
         after_weak.finish(&mut def.after_weak);
-        let typed = match typed {
-            Some((boxed, needs)) => match needs.finish(&def.io) {
-                Ok(io) => {
-                    def.io = io;
-                    Some(boxed)
+        let (typed, required) = match typed {
+            Some((boxed, mut needs)) => {
+                let required = needs.take_required();
+                match needs.finish(&def.io) {
+                    Ok(io) => {
+                        def.io = io;
+                        (Some(boxed), required)
+                    }
+                    Err(err) => return Err(world.report_register(err)),
                 }
-                Err(err) => return Err(world.report_register(err)),
-            },
-            None => None,
+            }
+            None => (None, Vec::new()),
         };
         let id = world.commit(def, typed)?;
+        world.required_resources.extend(
+            required
+                .into_iter()
+                .map(|(resource, name)| (id, resource, name)),
+        );
         Ok(SystemHandle { id, name: def.name })
     }
 }
