@@ -115,6 +115,19 @@ pub const LAYERING: &[Layer] = &[
         ],
         true,
     ),
+    // The tick driver over the World: the metronome, the overload ladder, the telemetry.
+    layer(
+        "laige-runtime",
+        &[
+            "laige-diag",
+            "laige-registry",
+            "laige-scheduler",
+            "laige-runner",
+            "laige-executor",
+            "laige-world",
+        ],
+        false,
+    ),
     layer(
         "laige-sim",
         &[
@@ -125,6 +138,7 @@ pub const LAYERING: &[Layer] = &[
             "laige-runner",
             "laige-executor",
             "laige-world",
+            "laige-runtime",
             "tracing",
         ],
         false,

@@ -66,9 +66,14 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                     }
                 });
             }
-            quote! {
-                match self {
-                    #(#arms)*
+            if arms.is_empty() {
+                // An enum without variants has no value to hash (and `&Never` is inhabited).
+                quote!(match *self {})
+            } else {
+                quote! {
+                    match self {
+                        #(#arms)*
+                    }
                 }
             }
         }

@@ -44,6 +44,11 @@ enum Explicit {
     B = 3,
 }
 
+/// No variants, no values: it must still derive.
+#[derive(StateHash)]
+#[allow(dead_code)]
+enum Never {}
+
 #[derive(StateHash)]
 struct Pair<T> {
     a: T,

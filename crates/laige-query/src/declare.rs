@@ -5,7 +5,7 @@ use std::any::type_name;
 
 use laige_registry::{Access, ComponentId, ComponentSet, Io, IoList, RegisterError};
 
-use laige_storage::component::Components;
+use laige_storage::Storage;
 
 /// The components and resources one typed parameter reaches, recorded at its registration:
 /// its view ([`ParamViews::claim`](crate::ParamViews::claim)) reaches nothing else, and no two
@@ -68,7 +68,7 @@ struct Need {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct ParamInit<'w> {
-    components: &'w Components,
+    storage: &'w mut Storage,
     system: &'static str,
     /// The parameter being set up, for messages.
     param: &'static str,
@@ -78,21 +78,28 @@ pub struct ParamInit<'w> {
     /// The exclusive parts of a run claimed so far (the type a holder reaches, and the
     /// parameter that holds it).
     parts: Vec<(&'static str, &'static str)>,
+    /// The resources a plain `Res`/`ResMut` needs (id and type name), which the world must
+    /// hold when the schedule is built.
+    required: Vec<(ComponentId, &'static str)>,
     error: Option<RegisterError>,
     /// What the parameter being set up reaches, for its view.
     claim: Claim,
 }
 
 impl<'w> ParamInit<'w> {
+    /// Collects the needs of system `system`'s parameters. The storage is mutable because
+    /// a resource parameter registers its type as a resource when the world has not seen it
+    /// yet, so its access can be declared (and ordered) before the value is inserted.
     #[doc(hidden)]
-    pub fn new(components: &'w Components, system: &'static str) -> Self {
+    pub fn new(storage: &'w mut Storage, system: &'static str) -> Self {
         Self {
-            components,
+            storage,
             system,
             param: "",
             params: 0,
             needs: Vec::new(),
             parts: Vec::new(),
+            required: Vec::new(),
             error: None,
             claim: Claim::default(),
         }
@@ -118,9 +125,9 @@ impl<'w> ParamInit<'w> {
     /// element). A resource type is refused, and a snapshot read needs a versioned component.
     #[doc(hidden)]
     pub fn component<T: 'static>(&mut self, access: Access) {
-        let component = self.components.id_of::<T>();
+        let component = self.storage.components().id_of::<T>();
         if let Some(id) = component {
-            let info = self.components.get(id);
+            let info = self.storage.components().get(id);
             if info.is_resource() {
                 return self.kind::<T>("a component");
             }
@@ -134,23 +141,37 @@ impl<'w> ParamInit<'w> {
     /// Checks a presence filter on `T`, which needs no access: a resource type is refused.
     #[doc(hidden)]
     pub fn filter<T: 'static>(&mut self) {
-        if let Some(id) = self.components.id_of::<T>()
-            && self.components.is_resource(id)
+        if let Some(id) = self.storage.components().id_of::<T>()
+            && self.storage.components().is_resource(id)
         {
             self.kind::<T>("a component");
         }
     }
 
     /// Records that the current parameter reaches resource `T` as `access`, and returns
-    /// its id. A component type is refused.
+    /// its id; a type the world has not seen yet is registered as a resource (without a
+    /// value), so the access is declared and ordered like any other. `required`: the system
+    /// cannot run without the value (a plain `Res`/`ResMut`, not an `Option` of one), so the
+    /// world must hold it when the schedule is built. A component type is refused.
     #[doc(hidden)]
-    pub fn resource<T: 'static>(&mut self, access: Access) -> Option<ComponentId> {
-        let component = self.components.id_of::<T>();
-        if component.is_some_and(|id| !self.components.is_resource(id)) {
-            self.kind::<T>("a resource");
-            return None;
-        }
+    pub fn resource<T: Send + Sync + 'static>(
+        &mut self,
+        access: Access,
+        required: bool,
+    ) -> Option<ComponentId> {
+        let component = match self.storage.components().id_of::<T>() {
+            Some(id) if !self.storage.components().is_resource(id) => {
+                self.kind::<T>("a resource");
+                return None;
+            }
+            Some(id) => Some(id),
+            // Full: left unresolved, which the registry reports as `io_unregistered`.
+            None => self.storage.register_resource::<T>().ok(),
+        };
         self.need::<T>(component, access);
+        if let (Some(id), true) = (component, required) {
+            self.required.push((id, type_name::<T>()));
+        }
         component
     }
 
@@ -244,6 +265,7 @@ impl<'w> ParamInit<'w> {
         ParamNeeds {
             system: self.system,
             needs: self.needs,
+            required: self.required,
             error: self.error,
         }
     }
@@ -256,10 +278,18 @@ impl<'w> ParamInit<'w> {
 pub struct ParamNeeds {
     system: &'static str,
     needs: Vec<Need>,
+    required: Vec<(ComponentId, &'static str)>,
     error: Option<RegisterError>,
 }
 
 impl ParamNeeds {
+    /// The resources the system cannot run without (id and type name), in parameter order;
+    /// taken before [`ParamNeeds::finish`].
+    #[doc(hidden)]
+    pub fn take_required(&mut self) -> Vec<(ComponentId, &'static str)> {
+        std::mem::take(&mut self.required)
+    }
+
     /// The system's access list: what the parameters need, each component once in the
     /// order first needed, then the builder's `declared` list as written (the registry
     /// checks that one as for any system).
@@ -295,6 +325,7 @@ impl ParamNeeds {
                 None => io.push(Io {
                     component: need.component,
                     access: need.access,
+                    type_name: Some(need.type_name),
                 }),
             }
         }
@@ -307,6 +338,7 @@ impl ParamNeeds {
             io.push(Io {
                 component: None,
                 access: Access::Read,
+                type_name: None,
             });
         }
         Ok(io)

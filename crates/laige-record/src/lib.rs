@@ -28,4 +28,4 @@ pub use lockstep::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
     RecordedSystem, TickChecksums,
 };
-pub use timeline::{Timeline, TimelineEvent, TimelineKind};
+pub use timeline::{CounterTrack, MAX_COUNTERS, Timeline, TimelineEvent, TimelineKind};

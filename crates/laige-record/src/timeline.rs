@@ -88,7 +88,18 @@ pub struct Timeline {
     spans: Vec<ClockSpan>,
     /// The marks of the track running now.
     current: TrackMarks,
+    /// The counter tracks' names, in the order added (at most [`MAX_COUNTERS`]).
+    counter_names: Vec<&'static str>,
+    /// Per ring slot, [`MAX_COUNTERS`] values (NaN: not set that tick).
+    counters: Vec<f64>,
 }
+
+/// The most counter tracks one timeline keeps ([`Timeline::counter_track`]).
+pub const MAX_COUNTERS: usize = 8;
+
+/// A counter track of a [`Timeline`]: a value per tick, drawn as a graph above the threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterTrack(usize);
 
 impl Timeline {
     /// An empty timeline keeping the last `capacity` ticks (at least 1), timed on `clock`
@@ -107,7 +118,61 @@ impl Timeline {
             marks: Vec::new(),
             spans: Vec::new(),
             current: TrackMarks::default(),
+            counter_names: Vec::new(),
+            counters: Vec::new(),
         }
+    }
+
+    /// The counter track named `name`, added the first time it is asked for (setup-time:
+    /// the first call sizes the ring's counters); `None` when [`MAX_COUNTERS`] other names
+    /// are taken. A layer above the World (a runtime) records its per-tick values here, and
+    /// the Chrome trace draws each as a counter (`"ph":"C"`).
+    pub fn counter_track(&mut self, name: &'static str) -> Option<CounterTrack> {
+        if let Some(k) = self.counter_names.iter().position(|&it| it == name) {
+            return Some(CounterTrack(k));
+        }
+        if self.counter_names.len() == MAX_COUNTERS {
+            return None;
+        }
+        if self.counters.is_empty() {
+            self.counters = vec![f64::NAN; self.capacity * MAX_COUNTERS];
+        }
+        self.counter_names.push(name);
+        Some(CounterTrack(self.counter_names.len() - 1))
+    }
+
+    /// Sets `track`'s value for the tick recorded last; allocates nothing.
+    pub fn set_counter(&mut self, track: CounterTrack, value: f64) {
+        if self.recorded == 0 {
+            return;
+        }
+        let slot = self.slot(self.recorded - 1);
+        if let Some(cell) = self.counters.get_mut(slot * MAX_COUNTERS + track.0) {
+            *cell = value;
+        }
+    }
+
+    /// The counter values of the ticks held, oldest first: (tick, start of its first track
+    /// in nanoseconds since recording started, track name, value), for the values set.
+    pub fn counter_values(&self) -> impl Iterator<Item = (u64, u64, &'static str, f64)> + '_ {
+        let first = self.recorded - self.len() as u64;
+        let tracks = self.track_rows.len().saturating_sub(1);
+        (first..self.recorded).flat_map(move |index| {
+            let slot = self.slot(index);
+            let start = if tracks == 0 {
+                0
+            } else {
+                self.ns(self.marks[slot * tracks].start)
+            };
+            let tick = self.ticks.get(slot).copied().unwrap_or(0);
+            self.counter_names
+                .iter()
+                .enumerate()
+                .filter_map(move |(k, &name)| {
+                    let value = *self.counters.get(slot * MAX_COUNTERS + k)?;
+                    (!value.is_nan()).then_some((tick, start, name, value))
+                })
+        })
     }
 
     /// Marks the start of a track: before its first system.
@@ -137,6 +202,12 @@ impl Timeline {
         self.prepare(schedule, registry);
         let slot = self.slot(self.recorded);
         self.ticks[slot] = tick;
+        if let Some(values) = self
+            .counters
+            .get_mut(slot * MAX_COUNTERS..(slot + 1) * MAX_COUNTERS)
+        {
+            values.fill(f64::NAN);
+        }
         self.recorded += 1;
     }
 
@@ -159,6 +230,7 @@ impl Timeline {
         self.rows = rows;
         self.track_rows = track_rows;
         self.recorded = 0;
+        self.counters.fill(f64::NAN);
         self.ticks = vec![0; self.capacity];
         self.marks = vec![TrackMarks::default(); self.capacity * tracks];
         self.spans = vec![ClockSpan::default(); self.capacity * self.rows.len()];
@@ -283,6 +355,14 @@ impl Timeline {
         for event in self.events() {
             json.push_str(",\n");
             write_event(&mut json, &event);
+        }
+        for (tick, start, name, value) in self.counter_values() {
+            json.push_str(",\n{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":");
+            write_json_string(&mut json, name);
+            json.push_str(",\"ts\":");
+            write_micros(&mut json, start);
+            let value = if value.is_finite() { value } else { 0.0 };
+            let _ = write!(json, ",\"args\":{{\"value\":{value},\"tick\":{tick}}}}}");
         }
         json.push_str("\n]}\n");
         json

@@ -9,6 +9,8 @@ use std::fmt;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Budget {
     raw: i32,
+    /// Made from a NaN: raw 0 as the contract stores it, remembered so errors can say so.
+    not_a_number: bool,
 }
 
 impl Budget {
@@ -17,25 +19,33 @@ impl Budget {
 
     /// A budget from its raw Q16.16 value.
     pub const fn from_raw(raw: i32) -> Self {
-        Self { raw }
+        Self {
+            raw,
+            not_a_number: false,
+        }
     }
 
     /// A whole number of milliseconds, saturating at the Q16.16 range.
     pub const fn from_millis(ms: i32) -> Self {
-        Self {
-            raw: ms.saturating_mul(Self::ONE_MS_RAW),
-        }
+        Self::from_raw(ms.saturating_mul(Self::ONE_MS_RAW))
     }
 
     /// Milliseconds from an `f32`, rounded to the nearest raw step (ties to even) and
-    /// saturating, as the original `fpx16_16::fromFloat`. NaN becomes 0 (an invalid budget).
+    /// saturating, as the original `fpx16_16::fromFloat`. NaN becomes raw 0 (an invalid
+    /// budget), marked as NaN ([`Budget::is_nan`]) so its error says so.
     pub const fn from_millis_f32(ms: f32) -> Self {
         let scaled = ms as f64 * 65536.0;
         let rounded = round_ties_even(scaled);
         // `as` saturates at the i32 range and maps NaN to 0.
         Self {
             raw: rounded as i32,
+            not_a_number: ms.is_nan(),
         }
+    }
+
+    /// Whether the budget was made from a NaN (its raw value is 0).
+    pub const fn is_nan(self) -> bool {
+        self.not_a_number
     }
 
     /// The raw Q16.16 value.
@@ -78,12 +88,18 @@ const fn round_ties_even(x: f64) -> f64 {
 
 impl fmt::Debug for Budget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.not_a_number {
+            return write!(f, "Budget(NaN, raw {})", self.raw);
+        }
         write!(f, "Budget({} ms, raw {})", self.as_millis_f64(), self.raw)
     }
 }
 
 impl fmt::Display for Budget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.not_a_number {
+            return f.write_str("NaN ms");
+        }
         write!(f, "{} ms", self.as_millis_f64())
     }
 }
@@ -112,6 +128,8 @@ mod tests {
         assert_eq!(Budget::from_millis_f32(1.0e9).raw(), i32::MAX);
         assert_eq!(Budget::from_millis_f32(-1.0e9).raw(), i32::MIN);
         assert_eq!(Budget::from_millis_f32(f32::NAN).raw(), 0);
+        assert!(Budget::from_millis_f32(f32::NAN).is_nan());
+        assert!(!Budget::from_millis_f32(0.0).is_nan() && !Budget::from_raw(0).is_nan());
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct Io {
     pub component: Option<ComponentId>,
     /// How the system touches it.
     pub access: Access,
+    /// The component's type name, when the front end knows it (a typed declaration); errors
+    /// name the type with it. A `&'static str`, so the list stays allocation-free.
+    pub type_name: Option<&'static str>,
 }
 
 /// A fixed-capacity list of declared accesses, in declaration order. Never allocates.
@@ -61,6 +64,7 @@ impl IoList {
         items: [Io {
             component: None,
             access: Access::Read,
+            type_name: None,
         }; MAX_IO],
         len: 0,
         overflowed: false,
@@ -210,6 +214,7 @@ impl<R> SystemDef<R> {
         self.io.push(Io {
             component: Some(component),
             access: Access::Read,
+            type_name: None,
         });
         self
     }
@@ -219,6 +224,7 @@ impl<R> SystemDef<R> {
         self.io.push(Io {
             component: Some(component),
             access: Access::Write,
+            type_name: None,
         });
         self
     }
@@ -228,6 +234,7 @@ impl<R> SystemDef<R> {
         self.io.push(Io {
             component: Some(component),
             access: Access::ReadFresh,
+            type_name: None,
         });
         self
     }
@@ -237,6 +244,7 @@ impl<R> SystemDef<R> {
         self.io.push(Io {
             component: Some(component),
             access: Access::ReadSnapshot,
+            type_name: None,
         });
         self
     }

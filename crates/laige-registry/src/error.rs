@@ -40,6 +40,8 @@ pub enum RegisterError {
         name: &'static str,
         /// The raw Q16.16 budget.
         budget_raw: i32,
+        /// The budget was NaN (stored as raw 0).
+        not_a_number: bool,
     },
     /// A name list does not parse: the `depends_on` spec, or a declarative `before` or
     /// `after_weak` list.
@@ -68,6 +70,10 @@ pub enum RegisterError {
         /// Position of the access in the declaration list; the list's length for a
         /// `matching` component.
         position: usize,
+        /// The declared type's name, when the front end gave it ([`Io::type_name`](crate::Io::type_name)).
+        component: Option<&'static str>,
+        /// The declared access.
+        access: Access,
     },
     /// A component is declared twice (any mix of read and write).
     IoDuplicate {
@@ -151,12 +157,24 @@ laige_diag::diagnostics! {
     };
     RunInvalid { %name } => warn run_invalid { name }
         "system `{name}` has no run function: set one before registering it";
-    BudgetInvalid { %name, budget_raw } => warn budget_invalid { name, budget_raw } |f| write!(
-        f,
-        "system `{name}` has budget {} ms (raw {budget_raw}): give it a positive budget, \
-         e.g. `.budget_ms(1.0)`",
-        f64::from(*budget_raw) / 65536.0
-    );
+    BudgetInvalid { %name, budget_raw, not_a_number }
+        => warn budget_invalid { name, budget_raw }
+        |f| {
+            write!(f, "system `{name}` has ")?;
+            match (*not_a_number, *budget_raw) {
+                (true, _) => write!(f, "a NaN budget (not a number; stored as raw 0)")?,
+                (false, raw) if raw < 0 => write!(
+                    f,
+                    "a negative budget, {} ms (raw {raw})",
+                    f64::from(raw) / 65536.0
+                )?,
+                (false, raw) => write!(
+                    f,
+                    "budget 0 ms (raw {raw}; a budget under 1/131072 ms rounds to 0)"
+                )?,
+            }
+            write!(f, ": give it a positive budget, e.g. `.budget_ms(1.0)`")
+        };
     DepSpecInvalid { %name, method, %spec, error }
         => warn dep_spec_invalid { name, error = error.kind.name() }
         |f| write!(
@@ -167,9 +185,26 @@ laige_diag::diagnostics! {
         );
     Duplicate { %name, existing } => warn duplicate { name, existing_system_id = existing.get() }
         "system `{name}` is already registered (as {existing}): give each system a unique name";
-    IoUnregistered { %name, position } => warn io_unregistered { name }
-        "system `{name}` declares access {position} to a component that is not registered: \
-         register the component before the systems that use it";
+    IoUnregistered { %name, position, component, access } => warn io_unregistered { name }
+        |f| match component {
+            Some(component) => {
+                let component = short(component);
+                write!(
+                    f,
+                    "system `{name}` needs `.{}::<{component}>()` (by a parameter or the \
+                     builder), but `{component}` is not registered: register it before the \
+                     systems that use it, with \
+                     `world.register_component::<{component}>()` for a component or \
+                     `world.insert_resource(..)` for a resource",
+                    access.name()
+                )
+            }
+            None => write!(
+                f,
+                "system `{name}` declares access {position} to a component that is not \
+                 registered: register the component before the systems that use it"
+            ),
+        };
     IoDuplicate { %name, component } => warn io_duplicate { name, component_id = component.get() }
         "system `{name}` declares component {component} twice: declare it once, as write if \
          the system writes it at all";

@@ -299,6 +299,7 @@ impl<R> Registry<R> {
             return Err(RegisterError::BudgetInvalid {
                 name,
                 budget_raw: def.budget.raw(),
+                not_a_number: def.budget.is_nan(),
             });
         }
         let spec_error = |method, spec, error| RegisterError::DepSpecInvalid {
@@ -349,7 +350,12 @@ impl<R> Registry<R> {
         let unknown_table = def.matching.difference(&self.components);
         if def.matching_unresolved || !unknown_table.is_empty() {
             let position = def.io.as_slice().len();
-            return Err(RegisterError::IoUnregistered { name, position });
+            return Err(RegisterError::IoUnregistered {
+                name,
+                position,
+                component: None,
+                access: Access::Read,
+            });
         }
         if self.records.len() >= MAX_SYSTEMS {
             return Err(RegisterError::BudgetExhausted {
@@ -398,7 +404,14 @@ impl<R> Registry<R> {
         for (position, it) in io.as_slice().iter().enumerate() {
             let component = match it.component {
                 Some(c) if self.components.contains(c) => c,
-                _ => return Err(RegisterError::IoUnregistered { name, position }),
+                _ => {
+                    return Err(RegisterError::IoUnregistered {
+                        name,
+                        position,
+                        component: it.type_name,
+                        access: it.access,
+                    });
+                }
             };
             if !declared.insert(component) {
                 return Err(RegisterError::IoDuplicate { name, component });

@@ -474,13 +474,13 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 // 11 ZeroBudgetRejected.
 #[case::budget_zero(
     "budget_zero", Setup::Base, def("NoBudget").budget(Budget::from_raw(0)),
-    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0 },
+    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0, not_a_number: false },
     "budget_invalid", &[("budget_raw", "0"), ("name", "NoBudget")],
 )]
 // 12 NegativeBudgetRejected: fromInt32(-1).
 #[case::budget_negative(
     "budget_negative", Setup::Base, def("Negative").budget(Budget::from_millis(-1)),
-    RegisterError::BudgetInvalid { name: "Negative", budget_raw: -65536 },
+    RegisterError::BudgetInvalid { name: "Negative", budget_raw: -65536, not_a_number: false },
     "budget_invalid", &[("budget_raw", "-65536"), ("name", "Negative")],
 )]
 #[case::dep_spec_empty_token(
@@ -514,18 +514,18 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 // 15 IoUnregisteredComponentIsAnError (the contract logs the name only, §9.13).
 #[case::io_unregistered(
     "io_unregistered", Setup::Base, def("Unreg").reads(UNREGISTERED),
-    RegisterError::IoUnregistered { name: "Unreg", position: 0 },
+    RegisterError::IoUnregistered { name: "Unreg", position: 0, component: None, access: Access::Read },
     "io_unregistered", &[("name", "Unreg")],
 )]
 // A type the front end could not resolve to an id at all.
 #[case::io_unresolved(
-    "io_unresolved", Setup::Base, def("Unreg").io(Io { component: None, access: Access::Write }),
-    RegisterError::IoUnregistered { name: "Unreg", position: 0 },
+    "io_unresolved", Setup::Base, def("Unreg").io(Io { component: None, access: Access::Write, type_name: None }),
+    RegisterError::IoUnregistered { name: "Unreg", position: 0, component: None, access: Access::Write },
     "io_unregistered", &[("name", "Unreg")],
 )]
 #[case::io_unregistered_second(
     "io_unregistered_second", Setup::Base, def("Unreg").writes(POS).writes(UNREGISTERED),
-    RegisterError::IoUnregistered { name: "Unreg", position: 1 },
+    RegisterError::IoUnregistered { name: "Unreg", position: 1, component: None, access: Access::Write },
     "io_unregistered", &[("name", "Unreg")],
 )]
 // 16 IoDuplicateComponentIsAnError: R+W, R+R, W+R, W+W.
@@ -568,7 +568,7 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 )]
 #[case::budget_before_dep_spec(
     "budget_before_dep_spec", Setup::Base, def("NoBudget").budget(Budget::from_raw(0)).depends_on("A,"),
-    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0 },
+    RegisterError::BudgetInvalid { name: "NoBudget", budget_raw: 0, not_a_number: false },
     "budget_invalid", &[("budget_raw", "0"), ("name", "NoBudget")],
 )]
 #[case::dep_spec_before_duplicate(
@@ -586,7 +586,7 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 #[case::io_unregistered_before_io_duplicate(
     "io_unregistered_before_io_duplicate", Setup::Base,
     def("Both").reads(UNREGISTERED).reads(VEL).writes(VEL),
-    RegisterError::IoUnregistered { name: "Both", position: 0 },
+    RegisterError::IoUnregistered { name: "Both", position: 0, component: None, access: Access::Read },
     "io_unregistered", &[("name", "Both")],
 )]
 // "Io entries are resolved left to right; resolution stops at the first failure" (§2.1):
@@ -603,7 +603,7 @@ fn spec_error(kind: ErrorKind, start: usize, end: usize, position: usize) -> Par
 )]
 #[case::io_unregistered_before_budget_exhausted(
     "io_unregistered_before_budget_exhausted", Setup::Full, def("Overflow").reads(UNREGISTERED),
-    RegisterError::IoUnregistered { name: "Overflow", position: 0 },
+    RegisterError::IoUnregistered { name: "Overflow", position: 0, component: None, access: Access::Read },
     "io_unregistered", &[("name", "Overflow")],
 )]
 #[case::duplicate_before_budget_exhausted(
@@ -761,6 +761,8 @@ fn matching_components_are_checked_after_the_accesses() {
             RegisterError::IoUnregistered {
                 name: "Table",
                 position: 1,
+                component: None,
+                access: Access::Read,
             },
         ),
         (
@@ -768,6 +770,8 @@ fn matching_components_are_checked_after_the_accesses() {
             RegisterError::IoUnregistered {
                 name: "Unresolved",
                 position: 0,
+                component: None,
+                access: Access::Read,
             },
         ),
         (
@@ -997,7 +1001,8 @@ fn budget_invalid_warns_once_with_raw_field() {
                 err,
                 RegisterError::BudgetInvalid {
                     name: "NoBudget",
-                    budget_raw: 0
+                    budget_raw: 0,
+                    not_a_number: false,
                 }
             );
         }

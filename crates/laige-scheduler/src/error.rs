@@ -159,10 +159,23 @@ pub enum ScheduleError {
         /// Its DAG.
         second_dag: &'static str,
     },
+    /// A typed system takes a plain `Res<T>` or `ResMut<T>` of a resource the world does not
+    /// hold when the schedule is built (the World's check; the schedulers never return it).
+    ResourceMissing {
+        /// The system.
+        system: SystemRef,
+        /// The resource's type name.
+        resource: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
     const ScheduleError in System;
+    ResourceMissing { system, %resource }
+        => warn resource_missing { system = system.name, resource }
+        "system {system} takes `Res<{resource}>` (or `ResMut`), but the world holds no `{resource}` \
+         when the schedule is built: insert it with `world.insert_resource(..)` first, or take \
+         `Option<Res<{resource}>>` to run without it";
     NeedsLayout { system, %feature } => warn needs_layout { system = system.name, feature }
         "{system} declares `{feature}`, which only the declarative scheduler honours: set a \
          layout (`World::set_layout`, `schedule_declared`), or order it with `.after(..)` (its \

@@ -38,6 +38,73 @@ fn game_tick_modes(c: &mut Criterion) {
     group.finish();
 }
 
+/// A short-lived entity of the churn tick, of a type no game system reads.
+#[derive(Clone, Copy, Component)]
+struct Spark(#[allow(dead_code, reason = "a payload the spawns move, never read")] [f32; 4]);
+
+const CHURN: u32 = 1_000;
+
+/// Despawns last tick's sparks and spawns as many new ones, through `Commands`.
+fn churn(ctx: &mut SystemContext<'_>) {
+    let (mut queries, mut commands, _) = ctx.split();
+    queries
+        .each::<(Entity, &Spark)>(|(e, _)| commands.despawn(e))
+        .unwrap();
+    commands.spawn_batch((0..CHURN).map(|i| Spark([i as f32, 0.0, 1.0, 0.0])));
+}
+
+/// The sequential game tick with and without 1,000 spawns and 1,000 despawns through
+/// `Commands` (a `churn` system in the cleanup phase), and the direct cost of those spawns
+/// and despawns on the World: the issue-21 target is churn <= 1.1 x (tick + direct).
+fn game_tick_churn(c: &mut Criterion) {
+    let mut group = c.benchmark_group("game-tick-churn");
+    group.sample_size(30);
+    for with_churn in [false, true] {
+        let (mut world, mut schedule) = game_tick::build(ENTITIES, 0x6A4E_5EED).unwrap();
+        world.register_component::<Spark>().unwrap();
+        if with_churn {
+            world
+                .system("churn", churn)
+                .budget_ms(2.0)
+                .reads::<Spark>()
+                .in_dag("sim")
+                .in_phase("cleanup")
+                .register()
+                .unwrap();
+            schedule = world.schedule().unwrap();
+        }
+        for _ in 0..60 {
+            world.run_systems(&schedule).unwrap();
+        }
+        let label = if with_churn {
+            "sequential-churn-1000"
+        } else {
+            "sequential"
+        };
+        group.bench_function(label, |b| {
+            b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
+        });
+    }
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world.register_component::<Spark>().unwrap();
+    let mut sparks = Vec::with_capacity(CHURN as usize);
+    group.bench_function("direct-spawn-despawn-1000", |b| {
+        b.iter(|| {
+            let spawned = world
+                .spawn_batch((0..CHURN).map(|i| Spark([i as f32, 0.0, 1.0, 0.0])))
+                .unwrap();
+            sparks.extend_from_slice(spawned);
+            for e in sparks.drain(..) {
+                world.despawn(e).unwrap();
+            }
+        })
+    });
+    group.finish();
+}
+
 fn check_w4(graph: &[W4System], defs: &[SystemDef<SystemFn>]) {
     let mut ids = World::default();
     for (c, register) in REGISTER.iter().enumerate() {
@@ -82,5 +149,5 @@ fn w4_build(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, game_tick_modes, w4_build);
+criterion_group!(benches, game_tick_modes, game_tick_churn, w4_build);
 criterion_main!(benches);

@@ -57,21 +57,52 @@ pub use laige_diag as diag;
 pub use laige_executor as executor;
 pub use laige_registry as registry;
 pub use laige_runner as runner;
+pub use laige_runtime as runtime;
 pub use laige_scheduler as scheduler;
 pub use laige_world as world;
 
 pub use laige_registry::system;
 
-/// The names a simulation uses every day.
+/// The names a simulation uses, in two groups.
+///
+/// **First, the ten a newcomer needs**: a [`World`](prelude::World) made from
+/// [`WorldOptions`](prelude::WorldOptions), holding [`Entity`](prelude::Entity)s with
+/// [`Component`](prelude::Component)s, and systems whose parameters say what they touch:
+/// a [`Query`](prelude::Query) over components, a resource read ([`Res`](prelude::Res)) or
+/// written ([`ResMut`](prelude::ResMut)), [`Commands`](prelude::Commands) for structural
+/// changes; and the two errors that carry the names and the fix:
+/// [`WorldError`](prelude::WorldError) (setup) and [`QueryError`](prelude::QueryError) (a
+/// system's query).
+///
+/// **Then the lower-level forms**, for what the first ten do not say: query shapes and
+/// filters (`With`, `Without`, `Fresh`, `Snapshot`), a system's other parameters (`Local`,
+/// `Rng`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
+/// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
+/// a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
+/// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
+/// `SystemDef`, `SystemId`, `Layout`, `Schedule`, `ChosenMode`, `ExecutorOptions`, `Mode`,
+/// `TimingStats`, `Diagnostics`).
 pub mod prelude {
+    // The ten a newcomer needs first.
+    pub use laige_world::{
+        Commands, Component, Entity, Query, QueryError, Res, ResMut, World, WorldError,
+        WorldOptions,
+    };
+
+    // Query shapes and filters, a system's other parameters, registration options.
+    pub use laige_world::{
+        Bundle, ComponentOptions, Fresh, Local, Rng, Snapshot, StateHash, StateHasher, With,
+        Without,
+    };
+    // The context form of a system, a tick's outcome, batches, the PRNG.
+    pub use laige_world::{
+        Batch, BoxError, Prng, SystemContext, SystemFn, SystemHandle, TickError,
+    };
+    // Scheduling, execution and timing.
     pub use laige_diag::Diagnostics;
     pub use laige_executor::{ChosenMode, ExecutorOptions, Mode};
     pub use laige_registry::{Access, Budget, ComponentId, SystemDef, SystemId};
     pub use laige_runner::TimingStats;
+    pub use laige_runtime::{FixedTime, Runtime, RuntimeOptions};
     pub use laige_scheduler::{Layout, Schedule};
-    pub use laige_world::{
-        Batch, BoxError, Bundle, Commands, Component, ComponentOptions, Entity, Fresh, Local, Prng,
-        Query, QueryError, Res, ResMut, Rng, Snapshot, StateHash, StateHasher, SystemContext,
-        SystemFn, SystemHandle, TickError, With, Without, World, WorldError, WorldOptions,
-    };
 }

@@ -131,6 +131,12 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(RegisterError::BudgetInvalid {
             name,
             budget_raw: 0,
+            not_a_number: false,
+        }),
+        echo(RegisterError::BudgetInvalid {
+            name,
+            budget_raw: 0,
+            not_a_number: true,
         }),
         echo(RegisterError::DepSpecInvalid {
             name,
@@ -139,7 +145,18 @@ fn cases(name: &'static str) -> Vec<Case> {
             error: parse_error,
         }),
         echo(RegisterError::Duplicate { name, existing: id }),
-        echo(RegisterError::IoUnregistered { name, position: 0 }),
+        echo(RegisterError::IoUnregistered {
+            name,
+            position: 0,
+            component: None,
+            access: Access::Read,
+        }),
+        message_only(RegisterError::IoUnregistered {
+            name,
+            position: 0,
+            component: Some(name),
+            access: Access::Write,
+        }),
         echo(RegisterError::IoDuplicate {
             name,
             component: component.id,
@@ -171,6 +188,10 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(ScheduleError::NeedsLayout {
             system,
             feature: name,
+        }),
+        echo(ScheduleError::ResourceMissing {
+            system,
+            resource: name,
         }),
         echo(ScheduleError::DepMissing {
             system,

@@ -256,5 +256,44 @@ fn auto_mode_runs_tiny_ticks_on_the_calling_thread() {
     for _ in 0..3 {
         world.run_systems(&schedule).unwrap();
     }
-    assert_eq!(world.last_modes()[0], Some(ChosenMode::Sequential));
+    assert_eq!(
+        world.last_modes(),
+        [Some(ChosenMode::Sequential)],
+        "one track"
+    );
+}
+
+#[test]
+fn last_modes_has_one_entry_per_track() {
+    let mut world = World::default();
+    world.register_component::<Pos>().unwrap();
+    world.spawn((Pos(0.0),)).unwrap();
+    world.set_layout(Layout::new().dag("Main", "Game", &["Work"], "Work").dag(
+        "Late",
+        "Clock",
+        &["Tick"],
+        "Tick",
+    ));
+    world
+        .system_fn("A", tiny)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    world
+        .system_fn("B", tiny)
+        .reads::<Pos>()
+        .in_dag("Clock")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    assert_eq!(schedule.tracks().len(), 2);
+    world.use_executor(ExecutorOptions {
+        threads: 2,
+        mode: Mode::Parallel,
+        ..Default::default()
+    });
+    assert!(world.last_modes().is_empty(), "no tick ran yet");
+    world.run_systems(&schedule).unwrap();
+    // One system per track: each ran on the calling thread, and each has its entry.
+    assert_eq!(world.last_modes(), [Some(ChosenMode::Sequential); 2]);
 }

@@ -3,10 +3,10 @@
 
 use laige_sim::prelude::*;
 
+#[derive(Component)]
 struct Pos(f32);
-impl Component for Pos {}
+#[derive(Component)]
 struct Vel(f32);
-impl Component for Vel {}
 
 fn movement(mut bodies: Query<'_, (&mut Pos, &Vel)>) -> Result<(), QueryError> {
     bodies.each(|(pos, vel)| pos.0 += vel.0)

@@ -217,6 +217,16 @@ impl Archetype {
         }
     }
 
+    /// Makes room for `additional` more rows in every column (a batch spawn's one
+    /// reservation).
+    pub(crate) fn reserve_rows(&mut self, additional: usize) {
+        self.entities.reserve_exact(additional);
+        let cap = self.entities.capacity();
+        for column in self.columns.as_mut_slice() {
+            column.reserve_total(cap);
+        }
+    }
+
     /// Drops every row's values and empties the table, keeping its allocations. The table is
     /// empty before the first drop runs, so a panicking drop leaves it empty and consistent,
     /// leaking the values not dropped yet.
@@ -235,6 +245,7 @@ impl Archetype {
 
     /// Appends `entity` to the entity column, completing a row whose values were already
     /// pushed to every column.
+    #[inline]
     pub(crate) fn push_entity(&mut self, entity: Entity) {
         debug_assert!(
             self.columns()

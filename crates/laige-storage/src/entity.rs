@@ -134,6 +134,7 @@ impl Entities {
     }
 
     /// Takes a slot for a new entity placed at `location`; `None` when the limit is reached.
+    #[inline]
     pub(crate) fn alloc(&mut self, location: Location) -> Option<Entity> {
         if self.live >= self.max {
             return None;
@@ -162,6 +163,13 @@ impl Entities {
             index,
             generation: slot.generation,
         })
+    }
+
+    /// Makes room for `additional` more live entities: the free slots are reused first, so
+    /// only the rest open new slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slots
+            .reserve(additional.saturating_sub(self.free.len()));
     }
 
     /// Where `entity` lives, or `None` when the handle is stale.

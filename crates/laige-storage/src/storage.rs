@@ -1,7 +1,10 @@
 //! The storage a system context borrows: entities, component types and archetype tables.
 
+mod batch;
 mod ops;
 mod state_hash;
+
+pub use ops::RowWriter;
 mod typed;
 
 use std::collections::BTreeMap;

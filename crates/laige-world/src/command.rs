@@ -7,20 +7,22 @@
 
 mod apply;
 mod arena;
+mod batch;
 
 use std::ptr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_registry::{ComponentId, ComponentSet};
 
+pub use crate::tick_report::ApplyStats;
 use crate::tick_report::CommandKind;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
-use laige_storage::bundle::Bundle;
+use laige_storage::bundle::{Bundle, BundleIds};
 use laige_storage::component::DropFn;
 
 pub(crate) use apply::ApplyCommands;
-pub use apply::ApplyStats;
+pub use batch::PendingBatch;
 
 /// A placeholder for an entity spawned by a command; it gets its real [`Entity`] when the
 /// buffer is applied. Later commands of the same buffer, in the same tick, may target it.
@@ -300,12 +302,18 @@ impl<'a> Commands<'a> {
                 return pending;
             }
         };
+        self.record_spawn(&ids, bundle);
+        pending
+    }
+
+    /// Records the spawn of `bundle`, whose type resolved to `ids` (checked and bound).
+    fn record_spawn<B: Bundle>(&mut self, ids: &BundleIds, bundle: B) {
         let first = self.buffer.values.len() as u32;
         let buffer = &mut *self.buffer;
         let storage = self.storage;
         // SAFETY: `take` hands out each value of the resolved components once, which is
         // moved into the arena and then forgotten by `take`.
-        bundle.take(&ids, &mut |component, src| unsafe {
+        bundle.take(ids, &mut |component, src| unsafe {
             buffer.push_value(storage, component, src);
         });
         let count = self.buffer.values.len() as u32 - first;
@@ -314,7 +322,6 @@ impl<'a> Commands<'a> {
             first,
             count,
         });
-        pending
     }
 
     /// Records despawning `target`. A placeholder from another buffer or tick is refused

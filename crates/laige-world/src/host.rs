@@ -26,6 +26,7 @@ use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
 use crate::command::{ApplyCommands, ApplyStats};
+use crate::gate::Gate;
 use crate::system::BoxError;
 use crate::world::SystemState;
 use crate::{
@@ -46,6 +47,8 @@ pub struct SystemHost<'w> {
     systems: &'w mut [SystemState],
     /// How many systems this host ran were left unsettled ([`SystemState::is_settled`]).
     unsettled: usize,
+    /// The tick's skips, when the World runs a tick through this host.
+    gate: Option<&'w Gate>,
 }
 
 impl<'w> SystemHost<'w> {
@@ -59,7 +62,15 @@ impl<'w> SystemHost<'w> {
             registry,
             systems,
             unsettled: 0,
+            gate: None,
         }
+    }
+
+    /// This host with the tick's skips: a skipped system is not run, and a failed one is
+    /// recorded for its successors.
+    pub(crate) fn with_gate(mut self, gate: &'w Gate) -> Self {
+        self.gate = Some(gate);
+        self
     }
 
     /// How many of the systems this host ran through [`Host::run_system`] left something
@@ -135,12 +146,26 @@ impl Host<SystemRun> for SystemHost<'_> {
     /// A panic is kept in the system's state, not unwound into the runner: the World settles
     /// it after the track, as it does for a track run on the executor.
     fn run_system(&mut self, id: SystemId, run: &SystemRun) {
+        let gate = self.gate;
+        if let Some(gate) = gate
+            && gate.is_active()
+            && gate.skips(id)
+        {
+            return;
+        }
         // The error was reported; the runner checked the schedule against the registry first.
         let Ok(state) = state_of(self.storage, self.registry, self.systems, id) else {
             return;
         };
         let settled = state.run_contained(&mut *self.storage, run);
-        self.unsettled += usize::from(!settled);
+        if !settled {
+            self.unsettled += 1;
+            if let Some(gate) = gate
+                && state.is_troubled()
+            {
+                gate.record_failure(id);
+            }
+        }
     }
 }
 

@@ -69,6 +69,7 @@
 #[allow(unsafe_code)]
 mod command;
 mod context;
+mod gate;
 pub mod host;
 mod observe;
 mod observers;
@@ -88,8 +89,11 @@ mod tick_report;
 #[allow(unsafe_code)]
 mod world;
 
-pub use command::{ApplyStats, CommandBuffer, CommandTarget, Commands, PendingEntity};
+pub use command::{
+    ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
+pub use gate::FailurePolicy;
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;
 /// the hashing order is in laige-derive's docs and docs/api/world.md.
@@ -101,11 +105,10 @@ pub use laige_query::{
     SystemMeta, With, Without,
 };
 pub use laige_record::{
-    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
-    RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+    CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, CounterTrack, Culprit, Desync,
+    RecordError, RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
-pub use laige_registry::{FNV_OFFSET, FNV_PRIME};
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, Components, Entity,
     Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
@@ -114,7 +117,7 @@ pub use laige_storage::{
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
-pub use prng::{FLOAT01_UNIT, Prng, SPLITMIX64_INCREMENT};
+pub use prng::Prng;
 pub use system::{
     BoxError, IntoSystem, Local, ParamFetch, ParamInit, Query, QueryFilter, Res, ResMut, Rng,
     SystemOutput, SystemParam, SystemWorld, WithContext,

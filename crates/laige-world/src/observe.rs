@@ -36,6 +36,12 @@ impl World {
         self.observers.timeline.as_ref()
     }
 
+    /// The timeline being recorded, mutably: for a layer above that adds per-tick counter
+    /// tracks ([`Timeline::counter_track`]).
+    pub fn timeline_mut(&mut self) -> Option<&mut Timeline> {
+        self.observers.timeline.as_mut()
+    }
+
     /// Stops recording the timeline and returns it.
     pub fn take_timeline(&mut self) -> Option<Timeline> {
         self.runtime.keep_spans(false);

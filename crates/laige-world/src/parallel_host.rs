@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use laige_executor::{PerSystem, SharedHost};
 use laige_registry::SystemId;
 
+use crate::gate::Gate;
 use crate::world::{SystemState, ViewSource};
 use crate::{Queries, Storage, SystemMeta, SystemRun};
 
@@ -15,14 +16,21 @@ pub(crate) struct ParallelHost<'w> {
     systems: PerSystem<'w, SystemState>,
     /// How many systems were left unsettled ([`SystemState::is_settled`]).
     unsettled: AtomicUsize,
+    /// The tick's skips.
+    gate: &'w Gate,
 }
 
 impl<'w> ParallelHost<'w> {
-    pub(crate) fn new(storage: &'w Storage, systems: &'w mut [SystemState]) -> Self {
+    pub(crate) fn new(
+        storage: &'w Storage,
+        systems: &'w mut [SystemState],
+        gate: &'w Gate,
+    ) -> Self {
         Self {
             storage,
             systems: PerSystem::new(systems),
             unsettled: AtomicUsize::new(0),
+            gate,
         }
     }
 
@@ -53,6 +61,9 @@ impl ViewSource for Proven<'_> {
 // promise: no system that conflicts with `id` runs meanwhile.
 unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
     unsafe fn run_system(&self, id: SystemId, run: &SystemRun) {
+        if self.gate.is_active() && self.gate.skips(id) {
+            return;
+        }
         // SAFETY: the executor never runs `id` twice at once, so this is the only reference
         // to its state.
         let Some(state) = (unsafe { self.systems.get_mut(id) }) else {
@@ -61,6 +72,9 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         let settled = state.run_contained(Proven(self.storage), run);
         if !settled {
             self.unsettled.fetch_add(1, Ordering::Relaxed);
+            if state.is_troubled() {
+                self.gate.record_failure(id);
+            }
         }
     }
 }

@@ -1,11 +1,11 @@
 //! The deterministic PRNG: xorshift128+ seeded through splitmix64 (contract §6.3).
 
 /// The splitmix64 increment: the seeding step and the substream step.
-pub const SPLITMIX64_INCREMENT: u64 = 0x9E37_79B9_7F4A_7C15;
+pub(crate) const SPLITMIX64_INCREMENT: u64 = 0x9E37_79B9_7F4A_7C15;
 const MIX_A: u64 = 0xBF58_476D_1CE4_E5B9;
 const MIX_B: u64 = 0x94D0_49BB_1331_11EB;
 /// The resolution of [`Prng::next_float01`]: 2^-24.
-pub const FLOAT01_UNIT: f32 = 1.0 / (1u32 << 24) as f32;
+pub(crate) const FLOAT01_UNIT: f32 = 1.0 / (1u32 << 24) as f32;
 
 /// xorshift128+ with splitmix64 seeding, bit-identical to the laige reference.
 ///

@@ -5,11 +5,13 @@
 //! plan ordering every conflicting pair as the sequential order does, is why world state is
 //! bit-identical for any worker count.
 
+use laige_diag::ClockSpan;
 use laige_executor::{ChosenMode, ExecError, Executor, ExecutorOptions, Plan};
-use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId};
+use laige_registry::{ComponentSet, Conflicts, LiveTables, SystemId, SystemSet};
 use laige_runner::{RunError, Runner, TimingStats};
-use laige_scheduler::{Layout, Schedule, ScheduleError};
+use laige_scheduler::{Layout, Schedule, ScheduleError, SystemRef};
 
+use crate::gate::{FailurePolicy, PredsKey};
 use crate::parallel_host::ParallelHost;
 use crate::runtime::{CachedPlan, Runtime};
 use crate::world::SystemState;
@@ -34,12 +36,37 @@ impl World {
     ///
     /// # Errors
     ///
-    /// The first failing check; its event is emitted too.
+    /// The first failing check; its event is emitted too. After the scheduler's checks,
+    /// [`ScheduleError::ResourceMissing`] for a typed system taking a plain `Res<T>` or
+    /// `ResMut<T>` of a resource the world does not hold yet.
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
-        match &self.runtime.layout {
+        let schedule = match &self.runtime.layout {
             None => laige_scheduler::schedule(&self.registry),
             Some(layout) => laige_scheduler::schedule_declared(&self.registry, layout),
-        }
+        }?;
+        self.check_required_resources()?;
+        Ok(schedule)
+    }
+
+    /// [`ScheduleError::ResourceMissing`] for the first typed system (in registration
+    /// order) whose plain `Res`/`ResMut` names a resource the world does not hold.
+    fn check_required_resources(&self) -> Result<(), ScheduleError> {
+        let missing = self
+            .required_resources
+            .iter()
+            .find(|&&(_, resource, _)| self.storage.resources().ptr(resource).is_none());
+        let Some(&(id, _, resource)) = missing else {
+            return Ok(());
+        };
+        let err = ScheduleError::ResourceMissing {
+            system: SystemRef {
+                id,
+                name: self.registry.get(id).map_or("?", |it| it.name()),
+            },
+            resource,
+        };
+        self.registry.diagnostics().report(err.key(), || err.emit());
+        Err(err)
     }
 
     /// Does ahead of time, for `schedule`, the setup work a tick would otherwise do on its
@@ -67,6 +94,7 @@ impl World {
             }
         }
         self.prepare_observers(schedule);
+        self.prepare_gate(schedule);
         self.runtime.report.size_for(&self.registry);
         if !self.runtime.ticked {
             // Sized now; the first tick refreshes them again for what it starts from.
@@ -93,16 +121,15 @@ impl World {
             self.runtime.ticked = true;
         }
         self.observe_tick_start(schedule);
-        self.runtime.report.begin(&self.registry);
+        self.runtime.gate.begin_tick();
+        self.runtime.report.begin(&self.registry, schedule);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
+            self.prepare_gate(schedule);
             self.observe_track_start();
             let unsettled = if self.runtime.executor.is_some() {
                 match self.run_track_parallel(schedule, t) {
-                    Ok(unsettled) => {
-                        self.runtime.report.mark(track, SystemOutcome::Ran);
-                        unsettled
-                    }
+                    Ok(unsettled) => unsettled,
                     Err(err) => {
                         first_error.get_or_insert(TickError::Exec(err));
                         let aborted = SystemOutcome::Skipped(SkipReason::Aborted);
@@ -113,15 +140,19 @@ impl World {
                 }
             } else {
                 let mut host =
-                    SystemHost::new(&mut self.storage, &self.registry, &mut self.systems);
+                    SystemHost::new(&mut self.storage, &self.registry, &mut self.systems)
+                        .with_gate(&self.runtime.gate);
                 // Checked once above, for every track.
                 self.runtime
                     .runner
                     .run_checked(track, &self.registry, &mut host);
-                self.runtime.report.mark(track, SystemOutcome::Ran);
                 host.unsettled()
             };
             self.observe_track_ran();
+            if self.runtime.gate.is_active() {
+                self.report_gate_skips(track);
+            }
+            self.runtime.gate.end_track();
             // A track whose systems left no panic, failure or command costs nothing more.
             if unsettled > 0
                 && let Some(err) = self.settle_track(track)
@@ -226,6 +257,7 @@ impl World {
             runner,
             executor,
             plan,
+            gate,
             ..
         } = &mut self.runtime;
         let (executor, plan) = match (executor, plan) {
@@ -233,7 +265,7 @@ impl World {
             // Unreachable (the plan was just built); settle the whole track as after any.
             _ => return Ok(usize::MAX),
         };
-        let host = ParallelHost::new(&self.storage, &mut self.systems);
+        let host = ParallelHost::new(&self.storage, &mut self.systems, gate);
         // The host contains every system's panic itself (`SystemState::run_contained`), so the
         // executor never sees one; `settle_panics` reports them after the track.
         let res = executor.run_track(plan, t, self.registry.runs(), &host);
@@ -268,6 +300,108 @@ impl World {
             archetypes,
             plan,
         });
+    }
+
+    /// What a failure skips from now on, on the sequential runner and the executor alike:
+    /// `policy`. A failed system's commands are dropped and it is reported under any.
+    pub fn set_failure_policy(&mut self, policy: FailurePolicy) {
+        self.runtime.gate.policy = policy;
+    }
+
+    /// Skips system `id` in the next tick, for `reason`: it is not run, it records no
+    /// commands, and its successors run (a skip is not a failure). For a layer above that
+    /// decides whether systems run: a throttle, load shedding, a run condition. The request
+    /// holds for one tick; ask again for the next.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnknownSystem`] when `id` is not registered.
+    pub fn skip_next_tick(
+        &mut self,
+        id: impl Into<SystemId>,
+        reason: SkipReason,
+    ) -> Result<(), WorldError> {
+        let id = id.into();
+        self.runtime.gate.size_for(self.registry.len());
+        let (status, cause) = reason.code();
+        if self.registry.get(id).is_err() || !self.runtime.gate.request(id.index(), status, cause) {
+            return Err(self.storage.report(WorldError::UnknownSystem {
+                id: id.get(),
+                systems: self.registry.len(),
+            }));
+        }
+        Ok(())
+    }
+
+    /// Why system `id` did not run in the last tick: a requested skip or the failure
+    /// policy's; `None` when it ran (or failed, or was not scheduled).
+    pub fn last_skip(&self, id: impl Into<SystemId>) -> Option<SkipReason> {
+        let (status, cause) = self.runtime.gate.status(id.into().index());
+        SkipReason::from_code(status, cause)
+    }
+
+    /// The failure policy ([`FailurePolicy::Isolate`] unless set).
+    pub fn failure_policy(&self) -> FailurePolicy {
+        self.runtime.gate.policy
+    }
+
+    /// Writes the skips of `track` (requested, or decided by the failure policy) into the
+    /// tick report, over the `Ran` it was marked with.
+    #[cold]
+    #[inline(never)]
+    fn report_gate_skips(&mut self, track: &[SystemId]) {
+        for &id in track {
+            if let Some(reason) = self.last_skip(id) {
+                self.runtime
+                    .report
+                    .set_outcome(id, SystemOutcome::Skipped(reason));
+            }
+        }
+    }
+
+    /// Sizes the tick's skip tables and, under a policy that propagates failures, builds
+    /// each system's predecessors once per schedule (and, under `AbortTick`, per set of live
+    /// tables): setup-time work, so a tick that finds them current allocates nothing.
+    fn prepare_gate(&mut self, schedule: &Schedule) {
+        let policy = self.runtime.gate.policy;
+        self.runtime.gate.size_for(self.registry.len());
+        if policy == FailurePolicy::Continue {
+            return;
+        }
+        let archetypes = match policy {
+            FailurePolicy::AbortTick => self.storage.archetypes().len(),
+            _ => 0,
+        };
+        let key = PredsKey {
+            schedule: schedule.stamp(),
+            archetypes,
+            policy,
+        };
+        if !self.runtime.gate.preds_match(key) {
+            self.rebuild_gate_preds(schedule, key);
+        }
+    }
+
+    /// Per system, the systems whose failure it inherits: its strong edges under `Isolate`;
+    /// under `AbortTick` also the earlier systems of its track it conflicts with, which is
+    /// what the executor's plan orders before it.
+    #[cold]
+    #[inline(never)]
+    fn rebuild_gate_preds(&mut self, schedule: &Schedule, key: PredsKey) {
+        let mut preds = schedule.strong_edges(&self.registry);
+        if key.policy == FailurePolicy::AbortTick {
+            let conflicts = self.live_conflicts();
+            for track in schedule.tracks() {
+                let mut earlier = SystemSet::EMPTY;
+                for &id in track {
+                    if let Some(set) = preds.get_mut(id.index()) {
+                        *set = set.union(&conflicts.of(id).intersection(&earlier));
+                    }
+                    earlier.insert(id);
+                }
+            }
+        }
+        self.runtime.gate.set_preds(key, preds);
     }
 
     /// Which systems may touch the same data now, by the registry's one rule
@@ -311,12 +445,15 @@ impl World {
         self.runtime.executor.as_ref()
     }
 
-    /// How each track ran in the last tick on the executor (auto mode decides per track).
+    /// How each track ran in the last tick on the executor (auto mode decides per track):
+    /// one entry per track of the schedule the executor's plan was built for; empty without
+    /// an executor or before its first tick.
     pub fn last_modes(&self) -> &[Option<ChosenMode>] {
-        self.runtime
-            .executor
-            .as_ref()
-            .map_or(&[], Executor::last_modes)
+        let (Some(executor), Some(cached)) = (&self.runtime.executor, &self.runtime.plan) else {
+            return &[];
+        };
+        let modes = executor.last_modes();
+        &modes[..cached.plan.track_count().min(modes.len())]
     }
 
     /// The plan the executor runs: the schedule's DAG with access conflicts.
@@ -347,6 +484,19 @@ impl World {
         };
         self.registry.get(id).map_err(|_| unknown())?;
         self.runtime.runner.timing_stats(id).ok_or_else(unknown)
+    }
+
+    /// Keeps each system's last span (its raw clock readings and the thread that ran it)
+    /// from now on, or stops; recording a timeline keeps them too.
+    pub fn keep_system_spans(&mut self, on: bool) {
+        self.runtime.keep_spans(on);
+    }
+
+    /// The span of system `id`'s last run, on the runner or the executor: raw readings of
+    /// the world's clock ([`WorldOptions::clock`](crate::WorldOptions::clock)) and the
+    /// thread index. All zero unless spans are kept ([`World::keep_system_spans`]).
+    pub fn last_span(&self, id: impl Into<SystemId>) -> ClockSpan {
+        self.runtime.last_span(id.into())
     }
 
     /// The sequential runner, for its timing table.

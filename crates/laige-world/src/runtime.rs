@@ -9,6 +9,7 @@ use laige_runner::{Runner, RunnerOptions};
 use laige_scheduler::{Layout, Schedule};
 
 use crate::TickReport;
+use crate::gate::Gate;
 
 /// How the World runs ticks: the sequential runner (timing and budgets), an optional
 /// parallel executor, the declarative layout, and the plan cached for the executor.
@@ -19,6 +20,8 @@ pub(crate) struct Runtime {
     pub(crate) executor: Option<Executor>,
     pub(crate) plan: Option<CachedPlan>,
     pub(crate) ticked: bool,
+    /// The tick's skips: asked for by a layer above, or decided by the failure policy.
+    pub(crate) gate: Gate,
     /// What the last tick did, filled in place.
     pub(crate) report: TickReport,
 }
@@ -38,6 +41,7 @@ impl Runtime {
             executor: None,
             plan: None,
             ticked: false,
+            gate: Gate::default(),
             report: TickReport::default(),
         }
     }

@@ -7,7 +7,7 @@ mod systems;
 use std::mem::ManuallyDrop;
 
 use laige_diag::Diagnostics;
-use laige_registry::{ComponentId, Registry};
+use laige_registry::{ComponentId, Registry, SystemId};
 
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
@@ -31,6 +31,9 @@ pub struct World {
     pub(crate) systems: Vec<SystemState>,
     pub(crate) runtime: Runtime,
     pub(crate) observers: Observers,
+    /// The resources typed systems cannot run without (plain `Res`/`ResMut`): the system,
+    /// the resource's id and type name, checked when the schedule is built.
+    pub(crate) required_resources: Vec<(SystemId, ComponentId, &'static str)>,
     options: WorldOptions,
 }
 
@@ -60,6 +63,7 @@ impl World {
             systems: Vec::new(),
             runtime: Runtime::new(options.timing, options.clock.clone()),
             observers: Observers::default(),
+            required_resources: Vec::new(),
             options,
         }
     }
@@ -100,6 +104,49 @@ impl World {
                 bundle.take(&ids, &mut |component, src| row.write(component, src));
             })
         }
+    }
+
+    /// Spawns one entity per bundle of `bundles` (all of one bundle type) and returns their
+    /// handles in spawn order, borrowed from the world: keep them with `.to_vec()`, or drop
+    /// the borrow and nothing is allocated for them. Ids are resolved, the table found and
+    /// entity slots and rows reserved once per batch; the result is the same as spawning
+    /// each bundle with [`World::spawn`], in order.
+    ///
+    /// ```
+    /// use laige_world::{Component, World};
+    ///
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    ///
+    /// let mut world = World::default();
+    /// world.register_component::<Pos>()?;
+    /// let spawned = world.spawn_batch((0..3).map(|i| Pos(i as f32)))?.to_vec();
+    /// assert_eq!(spawned.len(), 3);
+    /// assert_eq!(world.get::<Pos>(spawned[2])?.0, 2.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::spawn`]; see [`Storage::spawn_batch`] for what an entity limit
+    /// reached mid-batch keeps.
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Result<&[Entity], WorldError>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        self.storage.spawn_batch(bundles)
+    }
+
+    /// Reserves entity slots and table rows for `additional` more entities of bundle type
+    /// `B`, so that spawning them (one by one or in a batch) allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`] or
+    /// [`WorldError::ResourceAsComponent`]; nothing is reserved.
+    pub fn reserve<B: Bundle>(&mut self, additional: usize) -> Result<(), WorldError> {
+        self.storage.reserve::<B>(additional)
     }
 
     /// Despawns `entity`, dropping its components.

@@ -1,7 +1,8 @@
 //! Proves the steady state allocates nothing: queries through a context, command recording
 //! and application (archetype moves), the state hash, refreshing snapshots of a versioned
 //! component (`end_tick`), snapshot reads, resource access, and typed systems (closures,
-//! `Local`, `Res`/`ResMut`, `Commands`, `Rng`, fallible systems) run by `run_systems`.
+//! `Local`, `Res`/`ResMut`, `Commands`, `Rng` and `rand` draws on it, fallible systems) run
+//! by `run_systems`.
 //!
 //! The shared counting allocator (`laige-testkit`) counts per thread and forwards to `System`.
 
@@ -321,6 +322,13 @@ fn typed_setup() -> (World, laige_scheduler::Schedule) {
              mut commands: Commands<'_>,
              mut rng: Rng<'_>| {
                 let phase = rng.next_range(0, 10);
+                // The `rand` crates on the same stream allocate nothing either.
+                #[cfg(feature = "rand")]
+                {
+                    let mut deck = [0u8, 1, 2, 3];
+                    rand::seq::SliceRandom::shuffle(&mut deck[..], &mut rng);
+                    black_box((deck, rand::RngExt::random_range(&mut rng, -1.0f32..1.0)));
+                }
                 q.each(|(e, tag)| {
                     if e.index() % 10 == phase {
                         match tag {
@@ -430,4 +438,58 @@ fn skipped_commands_and_the_tick_report_allocate_nothing() {
     assert_eq!(world.tick_report().tick(), 150);
     println!("world-zeroalloc-skipped ticks=100 allocs={counted}");
     assert_eq!(counted, 0, "skipping commands allocated {counted} times");
+}
+
+/// A short-lived entity: every tick despawns last tick's and spawns as many new ones.
+#[derive(Clone, Copy, Debug)]
+struct Spark(#[allow(dead_code)] u32);
+impl Component for Spark {}
+
+/// Despawns every `Spark` and spawns 200 new ones: half one by one, half as a batch.
+fn churn(ctx: &mut SystemContext<'_>) {
+    let (mut queries, mut commands, _) = ctx.split();
+    queries
+        .each::<(Entity, &Spark)>(|(e, _)| commands.despawn(e))
+        .unwrap();
+    for i in 0..100 {
+        commands.spawn((Spark(i), Pos(i as f32, 0.0)));
+    }
+    commands.spawn_batch((0..100).map(|i| (Spark(i), Pos(0.0, i as f32))));
+}
+
+#[test]
+fn a_tick_spawning_and_despawning_as_many_allocates_nothing() {
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world.register_component::<Pos>().unwrap();
+    world.register_component::<Spark>().unwrap();
+    world
+        .spawn_batch((0..500).map(|i| Pos(i as f32, 0.0)))
+        .unwrap();
+    world
+        .system("Churn", churn)
+        .budget_ms(1.0)
+        .reads::<Spark>()
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..50 {
+        world.run_systems(&schedule).unwrap();
+    }
+    assert_eq!(world.len(), 700, "200 sparks live after each tick");
+    let before = allocs();
+    let mut hash = 0;
+    for _ in 0..100 {
+        world.run_systems(&schedule).unwrap();
+        hash ^= black_box(world.state_hash());
+    }
+    let counted = allocs() - before;
+    assert_eq!(world.len(), 700);
+    println!("churn-zeroalloc iterations=100 allocs={counted} hash=0x{hash:016x}");
+    assert_eq!(
+        counted, 0,
+        "the churning steady state allocated {counted} times"
+    );
 }

@@ -12,13 +12,17 @@
 //! | `Move` | `Position` | `Velocity` | |
 //! | `Track` | `Focus` (resource) | `Position`, `Team` | `Move` |
 //! | `Steer` | `Velocity` | `Position`, `Brain`, `Team`, `Focus` | `Track` |
-//! | `Collect` | `Power`, despawns taken power-ups | `Position` | `Move` |
+//! | `Age` | `Lifetime`, despawns the expired | | |
+//! | `Collect` | `Power`, despawns taken power-ups | `Position`, `Lifetime` | `Move`, `Age` |
 //! | `Shoot` | `Cooldown`, spawns shots | `Position`, `Power`, `Team` | `Collect` |
-//! | `Hits` | `Health`, despawns shots that hit | `Position`, `Team`, `Shot` | `Move` |
+//! | `Hits` | `Health`, despawns shots that hit | `Position`, `Team`, `Shot`, `Lifetime` | `Move`, `Age` |
 //! | `Reap` | `Score` (resource), despawns the dead, drops power-ups | `Health`, `Team`, `Position` | `Hits` |
 //! | `Waves` | `Wave` (resource), spawns enemies | `Score` | `Reap` |
-//! | `Age` | `Lifetime`, despawns the expired | | |
 //! | `Tally` | `Stats` (resource) | `Team`, `Shot` | `Waves`, `Steer` |
+//!
+//! Each entity has one despawner per tick: `Age` takes what expired, and `Hits` and `Collect`
+//! leave those alone (they read `Lifetime` after `Age`), so no despawn is ever refused as
+//! stale.
 //!
 //! `Move` runs first, on last tick's velocities, so it reads `Velocity` before `Steer`
 //! writes it: the scheduler says so with a `read_before_write` warning, and that is the
@@ -197,12 +201,20 @@ pub fn build(seed: u64, options: WorldOptions) -> Result<(World, Schedule), Box<
     let moves = world.system("Move", movement).register()?;
     let track = world.system("Track", track).after(moves).register()?;
     let steer = world.system("Steer", steer).after(track).register()?;
-    let collect = world.system("Collect", collect).after(moves).register()?;
+    let age = world.system("Age", age).register()?;
+    let collect = world
+        .system("Collect", collect)
+        .after(moves)
+        .after(age)
+        .register()?;
     world.system("Shoot", shoot).after(collect).register()?;
-    let hits = world.system("Hits", hits).after(moves).register()?;
+    let hits = world
+        .system("Hits", hits)
+        .after(moves)
+        .after(age)
+        .register()?;
     let reap = world.system("Reap", reap).after(hits).register()?;
     let waves = world.system("Waves", waves).after(reap).register()?;
-    world.system("Age", age).register()?;
     world
         .system("Tally", tally)
         .after(waves)
@@ -216,13 +228,13 @@ pub fn build(seed: u64, options: WorldOptions) -> Result<(World, Schedule), Box<
 ///
 /// # Errors
 ///
-/// The first tick that failed for another reason than a skipped command.
+/// The first failed tick.
 pub fn run(world: &mut World, schedule: &Schedule, ticks: u32) -> Result<u64, TickError> {
     for _ in 0..ticks {
         match world.run_systems(schedule) {
-            // A shot that hits on its last tick is despawned by `Hits` and again by `Age`: the
+            // A shot can hit and run out of life in one tick: both systems despawn it, the
             // second despawn is skipped (and reported), and the game goes on.
-            Ok(()) | Err(TickError::CommandsSkipped { .. }) => {}
+            Ok(_) | Err(TickError::CommandsSkipped { .. }) => {}
             Err(err) => return Err(err),
         }
     }
@@ -246,10 +258,10 @@ fn waves(
     score: Res<'_, Score>,
     mut rng: Rng<'_>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
+) {
     if wave.next_in > 0 {
         wave.next_in -= 1;
-        return Ok(());
+        return;
     }
     wave.number += 1;
     wave.next_in = rng.random_range(90..=150);
@@ -283,7 +295,6 @@ fn waves(
             Health(health),
         ));
     }
-    Ok(())
 }
 
 /// Each brain picks a velocity: the player away from the nearest enemy, chasers at the
@@ -344,7 +355,7 @@ fn shoot(
     mut targets: Local<'_, Vec<Position>>,
     mut rng: Rng<'_>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
+) -> Result<(), QueryError> {
     targets.clear();
     enemies.each(|(pos, team)| {
         if *team == Team::Enemy {
@@ -381,7 +392,7 @@ fn shoot(
 fn age(
     mut lives: Query<'_, (Entity, &mut Lifetime)>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
+) -> Result<(), QueryError> {
     for (entity, life) in lives.iter_mut()? {
         life.0 = life.0.saturating_sub(1);
         if life.0 == 0 {
@@ -394,16 +405,18 @@ fn age(
 /// Shots hurt the first enemy they touch and vanish; enemies hurt the player they touch.
 fn hits(
     mut bodies: Query<'_, (&Position, &mut Health, &Team)>,
-    shots: Query<'_, (Entity, &Position, &Shot)>,
+    shots: Query<'_, (Entity, &Position, &Shot, &Lifetime)>,
     mut live_shots: Local<'_, Vec<(Entity, Position, i32)>>,
     mut enemies: Query<'_, (&Position, &Team)>,
     mut commands: Commands<'_>,
 ) -> Result<(), BoxError> {
     live_shots.clear();
+    // A shot whose life ran out this tick is `Age`'s to despawn, not ours.
     live_shots.extend(
         shots
             .iter()?
-            .map(|(entity, pos, shot)| (entity, *pos, shot.damage)),
+            .filter(|(_, _, _, life)| life.0 > 0)
+            .map(|(entity, pos, shot, _)| (entity, *pos, shot.damage)),
     );
     let mut result = Ok(());
     bodies.each(|(pos, health, team)| match team {
@@ -425,20 +438,19 @@ fn hits(
             }));
         }
     })?;
-    result?;
-    Ok(())
+    Ok(result?)
 }
 
 /// The dead leave: an enemy scores and may drop a power-up; the player gets up again.
 fn reap(
-    mut bodies: Query<'_, (Entity, &Health, &Team, &Position)>,
+    bodies: Query<'_, (Entity, &Health, &Team, &Position)>,
     mut score: ResMut<'_, Score>,
     mut rng: Rng<'_>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
-    bodies.each(|(entity, health, team, pos)| {
+) -> Result<(), QueryError> {
+    for (entity, health, team, pos) in bodies.iter()? {
         if health.0 > 0 {
-            return;
+            continue;
         }
         match team {
             Team::Enemy => {
@@ -453,38 +465,37 @@ fn reap(
                 commands.insert(entity, Health(PLAYER_HEALTH));
             }
         }
-    })?;
+    }
     Ok(())
 }
 
 /// The player takes the power-ups it touches.
 fn collect(
     mut powered: Query<'_, (&Position, &mut Power)>,
-    mut power_ups: Query<'_, (Entity, &Position), With<PowerUp>>,
+    power_ups: Query<'_, (Entity, &Position, &Lifetime), With<PowerUp>>,
     mut commands: Commands<'_>,
-) -> Result<(), BoxError> {
-    let mut result = Ok(());
-    powered.each(|(pos, power)| {
-        result = result.and(power_ups.each(|(entity, item)| {
-            if near(item, pos, 2.5) {
+) -> Result<(), QueryError> {
+    for (pos, power) in powered.iter_mut()? {
+        for (entity, item, life) in power_ups.iter()? {
+            // One whose life ran out this tick is `Age`'s to despawn.
+            if life.0 > 0 && near(item, pos, 2.5) {
                 power.0 = (power.0 + 1).min(5);
                 commands.despawn(entity);
             }
-        }));
-    })?;
-    result?;
+        }
+    }
     Ok(())
 }
 
 fn tally(
-    mut teams: Query<'_, &Team>,
-    mut shots: Query<'_, &Shot>,
+    teams: Query<'_, &Team>,
+    shots: Query<'_, &Shot>,
     mut stats: ResMut<'_, Stats>,
 ) -> Result<(), QueryError> {
-    let mut counted = Stats::default();
-    teams.each(|team| counted.enemies += u32::from(*team == Team::Enemy))?;
-    shots.each(|_| counted.shots += 1)?;
-    *stats = counted;
+    *stats = Stats {
+        enemies: teams.iter()?.filter(|team| **team == Team::Enemy).count() as u32,
+        shots: shots.iter()?.count() as u32,
+    };
     Ok(())
 }
 

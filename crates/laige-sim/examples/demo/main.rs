@@ -4,6 +4,7 @@
 //! cargo run --release --example demo -- [--particles N] [--ticks N] [--seed N] [--threads N]
 //!                                       [--graph FILE] [--mermaid FILE]
 //!                                       [--trace FILE] [--checksums FILE]
+//!                                       [--hz N] [--steps N] [--load MS]
 //! ```
 //!
 //! `--threads 0` (the default) runs one system at a time; `--threads N` runs the schedule's
@@ -17,6 +18,14 @@
 //! `--checksums FILE` records every tick's checksums (the last 100,000) and writes the
 //! record's binary file form, to compare with runs on other machines or builds
 //! (`cargo run --example desync -- A B`).
+//!
+//! `--hz N` runs `--ticks` ticks on the tick runtime (`laige_sim::runtime`) in real time at
+//! N ticks per second; `--steps N` runs N ticks stepped, one after the other, at the rate of
+//! `--hz` (60 by default). `--load MS` adds a system that spins MS milliseconds in the middle
+//! third of the ticks, so the overload ladder escalates and recovers (`--trace` shows it as
+//! counter tracks). On the runtime `Census` may be shed and `Glow` throttled to every other
+//! tick; the state hash then includes the runtime's `FixedTime`, so it differs from a run
+//! without the runtime.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,7 +38,7 @@ use laige_sim::runner::TimingTable;
 use laige_sim::scheduler::{ScheduleGraph, ScheduleTable};
 use particles::{self as demo, DemoConfig};
 
-const USAGE: &str = "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N] [--graph FILE] [--mermaid FILE] [--trace FILE] [--checksums FILE]";
+const USAGE: &str = "usage: demo [--particles N] [--ticks N] [--seed N] [--threads N] [--graph FILE] [--mermaid FILE] [--trace FILE] [--checksums FILE] [--hz N] [--steps N] [--load MS]";
 
 /// The most ticks `--trace` and `--checksums` keep (the last ones).
 const RECORDED_TICKS: usize = 100_000;
@@ -47,6 +56,12 @@ struct Args {
     trace: Option<PathBuf>,
     /// Where to write the checksum record.
     checksums: Option<PathBuf>,
+    /// Run on the tick runtime in real time at this rate.
+    hz: Option<u32>,
+    /// Run this many ticks on the tick runtime, stepped.
+    steps: Option<u32>,
+    /// Artificial load in milliseconds per tick, in the middle third of the ticks.
+    load_ms: u32,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -58,6 +73,9 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
         mermaid: None,
         trace: None,
         checksums: None,
+        hz: None,
+        steps: None,
+        load_ms: 0,
     };
     while let Some(flag) = it.next() {
         let mut text = |name: &str| -> Result<String, String> {
@@ -92,6 +110,23 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             "--mermaid" => args.mermaid = Some(text(&flag)?.into()),
             "--trace" => args.trace = Some(text(&flag)?.into()),
             "--checksums" => args.checksums = Some(text(&flag)?.into()),
+            "--hz" => {
+                let hz =
+                    u32::try_from(value(&flag)?).map_err(|_| "--hz is too large".to_owned())?;
+                if hz == 0 {
+                    return Err("--hz must be at least 1".to_owned());
+                }
+                args.hz = Some(hz);
+            }
+            "--steps" => {
+                args.steps = Some(
+                    u32::try_from(value(&flag)?).map_err(|_| "--steps is too large".to_owned())?,
+                )
+            }
+            "--load" => {
+                args.load_ms =
+                    u32::try_from(value(&flag)?).map_err(|_| "--load is too large".to_owned())?
+            }
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown flag `{other}`; try --help")),
         }
@@ -190,6 +225,9 @@ fn main() -> ExitCode {
         eprintln!("error: {message}");
         return ExitCode::FAILURE;
     }
+    if args.hz.is_some() || args.steps.is_some() {
+        return run_on_runtime(&args, world);
+    }
     if args.threads > 0 {
         world.use_executor(ExecutorOptions {
             threads: args.threads,
@@ -255,6 +293,120 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The demo on the tick runtime: `--hz` in real time, `--steps` stepped, `--load` to watch
+/// the overload ladder; prints the telemetry's summary at exit.
+fn run_on_runtime(args: &Args, mut world: World) -> ExitCode {
+    use laige_sim::runtime::{
+        FixedTime, OverloadLevel, Priority, Runtime, RuntimeOptions, SystemPolicy,
+    };
+    let ticks = args.steps.unwrap_or(args.ticks);
+    if let Err(err) = Runtime::install(&mut world) {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
+    let load = std::time::Duration::from_millis(u64::from(args.load_ms));
+    let (from, to) = (u64::from(ticks / 3), u64::from(ticks / 3 * 2));
+    if !load.is_zero() {
+        // Real time on purpose: the load is what the ladder measures.
+        let spin = move |time: Res<'_, FixedTime>| {
+            if (from..to).contains(&time.tick) {
+                let start = Instant::now();
+                while start.elapsed() < load {
+                    std::hint::spin_loop();
+                }
+            }
+        };
+        if let Err(err) = world.system("ArtificialLoad", spin).register() {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
+    }
+    start_recording(args, &mut world);
+    let options = RuntimeOptions {
+        tick_rate: args.hz.unwrap_or(RuntimeOptions::DEFAULT_TICK_RATE),
+        workers: args.threads,
+        ..RuntimeOptions::default()
+    };
+    let mut rt = match Runtime::new(world, options) {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let registry = rt.world().registry();
+    let (census, glow) = (registry.find("Census"), registry.find("Glow"));
+    let sheddable = SystemPolicy {
+        priority: Priority::Low,
+        can_shed: true,
+        throttle_divisor: 1,
+    };
+    let throttled = SystemPolicy {
+        throttle_divisor: 2,
+        ..SystemPolicy::default()
+    };
+    for (id, policy) in [(census, sheddable), (glow, throttled)] {
+        if let Some(id) = id {
+            let _ = rt.set_policy(id, policy);
+        }
+    }
+    println!(
+        "laige-sim demo on the runtime: {} particles, {ticks} ticks at {} Hz, {}, load {} ms",
+        args.config.particles,
+        rt.options().tick_rate,
+        if args.steps.is_some() {
+            "stepped"
+        } else {
+            "real time"
+        },
+        args.load_ms
+    );
+    let start = Instant::now();
+    let (mut dropped, mut failed, mut top) = (0, 0, OverloadLevel::NORMAL);
+    let mut at_level = [0u64; 8];
+    let mut skipped = 0u64;
+    for _ in 0..ticks {
+        let result = if args.steps.is_some() {
+            rt.step().map(|_| 0)
+        } else {
+            rt.run_frame().map(|frame| frame.dropped)
+        };
+        match result {
+            Ok(d) => dropped += d,
+            Err(_) => failed += 1,
+        }
+        if let Some((tick, _)) = rt.telemetry().latest() {
+            top = top.max(tick.level);
+            at_level[usize::from(tick.level.0).min(7)] += 1;
+            skipped += u64::from(tick.skipped);
+        }
+    }
+    let elapsed = start.elapsed();
+    println!(
+        "{} ticks in {:.1} ms, {dropped} dropped, {failed} with errors, {skipped} system runs skipped",
+        rt.ticks_run(),
+        elapsed.as_secs_f64() * 1e3
+    );
+    let overload = &rt.options().overload;
+    print!("ticks per level (last {}):", rt.telemetry().len());
+    for (level, count) in at_level.iter().enumerate().filter(|(_, c)| **c > 0) {
+        let level = OverloadLevel(level as u8);
+        print!(" {}={count}", level.name(overload));
+    }
+    println!();
+    println!(
+        "highest level {}, level now {}",
+        top.name(overload),
+        rt.level().name(overload)
+    );
+    println!("state hash {:#018x}", rt.world().state_hash());
+    if let Err(message) = write_records(args, rt.world()) {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +421,20 @@ mod tests {
         assert_eq!(args.graph, Some(PathBuf::from("out.dot")));
         assert_eq!(args.mermaid, Some(PathBuf::from("out.mmd")));
         assert_eq!(args.ticks, 0);
+    }
+
+    #[test]
+    fn runtime_flags_take_numbers() {
+        let args = parse(&["--hz", "30", "--steps", "12", "--load", "40"]).unwrap();
+        assert_eq!(
+            (args.hz, args.steps, args.load_ms),
+            (Some(30), Some(12), 40)
+        );
+        assert_eq!(
+            parse(&["--hz", "0"]).unwrap_err(),
+            "--hz must be at least 1"
+        );
+        assert_eq!(parse(&["--steps"]).unwrap_err(), "--steps needs a value");
     }
 
     #[test]

@@ -16,7 +16,12 @@ pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
 }
 
-impl RowWriter<'_> {
+impl<'a> RowWriter<'a> {
+    /// The writer of a new row of `archetype`, which has room for it.
+    pub(super) fn new(archetype: &'a mut Archetype) -> Self {
+        Self { archetype }
+    }
+
     /// Moves the value at `src` into `component`'s column.
     ///
     /// # Safety
@@ -30,7 +35,7 @@ impl RowWriter<'_> {
             return;
         };
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
-        // write per row; `spawn_with` reserved room for the row.
+        // write per row; `spawn_with` and `spawn_rows_with` reserve room for the row.
         unsafe { self.archetype.columns_mut()[col].push(src) }
     }
 }

@@ -1,53 +1,9 @@
 //! Applying a command buffer to the storage, in recording order.
 
-use std::ops::AddAssign;
-
 use super::{Command, CommandBuffer, Target};
-use crate::tick_report::{CommandKind, CommandSkipReason, SkippedCommand};
+use crate::tick_report::{ApplyStats, CommandKind, CommandSkipReason};
 use crate::{Entity, Storage, WorldError};
-
-/// What applying command buffers did.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct ApplyStats {
-    /// Commands carried out.
-    pub applied: usize,
-    /// Commands skipped: refused when recorded, stale targets, failed spawns (and commands
-    /// on them).
-    pub skipped: usize,
-    /// Buffers dropped whole, unapplied, because their system's run failed.
-    pub dropped_buffers: usize,
-    /// The first command skipped, in application order, and why.
-    pub first_skip: Option<SkippedCommand>,
-}
-
-impl AddAssign for ApplyStats {
-    fn add_assign(&mut self, other: Self) {
-        self.applied += other.applied;
-        self.skipped += other.skipped;
-        self.dropped_buffers += other.dropped_buffers;
-        self.first_skip = self.first_skip.or(other.first_skip);
-    }
-}
-
-impl ApplyStats {
-    /// Counts command `index`, skipped for `reason` when there is one.
-    #[inline]
-    fn count(&mut self, index: usize, command: CommandKind, skip: Option<CommandSkipReason>) {
-        match skip {
-            None => self.applied += 1,
-            Some(reason) => {
-                self.skipped += 1;
-                if self.first_skip.is_none() {
-                    self.first_skip = Some(SkippedCommand {
-                        index: index as u32,
-                        command,
-                        reason,
-                    });
-                }
-            }
-        }
-    }
-}
+use laige_storage::storage::RowWriter;
 
 impl CommandBuffer {
     fn resolve(&self, target: Target) -> Option<Entity> {
@@ -82,7 +38,14 @@ impl ApplyCommands for Storage {
         }
         let mut stats = ApplyStats::default();
         buffer.resolved.clear();
-        for i in 0..buffer.commands.len() {
+        let mut i = 0;
+        while i < buffer.commands.len() {
+            let batched = spawn_run(self, buffer, i);
+            if batched > 0 {
+                stats.applied += batched;
+                i += batched;
+                continue;
+            }
             let (command, skip) = match buffer.commands[i] {
                 Command::Spawn {
                     signature,
@@ -166,10 +129,60 @@ impl ApplyCommands for Storage {
                 }
             };
             stats.count(i, command, skip);
+            i += 1;
         }
         buffer.reset();
         Ok(stats)
     }
+}
+
+/// Applies the run of consecutive spawns of one component set that starts at command
+/// `start`, as one batch: one table lookup and one reservation. Returns how many spawns it
+/// applied; 0 when no run of two or more starts there, or none could be batched. The run
+/// is cut to the entities the limit leaves room for, so the spawns it leaves fail one by
+/// one, each reported, exactly as without batching.
+fn spawn_run(storage: &mut Storage, buffer: &mut CommandBuffer, start: usize) -> usize {
+    let Command::Spawn { signature, .. } = buffer.commands[start] else {
+        return 0;
+    };
+    let room = storage.room() as usize;
+    let run = buffer.commands[start..]
+        .iter()
+        .take(room)
+        .take_while(|c| matches!(c, Command::Spawn { signature: s, .. } if *s == signature))
+        .count();
+    if run < 2 {
+        return 0;
+    }
+    let values = &buffer.values;
+    let base = buffer.arena.ptr(0);
+    let rows = buffer.commands[start..start + run].iter().map(|command| {
+        let Command::Spawn { first, count, .. } = *command else {
+            unreachable!("the run holds spawns only");
+        };
+        move |row: &mut RowWriter<'_>| {
+            for value in &values[first as usize..(first + count) as usize] {
+                // SAFETY: the values were recorded from a bundle resolved to exactly
+                // `signature`, one per component, each live, aligned in the arena and owned
+                // by the buffer; they are marked dead below once moved.
+                unsafe { row.write(value.component, base.wrapping_add(value.offset)) };
+            }
+        }
+    });
+    // SAFETY: each row writes every component of `signature` once (above).
+    let (spawned, outcome) = unsafe { storage.spawn_rows_with(&signature, rows) };
+    debug_assert!(outcome.is_ok() || spawned.len() < run);
+    let spawned_count = spawned.len();
+    buffer.resolved.extend(spawned.iter().copied().map(Some));
+    for command in &buffer.commands[start..start + spawned_count] {
+        let Command::Spawn { first, count, .. } = *command else {
+            unreachable!("the run holds spawns only");
+        };
+        for value in &mut buffer.values[first as usize..(first + count) as usize] {
+            value.live = false;
+        }
+    }
+    spawned_count
 }
 
 /// The live entity a command targets, or why there is none (a stale target was reported

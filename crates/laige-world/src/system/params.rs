@@ -255,7 +255,7 @@ macro_rules! resource_param {
             type Item<'a> = $param<'a, T>;
 
             fn init(init: &mut ParamInit<'_>) -> Claim {
-                init.resource::<T>($access);
+                init.resource::<T>($access, true);
                 init.take_claim()
             }
 
@@ -274,7 +274,7 @@ macro_rules! resource_param {
             type Item<'a> = Option<$param<'a, T>>;
 
             fn init(init: &mut ParamInit<'_>) -> Claim {
-                init.resource::<T>($access);
+                init.resource::<T>($access, false);
                 init.take_claim()
             }
 

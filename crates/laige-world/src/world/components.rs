@@ -80,6 +80,19 @@ impl World {
         }
     }
 
+    /// Tells the registry about the resource types a typed system's parameters registered
+    /// (every id from `known` on), so their access can be declared before a value exists.
+    pub(crate) fn register_new_resource_types(&mut self, known: usize) {
+        for index in known..self.storage.components().len() {
+            let Some(id) = ComponentId::from_index(index) else {
+                break;
+            };
+            let name = self.storage.components().get(id).name();
+            self.registry
+                .register_component_info(id, short_name(name), false);
+        }
+    }
+
     /// What the world knows about component `id`.
     pub fn component_info(&self, id: ComponentId) -> Option<&ComponentInfo> {
         self.storage.components().info(id)

@@ -162,6 +162,12 @@ impl SystemState {
         !troubled & self.commands.is_idle() & self.batches.is_idle()
     }
 
+    /// Whether the last run panicked or failed (until the tick settles it).
+    #[inline]
+    pub(crate) fn is_troubled(&self) -> bool {
+        self.panicked.is_some() | self.failure.is_some()
+    }
+
     /// When a run failed since the last apply: drops the recorded commands, never to be
     /// applied, and returns the failure.
     pub(crate) fn drop_failed_commands(&mut self) -> Option<BoxError> {
@@ -245,9 +251,11 @@ impl World {
         system: impl IntoSystem<M>,
     ) -> SystemBuilder<'_> {
         let name = intern(name.into());
-        let mut init = ParamInit::new(self.storage.components(), name);
+        let known = self.storage.components().len();
+        let mut init = ParamInit::new(&mut self.storage, name);
         let boxed = BoxedSystem::new(system, &mut init);
         let typed = Some((boxed, init.into_needs()));
+        self.register_new_resource_types(known);
         SystemBuilder::new(self, SystemDef::new(name, SystemRun::TYPED), typed)
     }
 
@@ -445,7 +453,11 @@ impl<'w> SystemBuilder<'w> {
 
     fn io<T: 'static>(mut self, access: Access) -> Self {
         let component = self.world.component_id::<T>();
-        self.def = self.def.io(Io { component, access });
+        self.def = self.def.io(Io {
+            component,
+            access,
+            type_name: Some(std::any::type_name::<T>()),
+        });
         self
     }
 
@@ -483,17 +495,25 @@ impl<'w> SystemBuilder<'w> {
         after.finish(&mut def.depends_on);
         before.finish(&mut def.before);
         after_weak.finish(&mut def.after_weak);
-        let typed = match typed {
-            Some((boxed, needs)) => match needs.finish(&def.io) {
-                Ok(io) => {
-                    def.io = io;
-                    Some(boxed)
+        let (typed, required) = match typed {
+            Some((boxed, mut needs)) => {
+                let required = needs.take_required();
+                match needs.finish(&def.io) {
+                    Ok(io) => {
+                        def.io = io;
+                        (Some(boxed), required)
+                    }
+                    Err(err) => return Err(world.report_register(err)),
                 }
-                Err(err) => return Err(world.report_register(err)),
-            },
-            None => None,
+            }
+            None => (None, Vec::new()),
         };
         let id = world.commit(def, typed)?;
+        world.required_resources.extend(
+            required
+                .into_iter()
+                .map(|(resource, name)| (id, resource, name)),
+        );
         Ok(SystemHandle { id, name: def.name })
     }
 }

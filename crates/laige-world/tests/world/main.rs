@@ -5,7 +5,9 @@
 mod support;
 
 mod archetypes;
+mod batch;
 mod bundles;
+mod command_batches;
 mod commands;
 mod components;
 mod entities;

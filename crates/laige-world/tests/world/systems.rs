@@ -72,7 +72,9 @@ fn an_unregistered_type_is_io_unregistered() {
         result,
         Err(RegisterError::IoUnregistered {
             name: "Bad",
-            position: 1
+            position: 1,
+            component: Some(std::any::type_name::<Unregistered>()),
+            access: Access::Read,
         })
     );
     one(&events, "system/io_unregistered");
@@ -126,6 +128,7 @@ fn raw_definitions_register_too() {
         .io(Io {
             component: world.component_id::<Vel>(),
             access: Access::Read,
+            type_name: None,
         });
     let id = world.register_system(def).unwrap();
     let e = world.spawn((pos(1.0), vel(1.0))).unwrap();

@@ -264,7 +264,9 @@ fn the_registry_checks_typed_systems_in_its_own_order() {
         err,
         RegisterError::IoUnregistered {
             name: "Unknown",
-            position: 1
+            position: 1,
+            component: Some(std::any::type_name::<Unregistered>()),
+            access: Access::Read,
         }
     );
     let zero = world.system("Zero", movement).budget_ms(0.0).register();
