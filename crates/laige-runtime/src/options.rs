@@ -28,6 +28,10 @@ pub struct RuntimeOptions {
     pub overload: OverloadOptions,
     /// How many ticks the telemetry ring keeps (at least 1); sized once, at creation.
     pub telemetry_ticks: usize,
+    /// Whether each tick's row also records every scheduled system (duration, outcome,
+    /// worker). On by default; off, a tick records only its own fields, and the runtime
+    /// costs less per system (docs/benchmarks.md).
+    pub system_telemetry: bool,
 }
 
 impl RuntimeOptions {
@@ -58,6 +62,7 @@ impl Default for RuntimeOptions {
             clock: RuntimeClock::Real,
             overload: OverloadOptions::default(),
             telemetry_ticks: Self::DEFAULT_TELEMETRY_TICKS,
+            system_telemetry: true,
         }
     }
 }

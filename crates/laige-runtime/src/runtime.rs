@@ -121,12 +121,15 @@ impl Runtime {
             .prepare_schedule(&schedule)
             .map_err(RuntimeError::Prepare)?;
         // Telemetry names the worker that ran each system.
-        world.keep_system_spans(true);
+        if options.system_telemetry {
+            world.keep_system_spans(true);
+        }
         let waiter = Waiter::start(&options.clock);
         let metronome = Metronome::new(waiter.now());
         let highest = OverloadLevel::highest(&options.overload, options.tick_rate);
         let systems = world.registry().len();
-        let telemetry = Telemetry::new(options.telemetry_ticks, systems);
+        let rows = if options.system_telemetry { systems } else { 0 };
+        let telemetry = Telemetry::new(options.telemetry_ticks, rows);
         let mut runtime = Self {
             world,
             schedule,
@@ -186,7 +189,12 @@ impl Runtime {
         self.schedule = schedule;
         let systems = self.world.registry().len();
         self.policies.resize(systems, SystemPolicy::default());
-        self.telemetry = Telemetry::new(self.options.telemetry_ticks, systems);
+        let rows = if self.options.system_telemetry {
+            systems
+        } else {
+            0
+        };
+        self.telemetry = Telemetry::new(self.options.telemetry_ticks, rows);
         Ok(())
     }
 
@@ -400,7 +408,7 @@ impl Runtime {
     fn fixed_tick(&mut self, catch_up: u32, dropped: u64) -> Result<TickTelemetry, TickError> {
         self.apply_level_at_boundary();
         self.write_fixed_time();
-        self.request_skips();
+        let requested = self.request_skips();
         let interval = self.interval();
         let target = self.metronome.next_target;
         let start = self.waiter.now();
@@ -412,6 +420,7 @@ impl Runtime {
         let record = TickTelemetry {
             tick: self.tick,
             target_nanos: nanos(target),
+            start_nanos: nanos(start),
             target_duration_nanos: nanos(interval),
             actual_duration_nanos: nanos(actual),
             overrun_ratio: ratio,
@@ -420,8 +429,9 @@ impl Runtime {
             active_workers: self.active_workers(),
             catch_up,
             dropped,
-            skipped: 0,
-            failed: 0,
+            // Counted per system below when the row has systems; else what is known here.
+            skipped: requested,
+            failed: u32::from(result.is_err()),
         };
         self.record(record);
         self.proposed = self
@@ -522,8 +532,10 @@ impl Runtime {
                 worker: span.thread,
             };
         }
-        record.skipped = skipped;
-        record.failed = failed;
+        if !systems.is_empty() {
+            record.skipped = skipped;
+            record.failed = failed;
+        }
         *tick = record;
         if let Some(timeline) = self.world.timeline_mut() {
             counters(timeline, &record);

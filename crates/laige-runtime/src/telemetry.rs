@@ -15,6 +15,9 @@ pub struct TickTelemetry {
     pub tick: u64,
     /// The tick's target time on the runtime's clock, in nanoseconds since it started.
     pub target_nanos: u64,
+    /// When the tick started on the runtime's clock: its start minus its target is the
+    /// start jitter (or the lateness of a catch-up tick).
+    pub start_nanos: u64,
     /// The interval the tick was due in: the base interval times the multiplier.
     pub target_duration_nanos: u64,
     /// How long the tick took, systems and commands.
@@ -175,12 +178,13 @@ impl Telemetry {
             // Writing to a `String` cannot fail.
             let _ = write!(
                 out,
-                "{{\"tick\":{},\"target_nanos\":{},\"target_duration_nanos\":{},\
+                "{{\"tick\":{},\"target_nanos\":{},\"start_nanos\":{},\"target_duration_nanos\":{},\
                  \"actual_duration_nanos\":{},\"overrun_ratio\":{},\"level\":{},\
                  \"multiplier\":{},\"active_workers\":{},\"catch_up\":{},\"dropped\":{},\
                  \"skipped\":{},\"failed\":{},\"systems\":[",
                 tick.tick,
                 tick.target_nanos,
+                tick.start_nanos,
                 tick.target_duration_nanos,
                 tick.actual_duration_nanos,
                 finite(tick.overrun_ratio),

@@ -61,6 +61,7 @@ fn the_json_export_carries_every_field() {
     for field in [
         "tick",
         "target_nanos",
+        "start_nanos",
         "target_duration_nanos",
         "actual_duration_nanos",
         "overrun_ratio",
@@ -111,4 +112,21 @@ fn the_chrome_trace_shows_the_ladder_as_counter_tracks() {
         .filter(|e| e["ph"] == "C" && e["name"] == "overrun ratio")
         .count();
     assert_eq!(ratios, 14);
+}
+
+#[test]
+fn without_system_telemetry_a_row_has_the_tick_alone() {
+    let load = Load::default();
+    let mut world = load.world();
+    load.register(&mut world);
+    let options = RuntimeOptions {
+        system_telemetry: false,
+        ..load.options(100)
+    };
+    let mut rt = Runtime::new(world, options).unwrap();
+    load.set(4 * MS);
+    rt.step().unwrap();
+    let (tick, systems) = rt.telemetry().latest().unwrap();
+    assert!(systems.is_empty());
+    assert_eq!(tick.actual_duration_nanos, 4_000_000);
 }

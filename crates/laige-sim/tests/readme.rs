@@ -24,14 +24,16 @@ fn world() -> World {
     world
 }
 
-/// The README's "When to move to a layout" snippet, verbatim between the markers (kept as
-/// the README shows it, so rustfmt leaves it alone).
-#[rustfmt::skip]
+/// The README's "When to move to a layout" snippet, verbatim between the markers.
 fn with_layout(world: &mut World) -> Result<Schedule, Box<dyn std::error::Error>> {
     // README: layout begins
     world.set_layout(Layout::new().dag("Main", "Game", &["Move", "Resolve"], "Move"));
     let movement = world.system("Movement", movement).register()?; // phase "Move", the default
-    world.system("Clamp", clamp).in_phase("Resolve").after(movement).register()?;
+    world
+        .system("Clamp", clamp)
+        .in_phase("Resolve")
+        .after(movement)
+        .register()?;
     let schedule = world.schedule()?; // the DAG is derived from access: Movement, then Clamp
     // README: layout ends
     Ok(schedule)

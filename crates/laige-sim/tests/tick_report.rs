@@ -242,3 +242,45 @@ fn a_clean_tick_is_ok_and_clean() {
     assert_eq!(report.system(id).unwrap().outcome, SystemOutcome::Ran);
     assert_eq!(report.first_skip(), None);
 }
+
+#[test]
+fn each_tick_reports_itself_alone() {
+    let mut world = World::default();
+    world.register_component::<Pos>().unwrap();
+    let flaky = world
+        .system(
+            "Flaky",
+            |mut commands: Commands<'_>, mut ticks: Local<'_, u32>| {
+                *ticks += 1;
+                commands.spawn((Pos(0.0),));
+                if *ticks % 2 == 1 {
+                    return Err::<(), BoxError>("odd tick".into());
+                }
+                Ok(())
+            },
+        )
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for tick in 1..=4u64 {
+        let result = world.run_systems(&schedule);
+        let report = world.tick_report().system(flaky).copied().unwrap();
+        assert_eq!(world.tick_report().tick(), tick);
+        if tick % 2 == 1 {
+            assert!(
+                matches!(result, Err(TickError::SystemFailed { .. })),
+                "{result:?}"
+            );
+            assert_eq!(
+                (report.outcome, report.commands_applied),
+                (SystemOutcome::Failed, 0)
+            );
+        } else {
+            result.unwrap();
+            assert_eq!(
+                (report.outcome, report.commands_applied),
+                (SystemOutcome::Ran, 1)
+            );
+        }
+    }
+}

@@ -124,17 +124,14 @@ impl World {
         }
         self.observe_tick_start(schedule);
         self.runtime.gate.begin_tick();
-        self.runtime.report.begin(&self.registry);
+        self.runtime.report.begin(&self.registry, schedule);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
             self.prepare_gate(schedule);
             self.observe_track_start();
             let unsettled = if self.runtime.executor.is_some() {
                 match self.run_track_parallel(schedule, t) {
-                    Ok(unsettled) => {
-                        self.runtime.report.mark(track, SystemOutcome::Ran);
-                        unsettled
-                    }
+                    Ok(unsettled) => unsettled,
                     Err(err) => {
                         first_error.get_or_insert(TickError::Exec(err));
                         let aborted = SystemOutcome::Skipped(SkipReason::Aborted);
@@ -150,7 +147,6 @@ impl World {
                 self.runtime
                     .runner
                     .run_checked(track, &self.registry, &mut host);
-                self.runtime.report.mark(track, SystemOutcome::Ran);
                 host.unsettled()
             };
             self.observe_track_ran();

@@ -3,14 +3,17 @@
 //!
 //! [`World::run_systems`](crate::World::run_systems) fills one [`TickReport`] per tick, in
 //! place: it is sized when the schedule is prepared (or on the first tick after systems are
-//! registered) and reset at the start of each tick, so a steady-state tick allocates nothing
-//! for it. A game loop reads it through [`World::tick_report`](crate::World::tick_report)
+//! registered), so a steady-state tick allocates nothing for it. A tick costs it nothing per
+//! quiet system: every system of the schedule starts as [`SystemOutcome::Ran`] (the baseline,
+//! laid out once per schedule), and only the entries a tick changes (a failure, a panic, a
+//! skip, commands) are written, and restored at the start of the next tick. A game loop reads it through [`World::tick_report`](crate::World::tick_report)
 //! without a `tracing` subscriber.
 
 use std::fmt;
 use std::ops::AddAssign;
 
 use laige_registry::{Registry, SystemId};
+use laige_scheduler::Schedule;
 
 use crate::WorldError;
 
@@ -188,6 +191,13 @@ pub struct TickReport {
     skipped: usize,
     /// The system of the first skipped command, in schedule order.
     first_skip: Option<SystemId>,
+    /// The stamp of the schedule the baseline was laid out for.
+    baseline: Option<u64>,
+    /// By index: whether the system is in that schedule (its baseline is `Ran`).
+    scheduled: Vec<bool>,
+    /// The entries this tick changed from the baseline, each once (`changed[i]` tells).
+    dirty: Vec<usize>,
+    changed: Vec<bool>,
 }
 
 impl TickReport {
@@ -235,38 +245,90 @@ impl TickReport {
     /// conditions, throttles, failure policies); the World records ran, failed and panicked
     /// itself. An id not registered when the tick began is ignored.
     pub fn set_outcome(&mut self, id: impl Into<SystemId>, outcome: SystemOutcome) {
-        if let Some(system) = self.systems.get_mut(id.into().index()) {
+        if let Some(system) = self.touch(id.into()) {
             system.outcome = outcome;
         }
     }
 
-    /// Sizes the report for every system of `registry`: allocates only when systems were
-    /// registered since.
-    pub(crate) fn size_for<R>(&mut self, registry: &Registry<R>) {
-        if self.systems.len() != registry.len() {
-            self.systems.clear();
-            self.systems.extend(
-                registry
-                    .iter()
-                    .map(|record| SystemReport::new(record.id(), record.name())),
-            );
+    /// System `id`'s entry, marked as changed this tick.
+    fn touch(&mut self, id: SystemId) -> Option<&mut SystemReport> {
+        let index = id.index();
+        let changed = self.changed.get_mut(index)?;
+        if !*changed {
+            *changed = true;
+            // Within capacity: each entry is pushed once per tick.
+            self.dirty.push(index);
         }
+        self.systems.get_mut(index)
     }
 
-    /// Starts the next tick's report: sized for `registry`, every system not scheduled.
-    pub(crate) fn begin<R>(&mut self, registry: &Registry<R>) {
+    /// Sizes the report for every system of `registry`; allocates only when systems were
+    /// registered since. Returns whether it did (the baseline is then laid out again).
+    pub(crate) fn size_for<R>(&mut self, registry: &Registry<R>) -> bool {
+        if self.systems.len() == registry.len() {
+            return false;
+        }
+        self.systems.clear();
+        self.systems.extend(
+            registry
+                .iter()
+                .map(|record| SystemReport::new(record.id(), record.name())),
+        );
+        let n = self.systems.len();
+        self.scheduled.resize(n, false);
+        self.changed.clear();
+        self.changed.resize(n, false);
+        self.dirty.clear();
+        self.dirty.reserve(n);
+        self.baseline = None;
+        true
+    }
+
+    /// Starts the next tick's report for `schedule`: every system of it `Ran`, every other
+    /// `NotScheduled`, no command counted. Restores only what the last tick changed, unless
+    /// the schedule or the systems changed.
+    pub(crate) fn begin<R>(&mut self, registry: &Registry<R>, schedule: &Schedule) {
         self.size_for(registry);
         self.tick += 1;
         self.applied = 0;
         self.skipped = 0;
         self.first_skip = None;
-        for system in &mut self.systems {
-            *system = SystemReport::new(system.id, system.name);
+        if self.baseline != Some(schedule.stamp()) {
+            self.lay_out(schedule);
+            return;
         }
+        for &index in &self.dirty {
+            let system = &mut self.systems[index];
+            *system = SystemReport::new(system.id, system.name);
+            if self.scheduled[index] {
+                system.outcome = SystemOutcome::Ran;
+            }
+            self.changed[index] = false;
+        }
+        self.dirty.clear();
     }
 
-    /// Marks the systems of a track as run, before its failures and panics are settled.
-    #[inline]
+    /// Lays out the baseline for `schedule`: setup-time work, once per schedule.
+    #[cold]
+    #[inline(never)]
+    fn lay_out(&mut self, schedule: &Schedule) {
+        for (system, scheduled) in self.systems.iter_mut().zip(&mut self.scheduled) {
+            *system = SystemReport::new(system.id, system.name);
+            *scheduled = false;
+        }
+        for &id in schedule.order() {
+            if let Some(system) = self.systems.get_mut(id.index()) {
+                system.outcome = SystemOutcome::Ran;
+                self.scheduled[id.index()] = true;
+            }
+        }
+        self.changed.fill(false);
+        self.dirty.clear();
+        self.baseline = Some(schedule.stamp());
+    }
+
+    /// Marks every system of a track with `outcome` (the executor refused the track).
+    #[cold]
     pub(crate) fn mark(&mut self, track: &[SystemId], outcome: SystemOutcome) {
         for &id in track {
             self.set_outcome(id, outcome);
@@ -275,18 +337,21 @@ impl TickReport {
 
     /// Counts what applying system `id`'s buffers did.
     pub(crate) fn record_apply(&mut self, id: SystemId, stats: &ApplyStats) {
+        if stats.applied == 0 && stats.skipped == 0 {
+            return;
+        }
         self.applied += stats.applied;
         self.skipped += stats.skipped;
-        let Some(system) = self.systems.get_mut(id.index()) else {
+        if self.first_skip.is_none() && stats.first_skip.is_some() {
+            self.first_skip = Some(id);
+        }
+        let Some(system) = self.touch(id) else {
             return;
         };
         system.commands_applied = system.commands_applied.saturating_add(stats.applied as u32);
         system.commands_skipped = system.commands_skipped.saturating_add(stats.skipped as u32);
         if system.first_skip.is_none() {
             system.first_skip = stats.first_skip;
-        }
-        if self.first_skip.is_none() && stats.first_skip.is_some() {
-            self.first_skip = Some(id);
         }
     }
 }

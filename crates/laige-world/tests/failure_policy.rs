@@ -214,3 +214,72 @@ fn skipping_an_unknown_system_is_an_error() {
         .unwrap_err();
     assert!(err.to_string().contains('3'), "{err}");
 }
+
+/// Under `AbortTick` a failure in one track skips every system of the later tracks, and a
+/// system of the same track with no order to it still runs; under `Isolate` the later track
+/// runs. The same on the sequential runner and on 2 threads.
+#[test]
+fn abort_tick_skips_the_later_tracks() {
+    use laige_scheduler::Layout;
+    for threads in [None, Some(2)] {
+        let mut hashes = Vec::new();
+        for policy in [FailurePolicy::AbortTick, FailurePolicy::Isolate] {
+            let mut world = World::default();
+            world
+                .register_component_with(ComponentOptions::<A>::new().hashed())
+                .unwrap();
+            world
+                .register_component_with(ComponentOptions::<E>::new().hashed())
+                .unwrap();
+            world.spawn((A(0), E(0))).unwrap();
+            world.set_layout(Layout::new().dag("Early", "First", &["Run"], "Run").dag(
+                "Late",
+                "Second",
+                &["Run"],
+                "Run",
+            ));
+            world
+                .system("Fail", || -> Result<(), BoxError> { Err("no".into()) })
+                .in_dag("First")
+                .register()
+                .unwrap();
+            world
+                .system("Beside", |mut a: Query<'_, &mut A>| a.each(|_, a| a.0 += 1))
+                .in_dag("First")
+                .register()
+                .unwrap();
+            let later = world
+                .system("Later", |mut e: Query<'_, &mut E>| e.each(|_, e| e.0 += 1))
+                .in_dag("Second")
+                .register()
+                .unwrap();
+            world.set_failure_policy(policy);
+            if let Some(threads) = threads {
+                world.use_executor(ExecutorOptions {
+                    threads,
+                    mode: Mode::Parallel,
+                    ..ExecutorOptions::default()
+                });
+            }
+            let schedule = world.schedule().unwrap();
+            assert_eq!(schedule.tracks().len(), 2);
+            assert!(world.run_systems(&schedule).is_err());
+            let mut counts = (0, 0);
+            world
+                .each::<(&A, &E)>(|_, (a, e)| counts = (a.0, e.0))
+                .unwrap();
+            match policy {
+                FailurePolicy::AbortTick => {
+                    assert_eq!(counts, (1, 0), "{threads:?}");
+                    assert_eq!(
+                        world.last_skip(later),
+                        Some(laige_world::SkipReason::Aborted)
+                    );
+                }
+                _ => assert_eq!(counts, (1, 1), "{threads:?}"),
+            }
+            hashes.push(world.state_hash());
+        }
+        assert_ne!(hashes[0], hashes[1]);
+    }
+}

@@ -10,7 +10,7 @@
 //! and setup (a world with its systems) are outside it.
 
 #[path = "../storage/types.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod types;
 
 use std::hint::black_box;

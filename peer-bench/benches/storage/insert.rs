@@ -111,7 +111,11 @@ pub fn bench(c: &mut Criterion) {
         })
     });
     laige_system(&mut group, "laige-system-commands-one", spawn_one_by_one);
-    laige_system(&mut group, "laige-system-commands-spawn_batch", spawn_as_batch);
+    laige_system(
+        &mut group,
+        "laige-system-commands-spawn_batch",
+        spawn_as_batch,
+    );
     // The World's batch on a world built outside the timing, as the systems' are.
     group.bench_function("laige-world-spawn_batch-prebuilt", |b| {
         b.iter_batched(

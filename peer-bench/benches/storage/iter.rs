@@ -116,8 +116,8 @@ macro_rules! markers {
     };
 }
 markers!(
-    Ma, Mb, Mc, Md, Me, Mf, Mg, Mh, Mi, Mj, Mk, Ml, Mm, Mn, Mo, Mp, Mq, Mr, Ms, Mt, Mu, Mv, Mw,
-    Mx, My, Mz
+    Ma, Mb, Mc, Md, Me, Mf, Mg, Mh, Mi, Mj, Mk, Ml, Mm, Mn, Mo, Mp, Mq, Mr, Ms, Mt, Mu, Mv, Mw, Mx,
+    My, Mz
 );
 
 fn laige_frag_iter(ctx: &mut SystemContext<'_>) {
@@ -147,9 +147,7 @@ pub fn frag(c: &mut Criterion) {
     {
         let world = frag_shipyard();
         group.bench_function("shipyard-for_each", |b| {
-            b.iter(|| {
-                world.run(|mut ds: ViewMut<Data>| (&mut ds).iter().for_each(|d| d.0 *= 2.0))
-            })
+            b.iter(|| world.run(|mut ds: ViewMut<Data>| (&mut ds).iter().for_each(|d| d.0 *= 2.0)))
         });
     }
     {

@@ -79,7 +79,9 @@ impl Commands<'_> {
         self.buffer.commands.reserve(hint);
         match ids {
             Ok(ids) => {
-                self.buffer.values.reserve(hint * ids.ids().len());
+                self.buffer
+                    .values
+                    .reserve(hint.saturating_mul(ids.ids().len()));
                 for bundle in bundles {
                     self.buffer.spawns += 1;
                     self.record_spawn(&ids, bundle);
