@@ -228,13 +228,13 @@ pub fn build(seed: u64, options: WorldOptions) -> Result<(World, Schedule), Box<
 ///
 /// # Errors
 ///
-/// The first failed tick.
+/// The first tick that failed for another reason than skipped commands.
 pub fn run(world: &mut World, schedule: &Schedule, ticks: u32) -> Result<u64, TickError> {
     for _ in 0..ticks {
         match world.run_systems(schedule) {
-            // A shot can hit and run out of life in one tick: both systems despawn it, the
-            // second despawn is skipped (and reported), and the game goes on.
-            Ok(_) | Err(TickError::CommandsSkipped { .. }) => {}
+            // A shot that hits and expires in the same tick is despawned twice; the second
+            // despawn is skipped and reported, and the game goes on.
+            Ok(()) | Err(TickError::CommandsSkipped { .. }) => {}
             Err(err) => return Err(err),
         }
     }
