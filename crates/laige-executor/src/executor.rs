@@ -220,8 +220,10 @@ impl Executor {
         let timed = self.options.time_systems;
         let clock = self.pool.timer();
         let start = if timed || sample { clock.raw() } else { 0 };
-        let (busy, panic) = match mode {
-            ChosenMode::Sequential => (0, self.run_sequential(plan, t, runs, host)),
+        let (_, panic) = match mode {
+            ChosenMode::Sequential => {
+                (0, self.run_sequential(plan, t, runs, host, timed || sample))
+            }
             ChosenMode::Parallel => {
                 let ctx = Erased { runs, host };
                 let job = Job {
@@ -232,7 +234,7 @@ impl Executor {
                     ctx: std::ptr::from_ref(&ctx).cast(),
                     run: run_erased::<R, H>,
                     timed: timed || sample,
-                    record: timed,
+                    record: timed || sample,
                     alive: Liveness::default(),
                     caller: std::thread::current(),
                     order: &self.orders[t],
@@ -252,11 +254,8 @@ impl Executor {
             0
         };
         if sample {
-            let work = match mode {
-                ChosenMode::Sequential => wall_nanos,
-                ChosenMode::Parallel => clock.delta_as_nanos(0, busy),
-            };
-            self.learn(t, work);
+            let off_path = self.work_off_critical_path(plan, t);
+            self.learn(t, off_path);
         }
         self.last_modes[t] = Some(mode);
         if timed {
@@ -367,17 +366,15 @@ impl Executor {
 
     /// The mode for this run of track `t`, and whether to measure its work.
     fn choose(&mut self, plan: &Plan, t: usize) -> (ChosenMode, bool) {
-        if self.options.threads < 2 || plan.track(t).len() < 2 {
-            // Nothing to share: waking the workers would only cost.
+        if self.options.threads < 2 || plan.track(t).len() < 2 || plan.max_width(t) < 2 {
+            // Nothing to share (one thread, one system, or a chain): a worker could only
+            // join, find nothing, and make the end of the track wait for it.
             return (ChosenMode::Sequential, false);
         }
         match self.options.mode {
             Mode::Sequential => (ChosenMode::Sequential, false),
             Mode::Parallel => (ChosenMode::Parallel, false),
             Mode::Auto => {
-                if plan.max_width(t) < 2 {
-                    return (ChosenMode::Sequential, false);
-                }
                 if self.auto_plan != plan.identity() {
                     self.auto_plan = plan.identity();
                     self.auto = [AutoTrack::FRESH; MAX_TRACKS];
@@ -399,7 +396,25 @@ impl Executor {
         }
     }
 
-    /// Updates track `t`'s auto state with a measured amount of work.
+    /// The work of track `t` that can run beside its critical path, in nanoseconds: the sum
+    /// of its systems' last durations minus the longest chain of them through the plan.
+    fn work_off_critical_path(&self, plan: &Plan, t: usize) -> u64 {
+        let pool = &self.pool;
+        let duration = |id: SystemId| {
+            let span = pool.span(id.index());
+            pool.timer().delta_as_nanos(span.start, span.end)
+        };
+        let (_, len) = plan.track_span(t);
+        let chains = crate::order::chains(plan, t, duration);
+        let critical_path = chains[..len].iter().copied().max().unwrap_or(0);
+        let work = plan
+            .track(t)
+            .iter()
+            .fold(0u64, |sum, &id| sum.saturating_add(duration(id)));
+        work.saturating_sub(critical_path)
+    }
+
+    /// Updates track `t`'s auto state with a measured amount of work off its critical path.
     fn learn(&mut self, t: usize, work: u64) {
         let track = &mut self.auto[t];
         track.parallel = if track.parallel {
@@ -416,10 +431,11 @@ impl Executor {
         t: usize,
         runs: &[R],
         host: &H,
+        timed: bool,
     ) -> Option<(SystemId, PanicMessage)> {
         let mut first = None;
         let track = plan.track(t);
-        if !self.options.time_systems {
+        if !timed {
             for &id in track {
                 // SAFETY: `run_track` checked `runs.len() >= plan.runs_needed()`, which
                 // exceeds every system index of the plan.
