@@ -1,7 +1,8 @@
-//! Naps for workers that idle inside a track: bounded CPU burn while another thread runs a
-//! long system.
+//! Naps for the calling thread when it idles inside a track, and the wake-ups of workers
+//! that left a track to sleep (ADR 0013): bounded CPU burn while another thread runs a long
+//! system.
 //!
-//! A worker that has found nothing to run for [`NAP_AFTER_NANOS`] sleeps in naps of at most
+//! The caller, when it has found nothing to run for [`NAP_AFTER_NANOS`], sleeps in naps of at most
 //! [`NAP_NANOS`], re-checking for work between them. Whoever ends the track (brings
 //! `remaining` to 0) wakes the nappers with a Dekker handshake, so the end of a track never
 //! waits for a nap to run out; whoever publishes new ready systems wakes them on a best-effort

@@ -35,8 +35,12 @@
 //!
 //! # Idle threads
 //!
-//! A thread with nothing to run spins and yields; after 100 µs it naps (`crate::idle`), and
-//! the thread whose completion count brings `remaining` to 0 wakes every napper.
+//! A thread with nothing to run spins and yields. After 100 µs a worker leaves the track
+//! (it decrements `active` like one that finished) and parks in the wait loop; a publisher
+//! of new ready systems worth a wake-up (`crate::order`) unparks it, and it rejoins the same
+//! epoch while the track is open. So the end of a track never waits for a sleeper to wake.
+//! The caller cannot leave: it naps (`crate::idle`), and the thread whose completion count
+//! brings `remaining` to 0 wakes it (docs/decisions/0013-idle-workers-leave-the-track.md).
 
 use laige_diag::{ClockSpan, TickClock};
 use laige_registry::SystemId;
