@@ -69,6 +69,7 @@
 #[allow(unsafe_code)]
 mod command;
 mod context;
+mod events;
 mod gate;
 pub mod host;
 mod observe;
@@ -93,6 +94,10 @@ pub use command::{
     ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
 };
 pub use context::{SystemContext, SystemFn, SystemRun};
+pub use events::{
+    EventIter, EventOverflow, EventParamState, EventReader, EventWriter, EventsError,
+    EventsReport, EventsUnread, MAX_EVENT_WRITERS,
+};
 pub use gate::FailurePolicy;
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;

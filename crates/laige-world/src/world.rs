@@ -34,6 +34,8 @@ pub struct World {
     /// The resources typed systems cannot run without (plain `Res`/`ResMut`): the system,
     /// the resource's id and type name, checked when the schedule is built.
     pub(crate) required_resources: Vec<(SystemId, ComponentId, &'static str)>,
+    /// The registered event queues.
+    pub(crate) events: crate::events::EventQueues,
     options: WorldOptions,
 }
 
@@ -64,6 +66,7 @@ impl World {
             runtime: Runtime::new(options.timing, options.clock.clone()),
             observers: Observers::default(),
             required_resources: Vec::new(),
+            events: Default::default(),
             options,
         }
     }

@@ -1,0 +1,421 @@
+//! Event queues: delivery on both sides of a writer, two writers merged in schedule order,
+//! overflow and unread reports, reactive readers, the low-level builder, and the errors.
+
+use laige_executor::{ExecutorOptions, Mode};
+use laige_testkit::capture;
+use laige_world::{
+    EventReader, EventWriter, EventsError, Local, RegisterError, ResMut, SkipReason,
+    SystemContext, SystemOutcome, TickError, World, WorldOptions,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Hit(u32);
+
+/// What a reader saw, run by run: (tick, events).
+#[derive(Default, Debug, PartialEq, Eq)]
+struct Seen(Vec<(u32, Vec<u32>)>);
+
+#[derive(Default, Debug, PartialEq, Eq)]
+struct SeenLate(Vec<(u32, Vec<u32>)>);
+
+fn world() -> World {
+    let mut world = World::new(WorldOptions::default());
+    world.register_events::<Hit>(8).unwrap();
+    world.insert_resource(Seen::default()).unwrap();
+    world.insert_resource(SeenLate::default()).unwrap();
+    world
+}
+
+/// Emits `base + tick`, `base + tick + 1`.
+fn emitter(base: u32) -> impl FnMut(EventWriter<'_, Hit>, Local<'_, u32>) + Send + 'static {
+    move |mut hits: EventWriter<'_, Hit>, mut tick: Local<'_, u32>| {
+        *tick += 1;
+        hits.write(Hit(base + *tick * 10));
+        hits.write(Hit(base + *tick * 10 + 1));
+    }
+}
+
+fn record(hits: &EventReader<'_, Hit>, tick: &mut u32) -> (u32, Vec<u32>) {
+    *tick += 1;
+    assert_eq!(hits.len(), hits.read().len());
+    (*tick, hits.read().map(|it| it.0).collect())
+}
+
+#[test]
+fn a_reader_after_the_writer_sees_its_events_the_same_tick() {
+    let mut world = world();
+    world.system("Write", emitter(0)).register().unwrap();
+    world
+        .system(
+            "Read",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, Seen>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .after("Write")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..3 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let seen = &world.resource::<Seen>().unwrap().0;
+    assert_eq!(
+        seen,
+        &[(1, vec![10, 11]), (2, vec![20, 21]), (3, vec![30, 31])]
+    );
+    assert!(world.tick_report().is_clean());
+}
+
+#[test]
+fn a_reader_before_the_writer_sees_its_events_the_next_tick() {
+    let mut world = world();
+    world
+        .system(
+            "Read",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, Seen>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("Write", emitter(0))
+        .after("Read")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..3 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let seen = &world.resource::<Seen>().unwrap().0;
+    assert_eq!(seen, &[(1, vec![]), (2, vec![10, 11]), (3, vec![20, 21])]);
+}
+
+/// Two writers, a reader between them and readers on either side: every reader sees every
+/// event once, in (tick, writer position, emission) order.
+fn two_writers(executor: Option<usize>) -> (Vec<(u32, Vec<u32>)>, Vec<(u32, Vec<u32>)>) {
+    let mut world = world();
+    if let Some(threads) = executor {
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..Default::default()
+        });
+    }
+    world
+        .system(
+            "Early",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, Seen>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("WriteA", emitter(1000))
+        .after("Early")
+        .register()
+        .unwrap();
+    world
+        .system("WriteB", emitter(2000))
+        .after("Early")
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Late",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, SeenLate>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .after("WriteA, WriteB")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..3 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let early = std::mem::take(&mut world.resource_mut::<Seen>().unwrap().0);
+    let late = std::mem::take(&mut world.resource_mut::<SeenLate>().unwrap().0);
+    (early, late)
+}
+
+#[test]
+fn two_writers_merge_in_schedule_order_on_every_runner() {
+    let sequential = two_writers(None);
+    assert_eq!(
+        sequential.1,
+        [
+            (1, vec![1010, 1011, 2010, 2011]),
+            (2, vec![1020, 1021, 2020, 2021]),
+            (3, vec![1030, 1031, 2030, 2031]),
+        ]
+    );
+    assert_eq!(
+        sequential.0,
+        [
+            (1, vec![]),
+            (2, vec![1010, 1011, 2010, 2011]),
+            (3, vec![1020, 1021, 2020, 2021]),
+        ]
+    );
+    for threads in [1, 2, 4, 8] {
+        assert_eq!(two_writers(Some(threads)), sequential, "{threads} threads");
+    }
+}
+
+#[test]
+fn two_writers_of_one_queue_do_not_conflict_but_a_reader_does() {
+    let mut world = world();
+    let a = world.system("WriteA", emitter(0)).register().unwrap();
+    let b = world.system("WriteB", emitter(0)).register().unwrap();
+    let r = world
+        .system("Read", |_: EventReader<'_, Hit>| {})
+        .register()
+        .unwrap();
+    let conflicts = world.registry().conflicts(None);
+    assert!(!conflicts.contains(a.id(), b.id()));
+    assert!(conflicts.contains(a.id(), r.id()) && conflicts.contains(b.id(), r.id()));
+}
+
+#[test]
+fn overflowing_the_capacity_is_a_tick_error_naming_the_queue_and_the_system() {
+    let mut world = World::default();
+    world.register_events::<Hit>(2).unwrap();
+    world
+        .system("Spray", |mut hits: EventWriter<'_, Hit>| {
+            for i in 0..5 {
+                hits.write(Hit(i));
+            }
+            assert_eq!(hits.remaining(), 0);
+        })
+        .register()
+        .unwrap();
+    world
+        .system("Read", |hits: EventReader<'_, Hit>| {
+            assert_eq!(hits.read().copied().collect::<Vec<_>>(), [Hit(0), Hit(1)]);
+        })
+        .after("Spray")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    let (err, events) = capture(|| world.run_systems(&schedule).unwrap_err());
+    assert!(
+        matches!(
+            err,
+            TickError::EventsOverflowed {
+                name: "Spray",
+                capacity: 2,
+                dropped: 3,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(events[0].name, "system/events_overflowed");
+    insta::assert_snapshot!("overflow", err.to_string());
+    let report = world.tick_report().events();
+    assert_eq!(report.overflowed(), 3);
+    assert_eq!(report.first_overflow().unwrap().name, "Spray");
+    assert!(!world.tick_report().is_clean());
+}
+
+#[test]
+fn events_a_skipped_reader_never_saw_are_reported_unread() {
+    let mut world = world();
+    let writer = world.system("Write", emitter(0)).register().unwrap();
+    let reader = world
+        .system("Read", |_: EventReader<'_, Hit>| {})
+        .after("Write")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+    world
+        .skip_next_tick(reader, SkipReason::Throttled)
+        .unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert!(world.tick_report().events().is_clean(), "nothing lost yet");
+    // The writer's third run replaces the events of its second, which the reader missed.
+    world.run_systems(&schedule).unwrap();
+    let unread = *world.tick_report().events().first_unread().unwrap();
+    assert_eq!(
+        (unread.writer, unread.reader, unread.count),
+        (writer.id(), Some(reader.id()), 2)
+    );
+    insta::assert_snapshot!("unread", unread.to_string());
+}
+
+#[test]
+fn a_reactive_reader_is_skipped_while_its_queues_are_empty() {
+    let mut world = world();
+    world
+        .system(
+            "Sometimes",
+            |mut hits: EventWriter<'_, Hit>, mut tick: Local<'_, u32>| {
+                *tick += 1;
+                if *tick % 2 == 0 {
+                    hits.write(Hit(*tick));
+                }
+            },
+        )
+        .register()
+        .unwrap();
+    let reader = world
+        .system(
+            "React",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, Seen>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .after("Sometimes")
+        .reactive()
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    let mut outcomes = Vec::new();
+    for _ in 0..4 {
+        world.run_systems(&schedule).unwrap();
+        outcomes.push(world.tick_report().system(reader).unwrap().outcome);
+    }
+    let skipped = SystemOutcome::Skipped(SkipReason::EventsEmpty);
+    assert_eq!(
+        outcomes,
+        [skipped, SystemOutcome::Ran, skipped, SystemOutcome::Ran]
+    );
+    assert_eq!(
+        world.resource::<Seen>().unwrap().0,
+        [(1, vec![2]), (2, vec![4])]
+    );
+}
+
+fn write_low_level(ctx: &mut SystemContext<'_>) {
+    let mut hits = ctx.event_writer::<Hit>().unwrap();
+    hits.send(Hit(5));
+    hits.write_batch([Hit(6), Hit(7)]);
+}
+
+fn read_low_level(ctx: &mut SystemContext<'_>) {
+    let seen: Vec<u32> = ctx.event_reader::<Hit>().unwrap().read().map(|it| it.0).collect();
+    ctx.resource_mut::<Seen>().unwrap().0.push((0, seen));
+}
+
+#[test]
+fn the_low_level_builder_declares_the_same_access() {
+    let mut world = world();
+    world
+        .system_fn("Write", write_low_level)
+        .emits::<Hit>()
+        .register()
+        .unwrap();
+    world
+        .system_fn("Read", read_low_level)
+        .reads_events::<Hit>()
+        .writes::<Seen>()
+        .after("Write")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(world.resource::<Seen>().unwrap().0, [(0, vec![5, 6, 7])]);
+}
+
+#[derive(Debug)]
+struct Unregistered;
+
+#[test]
+fn a_reader_of_an_unregistered_queue_is_refused_naming_the_fix() {
+    let mut world = World::default();
+    let (err, events) = capture(|| {
+        world
+            .system("Listen", |_: EventReader<'_, Unregistered>| {})
+            .register()
+            .unwrap_err()
+    });
+    assert!(
+        matches!(
+            err,
+            RegisterError::EventsUnregistered {
+                name: "Listen",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(events[0].name, "system/events_unregistered");
+    insta::assert_snapshot!("reader_unregistered", err.to_string());
+}
+
+#[test]
+fn a_writer_of_an_unregistered_queue_is_refused_on_either_builder() {
+    let mut world = World::default();
+    let typed = world
+        .system("Shout", |_: EventWriter<'_, Unregistered>| {})
+        .register()
+        .unwrap_err();
+    insta::assert_snapshot!("writer_unregistered", typed.to_string());
+    fn shout(_: &mut SystemContext<'_>) {}
+    let low = world
+        .system_fn("Shout", shout)
+        .emits::<Unregistered>()
+        .register()
+        .unwrap_err();
+    assert_eq!(low.to_string(), typed.to_string());
+}
+
+#[test]
+fn a_queue_without_capacity_or_registered_twice_is_refused() {
+    let mut world = World::default();
+    let zero = world.register_events::<Hit>(0).unwrap_err();
+    assert!(matches!(zero, EventsError::ZeroCapacity { .. }));
+    insta::assert_snapshot!("zero_capacity", zero.to_string());
+    world.register_events::<Hit>(4).unwrap();
+    let twice = world.register_events::<Hit>(8).unwrap_err();
+    assert!(matches!(
+        twice,
+        EventsError::AlreadyRegistered { capacity: 4, .. }
+    ));
+    insta::assert_snapshot!("registered_twice", twice.to_string());
+}
+
+#[test]
+fn a_reactive_system_without_a_queue_and_two_writers_in_one_system_are_refused() {
+    let mut world = world();
+    let reactive = world
+        .system("Idle", |_: Local<'_, u32>| {})
+        .reactive()
+        .register()
+        .unwrap_err();
+    insta::assert_snapshot!("reactive_without_events", reactive.to_string());
+    let twice = world
+        .system(
+            "Twice",
+            |_: EventWriter<'_, Hit>, _: EventWriter<'_, Hit>| {},
+        )
+        .register()
+        .unwrap_err();
+    assert!(matches!(twice, RegisterError::ParamConflict { .. }), "{twice:?}");
+}
+
+#[test]
+fn a_queue_takes_at_most_its_writer_limit() {
+    let mut world = world();
+    for i in 0..laige_world::MAX_EVENT_WRITERS {
+        world
+            .system(format!("W{i}"), |_: EventWriter<'_, Hit>| {})
+            .register()
+            .unwrap();
+    }
+    let err = world
+        .system("OneTooMany", |_: EventWriter<'_, Hit>| {})
+        .register()
+        .unwrap_err();
+    assert!(matches!(err, RegisterError::EventsTooManyWriters { .. }));
+    insta::assert_snapshot!("too_many_writers", err.to_string());
+}
