@@ -17,6 +17,7 @@ use laige_query::{Prepared, Queries, QueryData};
 use laige_storage::archetype::Archetype;
 use laige_storage::bundle::Bundle;
 
+pub(crate) use names::intern;
 pub use names::{SystemHandle, SystemNames};
 pub use systems::{SystemBuilder, SystemState, ViewSource};
 

@@ -419,3 +419,51 @@ fn a_queue_takes_at_most_its_writer_limit() {
     assert!(matches!(err, RegisterError::EventsTooManyWriters { .. }));
     insta::assert_snapshot!("too_many_writers", err.to_string());
 }
+
+fn position(schedule: &laige_scheduler::Schedule, id: laige_world::SystemHandle) -> usize {
+    let order = schedule.order();
+    order.iter().position(|&it| it == id.id()).unwrap()
+}
+
+#[test]
+fn the_flat_rules_warn_about_a_reader_before_a_writer() {
+    let mut world = world();
+    let reader = world
+        .system("Read", |_: EventReader<'_, Hit>| {})
+        .register()
+        .unwrap();
+    let writer = world.system("Write", emitter(0)).register().unwrap();
+    let schedule = world.schedule().unwrap();
+    let warnings: Vec<_> = schedule.warnings().collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        (warnings[0].reader.id, warnings[0].writer.id),
+        (reader.id(), writer.id())
+    );
+    insta::assert_snapshot!("flat_warning", warnings[0].to_string());
+}
+
+#[test]
+fn the_declarative_rules_order_a_same_phase_reader_after_every_writer() {
+    use laige_scheduler::Layout;
+    let mut world = world();
+    world.set_layout(Layout::new().dag("Main", "Game", &["Input", "Update"], "Update"));
+    // Registered first, so without the derived edges the sort would place it first.
+    let reader = world
+        .system("Read", |_: EventReader<'_, Hit>| {})
+        .register()
+        .unwrap();
+    let a = world.system("WriteA", emitter(0)).register().unwrap();
+    let b = world.system("WriteB", emitter(0)).register().unwrap();
+    let early = world
+        .system("EarlyRead", |_: EventReader<'_, Hit>| {})
+        .in_phase("Input")
+        .register()
+        .unwrap();
+    // Two writers in one phase are not an error: they need no order between them.
+    let schedule = world.schedule().unwrap();
+    assert!(position(&schedule, a) < position(&schedule, reader));
+    assert!(position(&schedule, b) < position(&schedule, reader));
+    // A reader in an earlier phase runs before the writers: it sees their events a tick late.
+    assert!(position(&schedule, early) < position(&schedule, a));
+}

@@ -141,6 +141,14 @@ fn end_tick<E: Send + Sync + 'static>(
     }
 }
 
+/// `Hit` for `game::Hit`; a generic type keeps its full name.
+fn short_name(full: &'static str) -> &'static str {
+    if full.contains('<') {
+        return full;
+    }
+    full.rsplit("::").next().unwrap_or(full)
+}
+
 fn pending<E: Send + Sync + 'static>(view: &Queries<'_>, system: SystemId) -> bool {
     let Ok(queue) = view.resource::<Events<E>>() else {
         return false;
@@ -177,6 +185,10 @@ impl World {
         let id = self
             .insert_resource(Events::<E>::new(capacity))
             .map_err(EventsError::World)?;
+        // Schedules, warnings and graphs name the queue `Events<Hit>`, not by its private
+        // type's path. Setup-time: the name is kept once per process.
+        let name = crate::world::intern(format!("Events<{}>", short_name(event)).into());
+        self.registry.register_component_info(id, name, false);
         self.events.queues.push(QueueEntry {
             id,
             event,
