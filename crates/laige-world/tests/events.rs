@@ -467,3 +467,134 @@ fn the_declarative_rules_order_a_same_phase_reader_after_every_writer() {
     // A reader in an earlier phase runs before the writers: it sees their events a tick late.
     assert!(position(&schedule, early) < position(&schedule, a));
 }
+
+mod model {
+    //! Random writers, readers and orders against a reference model: a single global log.
+
+    use std::sync::{Arc, Mutex};
+
+    use laige_world::{EventReader, EventWriter, Local, World, WorldOptions};
+    use proptest::prelude::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Ev {
+        writer: usize,
+        tick: u32,
+        seq: u32,
+    }
+
+    #[derive(Clone, Debug)]
+    enum Role {
+        /// Emits `counts[tick % len]` events each tick.
+        Writer(Vec<u32>),
+        Reader,
+    }
+
+    type Seen = Arc<Mutex<Vec<Ev>>>;
+
+    /// Runs `roles` in registration (= schedule) order for `ticks` ticks; what each reader
+    /// saw, in order, by role index.
+    fn run(roles: &[Role], ticks: u32, threads: Option<usize>) -> Vec<Vec<Ev>> {
+        let mut world = World::new(WorldOptions::default());
+        world.register_events::<Ev>(64).unwrap();
+        let mut logs = Vec::new();
+        for (i, role) in roles.iter().enumerate() {
+            let name = format!("S{i}");
+            match role.clone() {
+                Role::Writer(counts) => {
+                    let system = move |mut out: EventWriter<'_, Ev>, mut tick: Local<'_, u32>| {
+                        *tick += 1;
+                        let n = counts[*tick as usize % counts.len()];
+                        for seq in 0..n {
+                            out.write(Ev {
+                                writer: i,
+                                tick: *tick,
+                                seq,
+                            });
+                        }
+                    };
+                    world.system(name, system).register().unwrap();
+                    logs.push(None);
+                }
+                Role::Reader => {
+                    let seen: Seen = Arc::default();
+                    let log = seen.clone();
+                    let system = move |events: EventReader<'_, Ev>| {
+                        log.lock().unwrap().extend(events.read().copied());
+                    };
+                    world.system(name, system).register().unwrap();
+                    logs.push(Some(seen));
+                }
+            }
+        }
+        if let Some(threads) = threads {
+            world.use_executor(laige_executor::ExecutorOptions {
+                threads,
+                mode: laige_executor::Mode::Parallel,
+                ..Default::default()
+            });
+        }
+        let schedule = world.schedule().unwrap();
+        for _ in 0..ticks {
+            world.run_systems(&schedule).unwrap();
+            // Every reader runs every tick, so only a queue without readers drops events.
+            let has_reader = roles.iter().any(|it| matches!(it, Role::Reader));
+            if has_reader {
+                assert!(world.tick_report().events().is_clean());
+            }
+        }
+        logs.into_iter()
+            .map(|it| it.map_or_else(Vec::new, |it| it.lock().unwrap().clone()))
+            .collect()
+    }
+
+    /// The reference: one global log of (tick, position, event); a reader's run takes every
+    /// entry since its previous run, in log order.
+    fn model(roles: &[Role], ticks: u32) -> Vec<Vec<Ev>> {
+        let mut log: Vec<Ev> = Vec::new();
+        let mut read_up_to = vec![0usize; roles.len()];
+        let mut seen = vec![Vec::new(); roles.len()];
+        for tick in 1..=ticks {
+            for (i, role) in roles.iter().enumerate() {
+                match role {
+                    Role::Writer(counts) => {
+                        let n = counts[tick as usize % counts.len()];
+                        log.extend((0..n).map(|seq| Ev { writer: i, tick, seq }));
+                    }
+                    Role::Reader => {
+                        seen[i].extend_from_slice(&log[read_up_to[i]..]);
+                        read_up_to[i] = log.len();
+                    }
+                }
+            }
+        }
+        seen
+    }
+
+    fn role() -> impl Strategy<Value = Role> {
+        prop_oneof![
+            prop::collection::vec(0u32..6, 1..4).prop_map(Role::Writer),
+            Just(Role::Reader),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn every_event_reaches_every_reader_once_in_the_models_order(
+            roles in prop::collection::vec(role(), 1..8),
+            ticks in 1u32..6,
+            threads in prop::option::of(1usize..4),
+        ) {
+            let expected = model(&roles, ticks);
+            prop_assert_eq!(run(&roles, ticks, threads), expected.clone());
+            // Exactly once: each reader saw every event emitted before its last run, once.
+            for (i, seen) in expected.iter().enumerate() {
+                let mut unique = seen.clone();
+                unique.dedup();
+                prop_assert_eq!(unique.len(), seen.len(), "reader {} saw a duplicate", i);
+            }
+        }
+    }
+}
