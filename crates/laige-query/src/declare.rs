@@ -185,7 +185,10 @@ impl<'w> ParamInit<'w> {
         access: Access,
     ) -> Option<ComponentId> {
         let components = self.storage.components();
-        let Some(id) = components.id_of::<Q>().filter(|&id| components.is_resource(id)) else {
+        let Some(id) = components
+            .id_of::<Q>()
+            .filter(|&id| components.is_resource(id))
+        else {
             let err = RegisterError::EventsUnregistered {
                 name: self.system,
                 event,

@@ -29,7 +29,10 @@ struct Died(Entity);
 type Log = Arc<Mutex<Vec<(u64, Vec<(u32, i32)>)>>>;
 
 fn logged(log: &Log, tick: u64, hits: &EventReader<'_, Hit>) {
-    let seen = hits.read().map(|it| (it.target.index(), it.amount)).collect();
+    let seen = hits
+        .read()
+        .map(|it| (it.target.index(), it.amount))
+        .collect();
     log.lock().unwrap().push((tick, seen));
 }
 
@@ -179,16 +182,28 @@ fn two_writers_and_readers_on_both_sides_agree_on_every_runner() {
     assert!(!late.is_empty());
     let last_tick = reference.late.last().unwrap().1.len();
     assert_eq!(early[..], late[..late.len() - last_tick]);
-    assert!(reference.early[0].1.is_empty(), "nothing before the first tick");
+    assert!(
+        reference.early[0].1.is_empty(),
+        "nothing before the first tick"
+    );
     // The reaper both ran and was skipped.
     let skipped = SystemOutcome::Skipped(SkipReason::EventsEmpty);
     assert!(reference.skips.contains(&skipped));
     assert!(reference.skips.contains(&SystemOutcome::Ran));
     for threads in [1, 2, 4, 8] {
         let game = play(Some(threads));
-        assert_eq!(game.late, reference.late, "{threads} threads: the late reader");
-        assert_eq!(game.early, reference.early, "{threads} threads: the early reader");
+        assert_eq!(
+            game.late, reference.late,
+            "{threads} threads: the late reader"
+        );
+        assert_eq!(
+            game.early, reference.early,
+            "{threads} threads: the early reader"
+        );
         assert_eq!(game.skips, reference.skips, "{threads} threads: the skips");
-        assert_eq!(game.hash, reference.hash, "{threads} threads: the state hash");
+        assert_eq!(
+            game.hash, reference.hash,
+            "{threads} threads: the state hash"
+        );
     }
 }

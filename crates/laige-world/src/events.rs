@@ -37,7 +37,6 @@
 
 mod queue;
 mod queues;
-mod report;
 
 use std::any::type_name;
 use std::fmt;
@@ -50,11 +49,11 @@ use laige_registry::{Access, SystemId};
 use crate::system::{ParamFetch, ParamInit, SystemParam};
 use crate::{Queries, QueryError};
 
-use queue::{Buffer, Events};
+pub(crate) use queue::Events as EventQueue;
 pub use queue::MAX_EVENT_WRITERS;
-pub(crate) use queues::{EventQueues, ReactiveCheck};
+use queue::{Buffer, Events};
 pub use queues::EventsError;
-pub use report::{EventOverflow, EventsReport, EventsUnread};
+pub(crate) use queues::{EventQueues, QueueEntry, ReactiveCheck};
 
 /// A system parameter that emits events `E`: `mut hits: EventWriter<'_, Hit>`, then
 /// `hits.write(Hit { .. })`.
@@ -211,7 +210,9 @@ impl<E> FusedIterator for EventIter<'_, E> {}
 
 impl<E> fmt::Debug for EventIter<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EventIter").field("left", &self.left).finish()
+        f.debug_struct("EventIter")
+            .field("left", &self.left)
+            .finish()
     }
 }
 

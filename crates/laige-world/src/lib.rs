@@ -70,6 +70,8 @@
 mod command;
 mod context;
 mod events;
+mod events_report;
+mod events_setup;
 mod gate;
 pub mod host;
 mod observe;
@@ -95,9 +97,9 @@ pub use command::{
 };
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use events::{
-    EventIter, EventOverflow, EventParamState, EventReader, EventWriter, EventsError,
-    EventsReport, EventsUnread, MAX_EVENT_WRITERS,
+    EventIter, EventParamState, EventReader, EventWriter, EventsError, MAX_EVENT_WRITERS,
 };
+pub use events_report::{EventOverflow, EventsReport, EventsUnread};
 pub use gate::FailurePolicy;
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;

@@ -73,8 +73,7 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         if !settled {
             self.unsettled.fetch_add(1, Ordering::Relaxed);
             if state.take_events_skip() {
-                self.gate
-                    .record_skip(id, crate::gate::code::EVENTS_EMPTY);
+                self.gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
             }
             if state.is_troubled() {
                 self.gate.record_failure(id);

@@ -16,7 +16,7 @@ use laige_registry::{Registry, SystemId};
 use laige_scheduler::Schedule;
 
 use crate::WorldError;
-use crate::events::EventsReport;
+use crate::events_report::EventsReport;
 
 /// Why a scheduled system did not run this tick. Recorded by the layer that decided it
 /// (a run condition, an event trigger, a throttle, load shedding, a failure policy).

@@ -4,8 +4,8 @@
 use laige_executor::{ExecutorOptions, Mode};
 use laige_testkit::capture;
 use laige_world::{
-    EventReader, EventWriter, EventsError, Local, RegisterError, ResMut, SkipReason,
-    SystemContext, SystemOutcome, TickError, World, WorldOptions,
+    EventReader, EventWriter, EventsError, Local, RegisterError, ResMut, SkipReason, SystemContext,
+    SystemOutcome, TickError, World, WorldOptions,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +96,10 @@ fn a_reader_before_the_writer_sees_its_events_the_next_tick() {
 
 /// Two writers, a reader between them and readers on either side: every reader sees every
 /// event once, in (tick, writer position, emission) order.
-fn two_writers(executor: Option<usize>) -> (Vec<(u32, Vec<u32>)>, Vec<(u32, Vec<u32>)>) {
+/// A reader's runs: (its run count, the events it saw).
+type Runs = Vec<(u32, Vec<u32>)>;
+
+fn two_writers(executor: Option<usize>) -> (Runs, Runs) {
     let mut world = world();
     if let Some(threads) = executor {
         world.use_executor(ExecutorOptions {
@@ -236,9 +239,7 @@ fn events_a_skipped_reader_never_saw_are_reported_unread() {
         .unwrap();
     let schedule = world.schedule().unwrap();
     world.run_systems(&schedule).unwrap();
-    world
-        .skip_next_tick(reader, SkipReason::Throttled)
-        .unwrap();
+    world.skip_next_tick(reader, SkipReason::Throttled).unwrap();
     world.run_systems(&schedule).unwrap();
     assert!(world.tick_report().events().is_clean(), "nothing lost yet");
     // The writer's third run replaces the events of its second, which the reader missed.
@@ -259,7 +260,7 @@ fn a_reactive_reader_is_skipped_while_its_queues_are_empty() {
             "Sometimes",
             |mut hits: EventWriter<'_, Hit>, mut tick: Local<'_, u32>| {
                 *tick += 1;
-                if *tick % 2 == 0 {
+                if (*tick).is_multiple_of(2) {
                     hits.write(Hit(*tick));
                 }
             },
@@ -302,7 +303,12 @@ fn write_low_level(ctx: &mut SystemContext<'_>) {
 }
 
 fn read_low_level(ctx: &mut SystemContext<'_>) {
-    let seen: Vec<u32> = ctx.event_reader::<Hit>().unwrap().read().map(|it| it.0).collect();
+    let seen: Vec<u32> = ctx
+        .event_reader::<Hit>()
+        .unwrap()
+        .read()
+        .map(|it| it.0)
+        .collect();
     ctx.resource_mut::<Seen>().unwrap().0.push((0, seen));
 }
 
@@ -341,10 +347,7 @@ fn a_reader_of_an_unregistered_queue_is_refused_naming_the_fix() {
     assert!(
         matches!(
             err,
-            RegisterError::EventsUnregistered {
-                name: "Listen",
-                ..
-            }
+            RegisterError::EventsUnregistered { name: "Listen", .. }
         ),
         "{err:?}"
     );
@@ -400,7 +403,10 @@ fn a_reactive_system_without_a_queue_and_two_writers_in_one_system_are_refused()
         )
         .register()
         .unwrap_err();
-    assert!(matches!(twice, RegisterError::ParamConflict { .. }), "{twice:?}");
+    assert!(
+        matches!(twice, RegisterError::ParamConflict { .. }),
+        "{twice:?}"
+    );
 }
 
 #[test]
@@ -559,7 +565,11 @@ mod model {
                 match role {
                     Role::Writer(counts) => {
                         let n = counts[tick as usize % counts.len()];
-                        log.extend((0..n).map(|seq| Ev { writer: i, tick, seq }));
+                        log.extend((0..n).map(|seq| Ev {
+                            writer: i,
+                            tick,
+                            seq,
+                        }));
                     }
                     Role::Reader => {
                         seen[i].extend_from_slice(&log[read_up_to[i]..]);

@@ -509,9 +509,12 @@ fn events_world(executor: Option<usize>) -> (World, laige_scheduler::Schedule) {
     world.register_events::<u64>(4).unwrap();
     world.insert_resource(0u32).unwrap();
     world
-        .system("Early", |hits: EventReader<'_, Hit>, mut sum: ResMut<'_, u32>| {
-            *sum = sum.wrapping_add(hits.read().map(|it| it.0).sum::<u32>());
-        })
+        .system(
+            "Early",
+            |hits: EventReader<'_, Hit>, mut sum: ResMut<'_, u32>| {
+                *sum = sum.wrapping_add(hits.read().map(|it| it.0).sum::<u32>());
+            },
+        )
         .register()
         .unwrap();
     for name in ["WriteA", "WriteB"] {
@@ -531,12 +534,15 @@ fn events_world(executor: Option<usize>) -> (World, laige_scheduler::Schedule) {
         .register()
         .unwrap();
     world
-        .system("Sometimes", |mut ticks: EventWriter<'_, u64>, mut n: Local<'_, u64>| {
-            *n += 1;
-            if *n % 2 == 0 {
-                ticks.write(*n);
-            }
-        })
+        .system(
+            "Sometimes",
+            |mut ticks: EventWriter<'_, u64>, mut n: Local<'_, u64>| {
+                *n += 1;
+                if (*n).is_multiple_of(2) {
+                    ticks.write(*n);
+                }
+            },
+        )
         .register()
         .unwrap();
     world
@@ -602,6 +608,10 @@ fn an_overflowing_queue_and_its_report_allocate_nothing() {
     let counted = allocs() - before;
     let events = world.tick_report().events();
     assert_eq!(events.overflowed(), 12);
-    assert_eq!(events.unread(), 8, "no reader: every stored event is reported");
+    assert_eq!(
+        events.unread(),
+        8,
+        "no reader: every stored event is reported"
+    );
     assert_eq!(counted, 0, "an overflowing tick allocated {counted} times");
 }

@@ -13,7 +13,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use laige_registry::SystemId;
 
-use super::report::EventsUnread;
+use crate::events_report::EventsUnread;
 
 /// The most writers one queue has: a reader holds one guard per writer it reads from.
 pub const MAX_EVENT_WRITERS: usize = 16;
@@ -225,7 +225,8 @@ impl<E> Events<E> {
 /// A poisoned lock only means a system panicked while holding it; the buffer is still a
 /// valid `Vec`, and the panic is reported where it happened.
 fn lock_write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    lock.write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn lock_read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {

@@ -128,8 +128,7 @@ impl SystemState {
     #[inline]
     pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
         let view = storage.view(&self.meta);
-        if !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id()))
-        {
+        if !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id())) {
             self.events_skipped = true;
             return;
         }
