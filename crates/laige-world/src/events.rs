@@ -41,13 +41,14 @@ mod queues;
 use std::any::type_name;
 use std::fmt;
 use std::iter::FusedIterator;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 use laige_query::Claim;
 use laige_registry::{Access, SystemId};
 
 use crate::system::{ParamFetch, ParamInit, SystemParam};
-use crate::{Queries, QueryError};
+use crate::{Batch, Queries, QueryError};
 
 pub(crate) use queue::Events as EventQueue;
 pub use queue::MAX_EVENT_WRITERS;
@@ -106,6 +107,78 @@ impl<E> EventWriter<'_, E> {
     /// How many more events this run may emit before the capacity.
     pub fn remaining(&self) -> usize {
         self.capacity - self.buffer.events.len()
+    }
+
+    /// A sink that the batches of a `par_each` loop emit into at once:
+    /// `let sink = hits.par_sink(); q.par_each(|batch, item| sink.write(batch, ..))?;`.
+    /// When it is dropped its events join this run's, after those written before it, in
+    /// batch index order and, within a batch, in emission order: the same order on every
+    /// thread count. The capacity applies to the merged events, in that order.
+    pub fn par_sink(&mut self) -> ParEventSink<'_, E> {
+        let capacity = self.capacity;
+        let batches = self
+            .buffer
+            .batches
+            .get_mut()
+            .unwrap_or_else(|it| it.into_inner());
+        // Sized once, on first use; only a run past the capacity grows it further.
+        batches.reserve(capacity.saturating_sub(batches.len()));
+        ParEventSink {
+            buffer: &mut self.buffer,
+            capacity,
+            counter: AtomicU32::new(0),
+        }
+    }
+}
+
+/// Where the batches of a `par_each` loop emit events ([`EventWriter::par_sink`]).
+pub struct ParEventSink<'w, E> {
+    buffer: &'w mut Buffer<E>,
+    capacity: usize,
+    /// Orders a batch's events among themselves: a batch runs on one thread, so its
+    /// events draw increasing numbers.
+    counter: AtomicU32,
+}
+
+impl<E> ParEventSink<'_, E> {
+    /// Emits `event` from the batch `batch`.
+    pub fn write(&self, batch: &Batch<'_>, event: E) {
+        let order = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut batches = self
+            .buffer
+            .batches
+            .lock()
+            .unwrap_or_else(|it| it.into_inner());
+        batches.push((batch.index(), order, event));
+    }
+}
+
+impl<E> Drop for ParEventSink<'_, E> {
+    fn drop(&mut self) {
+        let Buffer {
+            events,
+            overflowed,
+            batches,
+            ..
+        } = &mut *self.buffer;
+        let batches = batches.get_mut().unwrap_or_else(|it| it.into_inner());
+        // (batch, order) is unique, so the unstable sort (which allocates nothing) is exact.
+        batches.sort_unstable_by_key(|&(batch, order, _)| (batch, order));
+        for (_, _, event) in batches.drain(..) {
+            if events.len() < self.capacity {
+                events.push(event);
+            } else {
+                *overflowed = overflowed.saturating_add(1);
+            }
+        }
+    }
+}
+
+impl<E> fmt::Debug for ParEventSink<'_, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParEventSink")
+            .field("event", &type_name::<E>())
+            .finish_non_exhaustive()
     }
 }
 

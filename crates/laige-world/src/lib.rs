@@ -98,6 +98,7 @@ pub use command::{
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use events::{
     EventIter, EventParamState, EventReader, EventWriter, EventsError, MAX_EVENT_WRITERS,
+    ParEventSink,
 };
 pub use events_report::{EventOverflow, EventsReport, EventsUnread};
 pub use gate::FailurePolicy;

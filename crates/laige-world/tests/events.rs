@@ -608,3 +608,82 @@ mod model {
         }
     }
 }
+
+mod par_each {
+    //! Events emitted from `par_each` batches join in batch order, on every thread count.
+
+    use std::sync::{Arc, Mutex};
+
+    use laige_executor::{ExecutorOptions, Mode};
+    use laige_world::{
+        Component, EventReader, EventWriter, PAR_BATCH_ROWS, Query, World, WorldOptions,
+    };
+
+    struct Pos(u32);
+    impl Component for Pos {}
+
+    fn run(threads: Option<usize>) -> Vec<u32> {
+        let mut world = World::new(WorldOptions::default());
+        world.register_component::<Pos>().unwrap();
+        let rows = PAR_BATCH_ROWS as u32 * 5 + 17;
+        world.register_events::<u32>(rows as usize + 2).unwrap();
+        for i in 0..rows {
+            world.spawn((Pos(i),)).unwrap();
+        }
+        world
+            .system(
+                "Scatter",
+                |mut q: Query<'_, &Pos>, mut out: EventWriter<'_, u32>| {
+                    out.write(u32::MAX);
+                    {
+                        let sink = out.par_sink();
+                        q.par_each(|batch, pos| {
+                            if pos.0 % 3 != 0 {
+                                sink.write(batch, pos.0);
+                            }
+                        })?;
+                    }
+                    out.write(u32::MAX - 1);
+                    Ok::<(), laige_world::QueryError>(())
+                },
+            )
+            .register()
+            .unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        world
+            .system("Gather", move |events: EventReader<'_, u32>| {
+                log.lock().unwrap().extend(events.read().copied());
+            })
+            .after("Scatter")
+            .register()
+            .unwrap();
+        if let Some(threads) = threads {
+            world.use_executor(ExecutorOptions {
+                threads,
+                mode: Mode::Parallel,
+                ..Default::default()
+            });
+        }
+        let schedule = world.schedule().unwrap();
+        for _ in 0..3 {
+            world.run_systems(&schedule).unwrap();
+        }
+        let seen = seen.lock().unwrap().clone();
+        seen
+    }
+
+    #[test]
+    fn batch_events_join_in_batch_order_on_every_thread_count() {
+        let sequential = run(None);
+        let rows = PAR_BATCH_ROWS as u32 * 5 + 17;
+        let one_tick: Vec<u32> = std::iter::once(u32::MAX)
+            .chain((0..rows).filter(|it| it % 3 != 0))
+            .chain(std::iter::once(u32::MAX - 1))
+            .collect();
+        assert_eq!(sequential, one_tick.repeat(3));
+        for threads in [1, 2, 4, 8] {
+            assert_eq!(run(Some(threads)), sequential, "{threads} threads");
+        }
+    }
+}

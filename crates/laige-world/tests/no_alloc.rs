@@ -507,7 +507,30 @@ fn events_world(executor: Option<usize>) -> (World, laige_scheduler::Schedule) {
     });
     world.register_events::<Hit>(1000).unwrap();
     world.register_events::<u64>(4).unwrap();
+    world.register_events::<Vel>(4096).unwrap();
+    world.register_component::<Pos>().unwrap();
+    for i in 0..3000 {
+        world.spawn((Pos(i as f32, 0.0),)).unwrap();
+    }
     world.insert_resource(0u32).unwrap();
+    // Batches of a `par_each` loop emit at once, merged in batch order.
+    world
+        .system(
+            "Scatter",
+            |mut q: Query<'_, &Pos>, mut out: EventWriter<'_, Vel>| {
+                let sink = out.par_sink();
+                q.par_each(|batch, pos| sink.write(batch, Vel(pos.0, pos.1)))
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("Gather", |events: EventReader<'_, Vel>| {
+            black_box(events.read().fold(0.0f32, |acc, it| acc + it.0));
+        })
+        .after("Scatter")
+        .register()
+        .unwrap();
     world
         .system(
             "Early",

@@ -9,7 +9,7 @@
 //! schedule and the tick: the same on the sequential runner and at any worker count.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use laige_registry::SystemId;
 
@@ -34,6 +34,9 @@ pub(crate) struct Buffer<E> {
     pub(crate) overflowed: u32,
     /// What the run found unread in the buffer it replaced.
     pub(crate) unread: Option<Unread>,
+    /// Events `par_each` batches emitted, with their batch index and an emission counter,
+    /// until they are merged in batch order. Sized on first use.
+    pub(crate) batches: Mutex<Vec<(u32, u32, E)>>,
 }
 
 /// Events a writer's run found unread when it replaced its buffer.
@@ -106,6 +109,7 @@ impl<E> Events<E> {
                 events: Vec::with_capacity(self.capacity),
                 overflowed: 0,
                 unread: None,
+                batches: Mutex::new(Vec::new()),
             }),
         });
     }
