@@ -687,3 +687,21 @@ mod par_each {
         }
     }
 }
+
+#[test]
+fn the_schedule_graph_shows_emits_and_a_reader_before_a_writer() {
+    use laige_scheduler::ScheduleGraph;
+    let mut world = world();
+    world
+        .system("Read", |_: EventReader<'_, Hit>| {})
+        .register()
+        .unwrap();
+    world.system("Write", emitter(0)).register().unwrap();
+    let schedule = world.schedule().unwrap();
+    let graph = ScheduleGraph::new(&schedule, world.registry(), world.layout()).unwrap();
+    let queue = world.events_id::<Hit>().unwrap().get();
+    let json = graph.to_json();
+    assert!(json.contains(&format!("\"emits\": [{queue}]")), "{json}");
+    assert!(json.contains("read_before_write"), "{json}");
+    assert!(graph.to_dot().contains("Events<Hit>"));
+}
