@@ -46,9 +46,13 @@ pub struct EventsUnread {
     pub event: &'static str,
     /// The writer whose events were dropped.
     pub writer: SystemId,
+    /// Its registration name.
+    pub writer_name: &'static str,
     /// The first reader (in registration order) that missed them; `None` when the queue
     /// has no reader.
     pub reader: Option<SystemId>,
+    /// Its registration name (empty without a reader).
+    pub reader_name: &'static str,
     /// How many events the reader missed.
     pub count: u32,
 }
@@ -56,19 +60,21 @@ pub struct EventsUnread {
 impl fmt::Display for EventsUnread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let event = laige_diag::Text::name(self.event);
+        let writer = laige_diag::Text::name(self.writer_name);
         match self.reader {
-            Some(reader) => write!(
+            Some(_) => write!(
                 f,
-                "{} `{event}` event(s) of system {} were dropped before reader {reader} ran: \
-                 a reader that is skipped or not scheduled misses what its writers emit \
-                 meanwhile",
-                self.count, self.writer
+                "{} `{event}` event(s) of system `{writer}` were dropped before reader `{}` \
+                 ran: a reader that is skipped or not scheduled misses what its writers emit \
+                 meanwhile; schedule it every tick the writer runs",
+                self.count,
+                laige_diag::Text::name(self.reader_name)
             ),
             None => write!(
                 f,
-                "{} `{event}` event(s) of system {} were dropped: no system reads the queue \
-                 (add an `EventReader<{event}>`, or stop emitting)",
-                self.count, self.writer
+                "{} `{event}` event(s) of system `{writer}` were dropped: no system reads the \
+                 queue (add an `EventReader<{event}>`, or stop emitting)",
+                self.count
             ),
         }
     }
@@ -124,6 +130,10 @@ impl EventsReport {
     pub(crate) fn name_systems(&mut self, name_of: impl Fn(SystemId) -> &'static str) {
         if let Some(it) = &mut self.first_overflow {
             it.name = name_of(it.system);
+        }
+        if let Some(it) = &mut self.first_unread {
+            it.writer_name = name_of(it.writer);
+            it.reader_name = it.reader.map_or("", &name_of);
         }
     }
 

@@ -407,6 +407,7 @@ fn a_reactive_system_without_a_queue_and_two_writers_in_one_system_are_refused()
         matches!(twice, RegisterError::ParamConflict { .. }),
         "{twice:?}"
     );
+    insta::assert_snapshot!("two_writers_in_one_system", twice.to_string());
 }
 
 #[test]

@@ -53,7 +53,9 @@ impl Unread {
         EventsUnread {
             event,
             writer,
+            writer_name: "",
             reader: self.first_reader,
+            reader_name: "",
             count: self.count,
         }
     }
