@@ -34,9 +34,12 @@ fn build(threads: Option<usize>) -> (World, Schedule) {
         world.spawn((Pos(i as f32),)).unwrap();
     }
     world
-        .system("Early", |hits: EventReader<'_, Hit>, mut sum: ResMut<'_, u32>| {
-            *sum = sum.wrapping_add(hits.read().map(|it| it.0).sum::<u32>());
-        })
+        .system(
+            "Early",
+            |hits: EventReader<'_, Hit>, mut sum: ResMut<'_, u32>| {
+                *sum = sum.wrapping_add(hits.read().map(|it| it.0).sum::<u32>());
+            },
+        )
         .register()
         .unwrap();
     for name in ["WriteA", "WriteB"] {
@@ -117,6 +120,9 @@ fn event_queues_allocate_nothing_on_any_thread() {
         }
         let counted = laige_testkit::allocations_all_threads() - before;
         println!("events-zeroalloc threads={threads:?} ticks=100 allocs={counted}");
-        assert_eq!(counted, 0, "event queues allocated {counted} times on {threads:?}");
+        assert_eq!(
+            counted, 0,
+            "event queues allocated {counted} times on {threads:?}"
+        );
     }
 }

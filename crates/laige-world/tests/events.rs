@@ -670,8 +670,7 @@ mod par_each {
         for _ in 0..3 {
             world.run_systems(&schedule).unwrap();
         }
-        let seen = seen.lock().unwrap().clone();
-        seen
+        seen.lock().unwrap().clone()
     }
 
     #[test]
