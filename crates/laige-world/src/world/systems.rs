@@ -128,8 +128,10 @@ impl SystemState {
     #[inline]
     pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
         let view = storage.view(&self.meta);
-        if !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id())) {
-            self.events_skipped = true;
+        // A reactive system with nothing to read is skipped; the host records why.
+        self.events_skipped =
+            !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id()));
+        if self.events_skipped {
             return;
         }
         // Typed systems first: they are the usual form, and the world pairs a typed mark
