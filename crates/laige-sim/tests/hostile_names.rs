@@ -197,6 +197,11 @@ fn cases(name: &'static str) -> Vec<Case> {
         }),
         echo(RegisterError::ReactiveWithoutEvents { name }),
         echo(EventsError::ZeroCapacity { event: name }),
+        echo(EventsError::NotRegistered { event: name }),
+        echo(EventsError::Full {
+            event: name,
+            capacity: 8,
+        }),
         echo(EventsError::AlreadyRegistered {
             event: name,
             capacity: 8,

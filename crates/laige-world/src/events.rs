@@ -52,7 +52,7 @@ use crate::{Batch, Queries, QueryError};
 
 pub(crate) use queue::Events as EventQueue;
 pub use queue::MAX_EVENT_WRITERS;
-use queue::{Buffer, Events};
+use queue::{Buffer, Events, MAX_BUFFERS};
 pub use queues::EventsError;
 pub(crate) use queues::{EventQueues, QueueEntry, ReactiveCheck};
 
@@ -199,14 +199,14 @@ impl<E> fmt::Debug for EventWriter<'_, E> {
 /// events emitted since the reader's previous run (see the [module docs](self)) whether it
 /// iterates them or not; [`EventReader::read`] may be called any number of times in it.
 pub struct EventReader<'a, E> {
-    guards: [Option<RwLockReadGuard<'a, Buffer<E>>>; MAX_EVENT_WRITERS],
+    guards: [Option<RwLockReadGuard<'a, Buffer<E>>>; MAX_BUFFERS],
     count: usize,
     len: usize,
 }
 
 impl<'a, E> EventReader<'a, E> {
     fn open(queue: &'a Events<E>, slot: usize) -> Self {
-        let mut guards = [const { None }; MAX_EVENT_WRITERS];
+        let mut guards = [const { None }; MAX_BUFFERS];
         let (count, len) = queue.open_reader(slot, &mut guards);
         Self { guards, count, len }
     }

@@ -44,8 +44,9 @@ impl fmt::Display for EventOverflow {
 pub struct EventsUnread {
     /// The event type's name (the queue).
     pub event: &'static str,
-    /// The writer whose events were dropped.
-    pub writer: SystemId,
+    /// The writer whose events were dropped; `None` for events the world wrote between
+    /// ticks (`World::write_event`).
+    pub writer: Option<SystemId>,
     /// Its registration name.
     pub writer_name: &'static str,
     /// The first reader (in registration order) that missed them; `None` when the queue
@@ -61,10 +62,19 @@ impl fmt::Display for EventsUnread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let event = laige_diag::Text::name(self.event);
         let writer = laige_diag::Text::name(self.writer_name);
+        let writer = format_args!(
+            "{}{writer}{}",
+            if self.writer.is_some() {
+                "system `"
+            } else {
+                ""
+            },
+            if self.writer.is_some() { "`" } else { "" }
+        );
         match self.reader {
             Some(_) => write!(
                 f,
-                "{} `{event}` event(s) of system `{writer}` were dropped before reader `{}` \
+                "{} `{event}` event(s) of {writer} were dropped before reader `{}` \
                  ran: a reader that is skipped or not scheduled misses what its writers emit \
                  meanwhile; schedule it every tick the writer runs",
                 self.count,
@@ -72,7 +82,7 @@ impl fmt::Display for EventsUnread {
             ),
             None => write!(
                 f,
-                "{} `{event}` event(s) of system `{writer}` were dropped: no system reads the \
+                "{} `{event}` event(s) of {writer} were dropped: no system reads the \
                  queue (add an `EventReader<{event}>`, or stop emitting)",
                 self.count
             ),
@@ -132,7 +142,7 @@ impl EventsReport {
             it.name = name_of(it.system);
         }
         if let Some(it) = &mut self.first_unread {
-            it.writer_name = name_of(it.writer);
+            it.writer_name = it.writer.map_or("the world", &name_of);
             it.reader_name = it.reader.map_or("", &name_of);
         }
     }

@@ -47,6 +47,36 @@ impl World {
         Ok(id)
     }
 
+    /// Writes `event` into `E`'s queue from outside the tick (input, network, tools): every
+    /// reader sees it in its next run, before the events that run's tick emits. Up to the
+    /// queue's capacity between two ticks.
+    ///
+    /// # Errors
+    ///
+    /// [`EventsError::NotRegistered`] when no queue of `E` is registered,
+    /// [`EventsError::Full`] past the capacity (the event is dropped and reported).
+    pub fn write_event<E: Send + Sync + 'static>(&mut self, event: E) -> Result<(), EventsError> {
+        let queue = match self.events_id::<E>() {
+            Some(_) => self.resource_mut::<EventQueue<E>>().ok(),
+            None => None,
+        };
+        let Some(queue) = queue else {
+            let err = EventsError::NotRegistered {
+                event: type_name::<E>(),
+            };
+            return Err(self.report_events(err));
+        };
+        let capacity = match queue.inject(event) {
+            Ok(()) => return Ok(()),
+            Err(_) => queue.capacity,
+        };
+        let err = EventsError::Full {
+            event: type_name::<E>(),
+            capacity,
+        };
+        Err(self.report_events(err))
+    }
+
     /// The id of `E`'s event queue, if registered: the id systems declare access to, as
     /// schedules, graphs and errors name it (`EventQueue<E>`).
     pub fn events_id<E: Send + Sync + 'static>(&self) -> Option<ComponentId> {

@@ -247,7 +247,7 @@ fn events_a_skipped_reader_never_saw_are_reported_unread() {
     let unread = *world.tick_report().events().first_unread().unwrap();
     assert_eq!(
         (unread.writer, unread.reader, unread.count),
-        (writer.id(), Some(reader.id()), 2)
+        (Some(writer.id()), Some(reader.id()), 2)
     );
     insta::assert_snapshot!("unread", unread.to_string());
 }
@@ -704,4 +704,65 @@ fn the_schedule_graph_shows_emits_and_a_reader_before_a_writer() {
     assert!(json.contains(&format!("\"emits\": [{queue}]")), "{json}");
     assert!(json.contains("read_before_write"), "{json}");
     assert!(graph.to_dot().contains("Events<Hit>"));
+}
+
+#[test]
+fn the_world_writes_events_between_ticks_for_every_readers_next_run() {
+    let mut world = world();
+    world
+        .system(
+            "Early",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, Seen>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("Write", emitter(0))
+        .after("Early")
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Late",
+            |hits: EventReader<'_, Hit>, mut seen: ResMut<'_, SeenLate>, mut t: Local<'_, u32>| {
+                let run = record(&hits, &mut t);
+                seen.0.push(run);
+            },
+        )
+        .after("Write")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.write_event(Hit(1)).unwrap();
+    world.run_systems(&schedule).unwrap();
+    world.write_event(Hit(2)).unwrap();
+    world.write_event(Hit(3)).unwrap();
+    world.run_systems(&schedule).unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(
+        world.resource::<Seen>().unwrap().0,
+        [(1, vec![1]), (2, vec![10, 11, 2, 3]), (3, vec![20, 21])]
+    );
+    assert_eq!(
+        world.resource::<SeenLate>().unwrap().0,
+        [
+            (1, vec![1, 10, 11]),
+            (2, vec![2, 3, 20, 21]),
+            (3, vec![30, 31])
+        ]
+    );
+    assert!(world.tick_report().is_clean());
+    // Past the capacity (8) between two ticks, and for a type with no queue.
+    for i in 0..8 {
+        world.write_event(Hit(i)).unwrap();
+    }
+    let full = world.write_event(Hit(9)).unwrap_err();
+    assert!(matches!(full, EventsError::Full { capacity: 8, .. }));
+    insta::assert_snapshot!("world_full", full.to_string());
+    let missing = world.write_event(Unregistered).unwrap_err();
+    assert!(matches!(missing, EventsError::NotRegistered { .. }));
+    insta::assert_snapshot!("world_not_registered", missing.to_string());
 }

@@ -18,6 +18,13 @@ use crate::events_report::EventsUnread;
 /// The most writers one queue has: a reader holds one guard per writer it reads from.
 pub const MAX_EVENT_WRITERS: usize = 16;
 
+/// The buffers a reader may hold at once: every writer's, and the world's.
+pub(crate) const MAX_BUFFERS: usize = MAX_EVENT_WRITERS + 1;
+
+/// The position of events the world writes between ticks (`World::write_event`): after
+/// every system of the tick before, before every system of the next.
+const BETWEEN_TICKS: u16 = u16::MAX;
+
 /// The stamp of a run at `position` of the schedule in tick `tick`.
 #[inline]
 pub(crate) fn stamp(tick: u64, position: u16) -> u64 {
@@ -49,7 +56,7 @@ pub(crate) struct Unread {
 }
 
 impl Unread {
-    pub(crate) fn report(&self, event: &'static str, writer: SystemId) -> EventsUnread {
+    pub(crate) fn report(&self, event: &'static str, writer: Option<SystemId>) -> EventsUnread {
         EventsUnread {
             event,
             writer,
@@ -88,6 +95,18 @@ pub(crate) struct Events<E> {
     pub(crate) tick: u64,
     pub(crate) writers: Vec<WriterSlot<E>>,
     pub(crate) readers: Vec<ReaderSlot>,
+    /// What the world wrote between ticks ([`Events::inject`]); sized on first use.
+    pub(crate) injected: RwLock<Buffer<E>>,
+}
+
+fn empty_buffer<E>(capacity: usize) -> Buffer<E> {
+    Buffer {
+        stamp: 0,
+        events: Vec::with_capacity(capacity),
+        overflowed: 0,
+        unread: None,
+        batches: Mutex::new(Vec::new()),
+    }
 }
 
 impl<E> Events<E> {
@@ -97,7 +116,33 @@ impl<E> Events<E> {
             tick: 0,
             writers: Vec::new(),
             readers: Vec::new(),
+            injected: RwLock::new(empty_buffer(0)),
         }
+    }
+
+    /// Writes `event` from outside the tick, for every reader's next run; `Err` gives it
+    /// back when the world already wrote the capacity since the last tick.
+    pub(crate) fn inject(&mut self, event: E) -> Result<(), E> {
+        let now = stamp(self.tick, BETWEEN_TICKS);
+        let Events {
+            capacity,
+            readers,
+            injected,
+            ..
+        } = self;
+        let buffer = injected.get_mut().unwrap_or_else(|it| it.into_inner());
+        if buffer.stamp != now {
+            buffer.unread = unread_in(readers, buffer);
+            buffer.events.clear();
+            buffer.stamp = now;
+        }
+        if buffer.events.len() >= *capacity {
+            return Err(event);
+        }
+        // Sized once, on the first write: later ones reuse it.
+        buffer.events.reserve(*capacity - buffer.events.len());
+        buffer.events.push(event);
+        Ok(())
     }
 
     /// Adds system `system` as a writer, with a buffer of the queue's capacity (setup-time
@@ -106,13 +151,7 @@ impl<E> Events<E> {
         self.writers.push(WriterSlot {
             system,
             position: u16::MAX,
-            buffer: RwLock::new(Buffer {
-                stamp: 0,
-                events: Vec::with_capacity(self.capacity),
-                overflowed: 0,
-                unread: None,
-                batches: Mutex::new(Vec::new()),
-            }),
+            buffer: RwLock::new(empty_buffer(self.capacity)),
         });
     }
 
@@ -140,7 +179,7 @@ impl<E> Events<E> {
         let now = stamp(self.tick, writer.position);
         let mut buffer = lock_write(&writer.buffer);
         if buffer.stamp != now {
-            buffer.unread = self.unread_of(&buffer);
+            buffer.unread = unread_in(&self.readers, &buffer);
             buffer.events.clear();
             buffer.overflowed = 0;
             buffer.stamp = now;
@@ -148,30 +187,10 @@ impl<E> Events<E> {
         buffer
     }
 
-    /// What the readers missed of `buffer`, which is about to be replaced. Every reader is
-    /// ordered against the writer, so each cursor is final here.
-    fn unread_of(&self, buffer: &Buffer<E>) -> Option<Unread> {
-        if buffer.events.is_empty() {
-            return None;
-        }
-        let count = buffer.events.len() as u32;
-        if self.readers.is_empty() {
-            return Some(Unread {
-                first_reader: None,
-                count,
-                readers: 1,
-            });
-        }
-        let mut missed = self
-            .readers
-            .iter()
-            .filter(|it| it.cursor.load(Ordering::Relaxed) < buffer.stamp);
-        let first = missed.next()?;
-        Some(Unread {
-            first_reader: Some(first.system),
-            count,
-            readers: 1 + missed.count() as u32,
-        })
+    /// Every buffer a reader looks at: each writer's, then the world's.
+    fn buffers(&self) -> impl Iterator<Item = &RwLock<Buffer<E>>> {
+        let writers = self.writers.iter().map(|it| &it.buffer);
+        writers.chain(std::iter::once(&self.injected))
     }
 
     /// The window reader `slot`'s run at this tick sees: stamps after `from`, before `now`.
@@ -186,13 +205,13 @@ impl<E> Events<E> {
     pub(crate) fn open_reader<'a>(
         &'a self,
         slot: usize,
-        guards: &mut [Option<RwLockReadGuard<'a, Buffer<E>>>; MAX_EVENT_WRITERS],
+        guards: &mut [Option<RwLockReadGuard<'a, Buffer<E>>>; MAX_BUFFERS],
     ) -> (usize, usize) {
         let (from, now) = self.window(slot);
         self.readers[slot].cursor.store(now, Ordering::Relaxed);
         let (mut count, mut len) = (0, 0);
-        for writer in &self.writers {
-            let buffer = lock_read(&writer.buffer);
+        for lock in self.buffers() {
+            let buffer = lock_read(lock);
             if from < buffer.stamp && buffer.stamp < now && !buffer.events.is_empty() {
                 len += buffer.events.len();
                 // Fewer writers than guards: registration caps a queue's writers.
@@ -209,8 +228,8 @@ impl<E> Events<E> {
     /// before it runs. Leaves the cursor alone.
     pub(crate) fn pending(&self, slot: usize) -> bool {
         let (from, now) = self.window(slot);
-        self.writers.iter().any(|writer| {
-            let buffer = lock_read(&writer.buffer);
+        self.buffers().any(|lock| {
+            let buffer = lock_read(lock);
             from < buffer.stamp && buffer.stamp < now && !buffer.events.is_empty()
         })
     }
@@ -226,6 +245,31 @@ impl<E> Events<E> {
             reader.position = at(reader.system);
         }
     }
+}
+
+/// What the readers missed of `buffer`, which is about to be replaced. Every reader is
+/// ordered against the writer, so each cursor is final here.
+fn unread_in<E>(readers: &[ReaderSlot], buffer: &Buffer<E>) -> Option<Unread> {
+    if buffer.events.is_empty() {
+        return None;
+    }
+    let count = buffer.events.len() as u32;
+    if readers.is_empty() {
+        return Some(Unread {
+            first_reader: None,
+            count,
+            readers: 1,
+        });
+    }
+    let mut missed = readers
+        .iter()
+        .filter(|it| it.cursor.load(Ordering::Relaxed) < buffer.stamp);
+    let first = missed.next()?;
+    Some(Unread {
+        first_reader: Some(first.system),
+        count,
+        readers: 1 + missed.count() as u32,
+    })
 }
 
 /// A poisoned lock only means a system panicked while holding it; the buffer is still a

@@ -25,6 +25,20 @@ pub enum EventsError {
         /// Its capacity.
         capacity: usize,
     },
+    /// [`World::write_event`](crate::World::write_event) of a type whose queue was never
+    /// registered.
+    NotRegistered {
+        /// The event type's name.
+        event: &'static str,
+    },
+    /// [`World::write_event`](crate::World::write_event) past the capacity: the world wrote
+    /// as many events since the last tick as one writer may per run.
+    Full {
+        /// The event type's name.
+        event: &'static str,
+        /// The queue's capacity.
+        capacity: usize,
+    },
     /// The world could not register the queue's id.
     World(WorldError),
 }
@@ -38,6 +52,13 @@ laige_diag::diagnostics! {
     AlreadyRegistered { %event, capacity } => warn events_registered { event, capacity }
         "the event queue `{event}` is registered already (capacity {capacity}): register each \
          event type once, with the capacity its busiest writer needs";
+    NotRegistered { %event } => warn events_not_registered { event }
+        "no event queue of `{event}` is registered, so the world cannot write one: call \
+         `world.register_events::<{event}>(capacity)` first";
+    Full { %event, capacity } => warn events_full { event, capacity }
+        "the world wrote {capacity} `{event}` event(s) since the last tick, the queue's \
+         capacity, so this one was not stored: run a tick between batches, or register the \
+         queue with a larger capacity";
     World(err) => err;
 }
 
@@ -151,8 +172,18 @@ fn end_tick<E: Send + Sync + 'static>(
         }
         if let Some(unread) = buffer.unread.take() {
             for _ in 0..unread.readers {
-                report.record_unread(unread.report(event, system));
+                report.record_unread(unread.report(event, Some(system)));
             }
+        }
+    }
+    // What the world wrote between ticks and no reader saw, found when it wrote again.
+    let injected = queue
+        .injected
+        .get_mut()
+        .unwrap_or_else(|it| it.into_inner());
+    if let Some(unread) = injected.unread.take() {
+        for _ in 0..unread.readers {
+            report.record_unread(unread.report(event, None));
         }
     }
 }
