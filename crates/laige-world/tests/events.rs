@@ -499,9 +499,19 @@ mod model {
 
     type Seen = Arc<Mutex<Vec<Ev>>>;
 
+    /// Before tick `tick`, the world writes `injected[tick % len]` events (writer `usize::MAX`).
+    fn injected(injected: &[u32], tick: u32) -> impl Iterator<Item = Ev> {
+        let n = injected[tick as usize % injected.len()];
+        (0..n).map(move |seq| Ev {
+            writer: usize::MAX,
+            tick,
+            seq,
+        })
+    }
+
     /// Runs `roles` in registration (= schedule) order for `ticks` ticks; what each reader
     /// saw, in order, by role index.
-    fn run(roles: &[Role], ticks: u32, threads: Option<usize>) -> Vec<Vec<Ev>> {
+    fn run(roles: &[Role], inject: &[u32], ticks: u32, threads: Option<usize>) -> Vec<Vec<Ev>> {
         let mut world = World::new(WorldOptions::default());
         world.register_events::<Ev>(64).unwrap();
         let mut logs = Vec::new();
@@ -542,7 +552,10 @@ mod model {
             });
         }
         let schedule = world.schedule().unwrap();
-        for _ in 0..ticks {
+        for tick in 1..=ticks {
+            for event in injected(inject, tick) {
+                world.write_event(event).unwrap();
+            }
             world.run_systems(&schedule).unwrap();
             // Every reader runs every tick, so only a queue without readers drops events.
             let has_reader = roles.iter().any(|it| matches!(it, Role::Reader));
@@ -557,11 +570,12 @@ mod model {
 
     /// The reference: one global log of (tick, position, event); a reader's run takes every
     /// entry since its previous run, in log order.
-    fn model(roles: &[Role], ticks: u32) -> Vec<Vec<Ev>> {
+    fn model(roles: &[Role], inject: &[u32], ticks: u32) -> Vec<Vec<Ev>> {
         let mut log: Vec<Ev> = Vec::new();
         let mut read_up_to = vec![0usize; roles.len()];
         let mut seen = vec![Vec::new(); roles.len()];
         for tick in 1..=ticks {
+            log.extend(injected(inject, tick));
             for (i, role) in roles.iter().enumerate() {
                 match role {
                     Role::Writer(counts) => {
@@ -595,11 +609,12 @@ mod model {
         #[test]
         fn every_event_reaches_every_reader_once_in_the_models_order(
             roles in prop::collection::vec(role(), 1..8),
+            inject in prop::collection::vec(0u32..3, 1..3),
             ticks in 1u32..6,
             threads in prop::option::of(1usize..4),
         ) {
-            let expected = model(&roles, ticks);
-            prop_assert_eq!(run(&roles, ticks, threads), expected.clone());
+            let expected = model(&roles, &inject, ticks);
+            prop_assert_eq!(run(&roles, &inject, ticks, threads), expected.clone());
             // Exactly once: each reader saw every event emitted before its last run, once.
             for (i, seen) in expected.iter().enumerate() {
                 let mut unique = seen.clone();
