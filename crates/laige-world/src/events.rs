@@ -62,7 +62,7 @@ pub(crate) use queues::{EventQueues, QueueEntry, ReactiveCheck};
 /// It declares [`Access::Emit`] of `E`'s queue, which must be registered
 /// ([`World::register_events`](crate::World::register_events)). Each writer has a buffer of
 /// the queue's capacity; a run that emits past it loses the extra events, which the tick
-/// reports ([`EventOverflow`]). A writer's run replaces what its previous run emitted, so
+/// reports ([`EventOverflow`](crate::EventOverflow)). A writer's run replaces what its previous run emitted, so
 /// readers see each run's events once.
 pub struct EventWriter<'a, E> {
     buffer: RwLockWriteGuard<'a, Buffer<E>>,
@@ -196,7 +196,7 @@ impl<E> fmt::Debug for EventWriter<'_, E> {
 /// `for hit in hits.read() { .. }`.
 ///
 /// It declares a fresh read of `E`'s queue, which must be registered. A run is handed the
-/// events emitted since the reader's previous run (see the [module docs](self)) whether it
+/// events emitted since the reader's previous run (docs/api/events.md) whether it
 /// iterates them or not; [`EventReader::read`] may be called any number of times in it.
 pub struct EventReader<'a, E> {
     guards: [Option<RwLockReadGuard<'a, Buffer<E>>>; MAX_BUFFERS],

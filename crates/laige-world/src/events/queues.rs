@@ -9,7 +9,7 @@ use super::queue::{Events, MAX_EVENT_WRITERS};
 use crate::events_report::{EventOverflow, EventsReport};
 use crate::{Queries, WorldError};
 
-/// Why [`World::register_events`] refused a queue.
+/// Why [`World::register_events`](crate::World::register_events) refused a queue.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 pub enum EventsError {
