@@ -68,10 +68,10 @@
 #[allow(unsafe_code)]
 mod command;
 mod context;
-mod frame;
 mod events;
 mod events_report;
 mod events_setup;
+mod frame;
 mod gate;
 pub mod host;
 mod observe;
