@@ -68,6 +68,7 @@
 // World's typed reads and writes of single values and resources.
 #[allow(unsafe_code)]
 mod command;
+mod condition;
 mod context;
 mod gate;
 pub mod host;
@@ -91,6 +92,10 @@ mod world;
 
 pub use command::{
     ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
+};
+pub use condition::{
+    And, AndMarker, Condition, Not, NotMarker, Or, OrMarker, every_n_ticks, not, resource_equals,
+    resource_matches,
 };
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use gate::FailurePolicy;
@@ -119,8 +124,9 @@ pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::Prng;
 pub use system::{
-    BoxError, IntoSystem, Local, ParamFetch, ParamInit, Query, QueryFilter, Res, ResMut, Rng,
-    SystemOutput, SystemParam, SystemWorld, WithContext,
+    BoxError, IntoSystem, Local, NamedRes, NamedResMut, NamedState, ParamFetch, ParamInit, Query,
+    QueryFilter, Res, ResMut, ResourceName, Rng, SystemOutput, SystemParam, SystemWorld,
+    WithContext,
 };
 pub use tick_error::TickError;
 pub use tick_report::{

@@ -19,6 +19,8 @@ use laige_storage::bundle::Bundle;
 
 pub use names::{SystemHandle, SystemNames};
 pub use systems::{SystemBuilder, SystemState, ViewSource};
+pub(crate) use names::intern;
+pub(crate) use systems::RunEnd;
 
 /// Archetype storage for entities and components, plus the registered systems with their
 /// command buffers and PRNG substreams.

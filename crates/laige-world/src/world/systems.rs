@@ -5,19 +5,35 @@ use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
 
-use laige_registry::{Access, Budget, Io, RegisterError, Registry, SystemDef, SystemId};
+use laige_registry::{
+    Access, Budget, Io, IoList, RegisterError, Registry, SystemDef, SystemId,
+};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
+use crate::condition::{BoxedCondition, Condition};
 use crate::observers::in_system_span;
 use crate::par::BatchScratch;
-use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
+use crate::system::{
+    BoxError, BoxedSystem, IntoSystem, ParamFetch, ParamInit, ParamNeeds, SystemWorld,
+};
 use crate::{
     CommandBuffer, Prng, Queries, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World,
 };
+
+/// How one contained run ended, for the host's counts and the tick's skips.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum RunEnd {
+    /// It ran and left nothing for the tick to settle.
+    Settled,
+    /// It ran and left a panic, a failure or commands.
+    Unsettled,
+    /// Its run condition was false: it did not run.
+    Skipped,
+}
 
 /// How a host reaches the storage for one system's run: the checked view of the system
 /// whose meta it is handed.
@@ -44,6 +60,8 @@ pub struct SystemState {
     /// What its `par_each` loops keep between runs: per-batch command buffers.
     batches: BatchScratch,
     typed: Option<BoxedSystem>,
+    /// The run condition, evaluated before each run (`.run_if(..)`).
+    condition: Option<BoxedCondition>,
     failure: Option<BoxError>,
     /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
     /// state every run touches stays small; only a panic allocates it, and a panic allocated
@@ -58,6 +76,7 @@ impl fmt::Debug for SystemState {
             .field("commands", &self.commands)
             .field("rng", &self.rng)
             .field("typed", &self.typed.is_some())
+            .field("conditional", &self.condition.is_some())
             .field("failure", &self.failure)
             .field("panicked", &self.panicked)
             .finish()
@@ -120,9 +139,24 @@ impl SystemState {
     /// meta (the host's way to reach the storage: exclusively, or under the executor's
     /// proof). A typed system's failure is kept (see [`SystemState::failure`]) until its
     /// commands are next applied, which drops them with it.
+    ///
+    /// A system with a run condition (`.run_if(..)`) evaluates it first, over the same view;
+    /// returns false when it was false and the system did not run. A condition that cannot
+    /// fetch its parameters (a missing resource) fails the system's run instead.
     #[inline]
-    pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
-        let view = storage.view(&self.meta);
+    pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) -> bool {
+        let mut view = storage.view(&self.meta);
+        if let Some(condition) = &mut self.condition {
+            let mut fetch = ParamFetch::read_only(view.reborrow(), &self.meta, &self.batches);
+            match condition.holds(&mut fetch) {
+                Ok(true) => {}
+                Ok(false) => return false,
+                Err(err) => {
+                    self.failure = Some(Box::new(err));
+                    return true;
+                }
+            }
+        }
         // Typed systems first: they are the usual form, and the world pairs a typed mark
         // with its box, so the box alone tells.
         match (&mut self.typed, run.as_fn()) {
@@ -149,6 +183,12 @@ impl SystemState {
             // Only the world makes a typed mark, and always with its box.
             (None, None) => {}
         }
+        true
+    }
+
+    /// Whether a run condition decides whether the system runs.
+    pub fn is_conditional(&self) -> bool {
+        self.condition.is_some()
     }
 
     /// Whether the tick has nothing to do for this system after its run: no panic to report,
@@ -179,18 +219,29 @@ impl SystemState {
 
     /// [`SystemState::run`] inside the system's span, keeping a panic here instead of letting
     /// it unwind into the runner or a worker: both ways of running a track run a system this
-    /// way, and [`SystemState::take_panic`] settles a panic after the track. Returns
-    /// [`SystemState::is_settled`], which both count to skip settling a quiet track.
+    /// way, and [`SystemState::take_panic`] settles a panic after the track. Returns whether
+    /// it was skipped by its run condition, or else [`SystemState::is_settled`], which both
+    /// count to skip settling a quiet track.
     #[inline]
-    pub(crate) fn run_contained(&mut self, mut storage: impl ViewSource, run: &SystemRun) -> bool {
+    pub(crate) fn run_contained(
+        &mut self,
+        mut storage: impl ViewSource,
+        run: &SystemRun,
+    ) -> RunEnd {
         let (name, id) = (self.meta.name(), self.meta.id());
         let res = in_system_span(name, id, || {
             catch_unwind(AssertUnwindSafe(|| self.run(&mut storage, run)))
         });
-        if let Err(payload) = res {
-            self.keep_panic(payload);
+        match res {
+            Ok(false) => return RunEnd::Skipped,
+            Ok(true) => {}
+            Err(payload) => self.keep_panic(payload),
         }
-        self.is_settled()
+        if self.is_settled() {
+            RunEnd::Settled
+        } else {
+            RunEnd::Unsettled
+        }
     }
 
     /// Keeps the panic `payload` of the last run, out of the run's path.
@@ -234,7 +285,7 @@ impl World {
             let err = RegisterError::RunInvalid { name: def.name };
             return Err(self.report_register(err));
         }
-        self.commit(def, None)
+        self.commit(def, None, None)
     }
 
     /// Starts registering the typed system `name` running `system`, a function or closure
@@ -291,6 +342,7 @@ impl World {
         &mut self,
         def: SystemDef<SystemRun>,
         typed: Option<BoxedSystem>,
+        condition: Option<BoxedCondition>,
     ) -> Result<SystemId, RegisterError> {
         let id = self.registry.register(def)?;
         let record = self.registry.get(id).expect("the registry just stored it");
@@ -301,6 +353,7 @@ impl World {
             batches: BatchScratch::new(rng.seed()),
             rng,
             typed,
+            condition,
             failure: None,
             panicked: None,
         });
@@ -326,6 +379,13 @@ pub struct SystemBuilder<'w> {
     after: NameList,
     before: NameList,
     after_weak: NameList,
+    /// The run condition so far (every `.run_if(..)` joined by and), and what each one's
+    /// parameters need.
+    condition: Option<BoxedCondition>,
+    condition_needs: Vec<ParamNeeds>,
+    /// The first misuse found while building (an unknown resource name), reported by
+    /// `register`.
+    pending: Option<RegisterError>,
 }
 
 impl fmt::Debug for SystemBuilder<'_> {
@@ -351,7 +411,80 @@ impl<'w> SystemBuilder<'w> {
             after: NameList::default(),
             before: NameList::default(),
             after_weak: NameList::default(),
+            condition: None,
+            condition_needs: Vec::new(),
+            pending: None,
         }
+    }
+
+    /// Runs the system only on ticks when `condition` holds: a read-only typed system
+    /// returning `bool` (`|state: Res<'_, State>| *state == State::Playing`), a helper
+    /// ([`resource_equals`](crate::resource_equals), [`every_n_ticks`](crate::every_n_ticks)),
+    /// or a combination ([`Condition::and`](crate::Condition::and), `or`,
+    /// [`not`](crate::not)). Calls add up: every condition must hold, the first is asked first.
+    ///
+    /// The condition's parameters are set up here; at [`SystemBuilder::register`] they must
+    /// only read ([`RegisterError::ConditionWrites`] otherwise), and their reads join the
+    /// system's declared access, so the scheduler and the executor treat them as the
+    /// system's own. Each tick the condition runs once, just before the system, on its
+    /// thread; a false one skips it ([`SkipReason::RunConditionFalse`](crate::SkipReason)):
+    /// no commands, and its successors still run.
+    pub fn run_if<M: 'static>(mut self, condition: impl Condition<M>) -> Self {
+        let known = self.world.storage.components().len();
+        let mut init = ParamInit::new(&mut self.world.storage, self.def.name);
+        let boxed = BoxedCondition::new(condition, &mut init);
+        self.condition_needs.push(init.into_needs());
+        self.world.register_new_resource_types(known);
+        self.condition = Some(match self.condition.take() {
+            Some(first) => first.and(boxed),
+            None => boxed,
+        });
+        self
+    }
+
+    /// Declares that the system reads the resource of type `T` named `name`
+    /// ([`World::insert_named_resource`]); a low-level system then reads it with
+    /// `ctx.named_resource::<T>(name)`. The name must be inserted already:
+    /// [`RegisterError::ResourceNameUnknown`] (with "did you mean") otherwise.
+    pub fn reads_named<T: 'static>(self, name: &'static str) -> Self {
+        self.io_named::<T>(name, Access::Read)
+    }
+
+    /// [`SystemBuilder::reads_named`], seeing this tick's writes of it (as
+    /// [`SystemBuilder::reads_fresh`]).
+    pub fn reads_fresh_named<T: 'static>(self, name: &'static str) -> Self {
+        self.io_named::<T>(name, Access::ReadFresh)
+    }
+
+    /// Declares that the system writes (and may read) the resource of type `T` named `name`
+    /// (`ctx.named_resource_mut::<T>(name)`); as [`SystemBuilder::reads_named`] for an
+    /// unknown name.
+    pub fn writes_named<T: 'static>(self, name: &'static str) -> Self {
+        self.io_named::<T>(name, Access::Write)
+    }
+
+    fn io_named<T: 'static>(mut self, name: &'static str, access: Access) -> Self {
+        let components = self.world.storage.components();
+        match components.named_id::<T>(name) {
+            Some(id) => {
+                let display = components.get(id).name();
+                self.def = self.def.io(Io {
+                    component: Some(id),
+                    access,
+                    type_name: Some(display),
+                });
+            }
+            None => {
+                let err = RegisterError::ResourceNameUnknown {
+                    name: self.def.name,
+                    resource: std::any::type_name::<T>(),
+                    given: name,
+                    suggestion: laige_registry::closest_name(name, components.names_of::<T>()),
+                };
+                self.pending.get_or_insert(err);
+            }
+        }
+        self
     }
 
     /// Sets the time budget in milliseconds (rounded to Q16.16).
@@ -491,11 +624,17 @@ impl<'w> SystemBuilder<'w> {
             after,
             before,
             after_weak,
+            condition,
+            condition_needs,
+            pending,
         } = self;
+        if let Some(err) = pending {
+            return Err(world.report_register(err));
+        }
         after.finish(&mut def.depends_on);
         before.finish(&mut def.before);
         after_weak.finish(&mut def.after_weak);
-        let (typed, required) = match typed {
+        let (typed, mut required) = match typed {
             Some((boxed, mut needs)) => {
                 let required = needs.take_required();
                 match needs.finish(&def.io) {
@@ -508,7 +647,18 @@ impl<'w> SystemBuilder<'w> {
             }
             None => (None, Vec::new()),
         };
-        let id = world.commit(def, typed)?;
+        for mut needs in condition_needs {
+            if let Err(err) = needs.read_only() {
+                return Err(world.report_register(err));
+            }
+            required.extend(needs.take_required());
+            match needs.finish(&IoList::EMPTY) {
+                Ok(reads) => def.io = with_condition_reads(&def.io, &reads),
+                Err(err) => return Err(world.report_register(err)),
+            }
+            def.conditional = true;
+        }
+        let id = world.commit(def, typed, condition)?;
         world.required_resources.extend(
             required
                 .into_iter()
@@ -516,4 +666,41 @@ impl<'w> SystemBuilder<'w> {
         );
         Ok(SystemHandle { id, name: def.name })
     }
+}
+
+/// `io` with a run condition's `reads` joined in: a component already declared keeps its
+/// declaration (a write or a read covers the condition's read; a plain read becomes fresh
+/// when the condition's is), any other is appended. A snapshot read beside a live one stays
+/// twice, which the registry refuses as `io_duplicate`.
+fn with_condition_reads(io: &IoList, reads: &IoList) -> IoList {
+    let mut joined = IoList::EMPTY;
+    for &declared in io.as_slice() {
+        let fresh = reads.as_slice().iter().any(|it| {
+            it.component.is_some() && it.component == declared.component
+                && it.access == Access::ReadFresh
+        });
+        let access = match declared.access {
+            Access::Read if fresh => Access::ReadFresh,
+            access => access,
+        };
+        joined.push(Io { access, ..declared });
+    }
+    for &read in reads.as_slice() {
+        let live = |access| !matches!(access, Access::ReadSnapshot);
+        let covered = read.component.is_some()
+            && io.as_slice().iter().any(|it| {
+                it.component == read.component && live(it.access) == live(read.access)
+            });
+        if !covered {
+            joined.push(read);
+        }
+    }
+    if io.overflowed() || reads.overflowed() {
+        joined.push(Io {
+            component: None,
+            access: Access::Read,
+            type_name: None,
+        });
+    }
+    joined
 }
