@@ -56,7 +56,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
         format!(
             "{{\"id\": {}, \"name\": {}, \"budget_ms\": {}, \"budget_raw\": {}, \"step\": {}, \
              \"track\": {}, \"dag\": {}, \"phase\": {}, \"exclusive\": {}, \"reads\": {}, \
-             \"reads_fresh\": {}, \"reads_snapshot\": {}, \"writes\": {}}}",
+             \"reads_fresh\": {}, \"reads_snapshot\": {}, \"writes\": {}{}}}",
             s.system.id.get(),
             string(s.system.name),
             s.budget.as_millis_f64(),
@@ -70,6 +70,8 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
             ids(&s.reads_fresh),
             ids(&s.reads_snapshot),
             ids(&s.writes),
+            // Only a conditional system carries the key, so older readers see no change.
+            if s.conditional { ", \"conditional\": true" } else { "" },
         )
     });
     list(&mut out, "systems", systems, false);
