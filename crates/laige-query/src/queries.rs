@@ -8,8 +8,7 @@ use laige_registry::{Access, ComponentId};
 use crate::declare::Claim;
 use crate::query::{
     Checks, Prepared, QueryData, QueryIter, ReadOnlyQueryData, SystemMeta, checked_ptr,
-    checked_ptr_at,
-    each_chunk_in, each_in, prepared_in, snapshot_of,
+    checked_ptr_at, each_chunk_in, each_in, prepared_in, snapshot_of,
 };
 use crate::{Entity, QueryError, SnapshotView, Storage};
 
@@ -366,7 +365,10 @@ impl<'w> Queries<'w> {
 
     /// How errors name resource `id`.
     fn display_of(&self, id: ComponentId) -> &'static str {
-        self.storage.components().info(id).map_or("?", |it| it.name())
+        self.storage
+            .components()
+            .info(id)
+            .map_or("?", |it| it.name())
     }
 
     /// Whether the world holds a value of resource `T` now. A pure query: no check, no event.

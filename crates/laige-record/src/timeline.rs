@@ -331,20 +331,21 @@ impl Timeline {
             skipped: None,
         };
         let last_end = spans.iter().map(|it| it.end).max().unwrap_or(marks.start);
-        let systems = self.rows[rows]
-            .iter()
-            .zip(spans)
-            .zip(skips)
-            .map(move |((row, span), &skipped)| {
-                let kind = TimelineKind::System {
-                    id: row.id,
-                    name: row.name,
-                };
-                TimelineEvent {
-                    skipped,
-                    ..event(kind, span.thread, span.start, span.end)
-                }
-            });
+        let systems =
+            self.rows[rows]
+                .iter()
+                .zip(spans)
+                .zip(skips)
+                .map(move |((row, span), &skipped)| {
+                    let kind = TimelineKind::System {
+                        id: row.id,
+                        name: row.name,
+                    };
+                    TimelineEvent {
+                        skipped,
+                        ..event(kind, span.thread, span.start, span.end)
+                    }
+                });
         std::iter::once(event(TimelineKind::Track, 0, marks.start, marks.ran))
             .chain(systems)
             .chain([

@@ -74,7 +74,11 @@ fn main() {
     for round in 0..rounds {
         for k in 0..kinds.len() {
             // Alternate the order, so drift in the host's load hits each kind alike.
-            let k = if round % 2 == 0 { k } else { kinds.len() - 1 - k };
+            let k = if round % 2 == 0 {
+                k
+            } else {
+                kinds.len() - 1 - k
+            };
             let (world, schedule) = &mut worlds[k];
             let start = Instant::now();
             for _ in 0..ticks {

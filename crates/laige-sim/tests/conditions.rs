@@ -40,11 +40,15 @@ fn world(start: Phase) -> (World, Schedule) {
         .insert_hashed_named_resource("units", Grid([0, 0]))
         .unwrap();
     let cool = world
-        .system("Cool", |mut q: Query<'_, &mut Heat>| q.each(|h| h.0 = h.0.saturating_sub(1)))
+        .system("Cool", |mut q: Query<'_, &mut Heat>| {
+            q.each(|h| h.0 = h.0.saturating_sub(1))
+        })
         .register()
         .unwrap();
     world
-        .system("Burn", |mut q: Query<'_, (&mut Ember, &Heat)>| q.each(|(e, h)| e.0 += h.0))
+        .system("Burn", |mut q: Query<'_, (&mut Ember, &Heat)>| {
+            q.each(|(e, h)| e.0 += h.0)
+        })
         .run_if(resource_equals(Phase::Playing).and(every_n_ticks(2)))
         .after(cool)
         .register()
@@ -77,7 +81,11 @@ fn a_conditional_system_looks_different_in_every_export() {
     insta::assert_snapshot!("conditions_dot", graph.to_dot());
     insta::assert_snapshot!("conditions_mermaid", graph.to_mermaid());
     insta::assert_snapshot!("conditions_json", graph.to_json());
-    assert!(graph.to_json().contains("\"name\": \"Grid \\\"terrain\\\"\""));
+    assert!(
+        graph
+            .to_json()
+            .contains("\"name\": \"Grid \\\"terrain\\\"\"")
+    );
     if let Some(svg) = laige_testkit::graphviz(&graph.to_dot(), "svg") {
         assert!(svg.contains("stroke-dasharray"), "the dashed node renders");
     }
@@ -110,15 +118,27 @@ fn skips_show_in_the_timeline_the_checksums_and_the_tick_report() {
             ("Paint", Some("run_condition_false"))
         ]
     );
-    assert!(timeline.to_chrome_trace().contains("\"skipped\":\"run_condition_false\""));
+    assert!(
+        timeline
+            .to_chrome_trace()
+            .contains("\"skipped\":\"run_condition_false\"")
+    );
     let checksums = world.checksums().unwrap();
-    let names: Vec<_> = checksums.systems().iter().map(|it| it.name.as_str()).collect();
+    let names: Vec<_> = checksums
+        .systems()
+        .iter()
+        .map(|it| it.name.as_str())
+        .collect();
     assert_eq!(names, ["Cool", "Burn", "Paint"]);
     assert_eq!(checksums.systems()[2].writes, ["Grid \"units\""]);
     let latest = checksums.latest().unwrap();
     assert_eq!(
         (latest.skip(0), latest.skip(1), latest.skip(2)),
-        (None, Some("run_condition_false"), Some("run_condition_false"))
+        (
+            None,
+            Some("run_condition_false"),
+            Some("run_condition_false")
+        )
     );
     // Once playing, `Paint` runs: the next row says so.
     *world.resource_mut::<Phase>().unwrap() = Phase::Playing;
@@ -164,8 +184,12 @@ fn the_same_skips_and_hashes_on_every_runner() {
                     *world.resource_mut::<Phase>().unwrap() = Phase::Warmup;
                 }
                 world.run_systems(&schedule).unwrap();
-                let outcomes: Vec<_> =
-                    world.tick_report().systems().iter().map(|it| it.outcome).collect();
+                let outcomes: Vec<_> = world
+                    .tick_report()
+                    .systems()
+                    .iter()
+                    .map(|it| it.outcome)
+                    .collect();
                 (world.state_hash(), outcomes)
             })
             .collect::<Vec<_>>()

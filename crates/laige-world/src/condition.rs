@@ -184,6 +184,7 @@ macro_rules! function_condition {
                 fetch: &mut ParamFetch<'a>,
             ) -> Result<bool, QueryError> {
                 #[inline(always)]
+                #[allow(clippy::too_many_arguments)]
                 fn call<$($p),*>(mut f: impl FnMut($($p),*) -> bool, $($p: $p),*) -> bool {
                     f($($p),*)
                 }

@@ -111,8 +111,8 @@ pub use laige_query::{
 };
 pub use laige_record::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, CounterTrack, Culprit, Desync,
-    RecordError, RecordedSystem, SKIP_TOKENS, TickChecksums, Timeline, TimelineEvent,
-    TimelineKind, skip_code, skip_token,
+    RecordError, RecordedSystem, SKIP_TOKENS, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+    skip_code, skip_token,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_storage::{

@@ -10,8 +10,8 @@ use laige_scheduler::Schedule;
 
 use laige_record::{ChecksumRecord, Timeline};
 
-use crate::{SkipReason, World};
 use crate::observers::MAX_RECORDED_TICKS;
+use crate::{SkipReason, World};
 
 impl World {
     /// Records a timeline of the next ticks, keeping the last `ticks` of them (at least 1,

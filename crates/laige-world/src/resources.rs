@@ -219,9 +219,9 @@ impl World {
                 self.registry.register_component_info(id, display, false);
                 Ok(id)
             }
-            Err(_) => Err(self.storage.report(WorldError::ComponentLimit {
-                component: display,
-            })),
+            Err(_) => Err(self
+                .storage
+                .report(WorldError::ComponentLimit { component: display })),
         }
     }
 

@@ -17,10 +17,10 @@ use laige_query::{Prepared, Queries, QueryData};
 use laige_storage::archetype::Archetype;
 use laige_storage::bundle::Bundle;
 
-pub use names::{SystemHandle, SystemNames};
-pub use systems::{SystemBuilder, SystemState, ViewSource};
 pub(crate) use names::intern;
+pub use names::{SystemHandle, SystemNames};
 pub(crate) use systems::RunEnd;
+pub use systems::{SystemBuilder, SystemState, ViewSource};
 
 /// Archetype storage for entities and components, plus the registered systems with their
 /// command buffers and PRNG substreams.

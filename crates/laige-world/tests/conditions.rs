@@ -47,10 +47,13 @@ fn world() -> World {
 fn a_false_condition_skips_the_system_and_its_successors_run() {
     let mut world = world();
     let gated = world
-        .system("Gated", |mut q: Query<'_, &mut Count>, mut c: Commands<'_>| {
-            c.spawn((Count(100),));
-            q.each(|n| n.0 += 1)
-        })
+        .system(
+            "Gated",
+            |mut q: Query<'_, &mut Count>, mut c: Commands<'_>| {
+                c.spawn((Count(100),));
+                q.each(|n| n.0 += 1)
+            },
+        )
         .run_if(resource_equals(State::Playing))
         .register()
         .unwrap();
@@ -73,7 +76,10 @@ fn a_false_condition_skips_the_system_and_its_successors_run() {
 
     *world.resource_mut::<State>().unwrap() = State::Playing;
     world.run_systems(&schedule).unwrap();
-    assert_eq!(world.tick_report().system(gated).unwrap().outcome, SystemOutcome::Ran);
+    assert_eq!(
+        world.tick_report().system(gated).unwrap().outcome,
+        SystemOutcome::Ran
+    );
     assert_eq!(world.last_skip(gated), None);
     assert_eq!(world.len(), 2);
 }
@@ -110,7 +116,10 @@ fn combinators_short_circuit_left_to_right() {
         let id = world.registry().find(name).unwrap();
         world.tick_report().system(id).unwrap().outcome
     };
-    assert_eq!(outcome("A"), SystemOutcome::Skipped(SkipReason::RunConditionFalse));
+    assert_eq!(
+        outcome("A"),
+        SystemOutcome::Skipped(SkipReason::RunConditionFalse)
+    );
     assert_eq!(outcome("B"), SystemOutcome::Ran);
 }
 
@@ -159,10 +168,15 @@ fn a_condition_reads_count_as_the_systems_reads() {
     let count = world.component_id::<Count>().unwrap();
     assert!(record.is_conditional());
     assert!(record.reads().contains(state));
-    assert!(record.writes().contains(count), "the system's write stays a write");
+    assert!(
+        record.writes().contains(count),
+        "the system's write stays a write"
+    );
     // A writer of `State` now conflicts with the gated system through its condition.
     world
-        .system("Switch", |mut state: ResMut<'_, State>| *state = State::Playing)
+        .system("Switch", |mut state: ResMut<'_, State>| {
+            *state = State::Playing
+        })
         .register()
         .unwrap();
     let conflicts = world.registry().conflicts(None);
@@ -236,15 +250,20 @@ fn driven(threads: Option<usize>) -> (Vec<u64>, Vec<Vec<SystemOutcome>>) {
         .register()
         .unwrap();
     world
-        .system("Play", |mut q: Query<'_, &mut Count>| q.each(|n| n.0 = n.0 * 3 + 1))
+        .system("Play", |mut q: Query<'_, &mut Count>| {
+            q.each(|n| n.0 = n.0 * 3 + 1)
+        })
         .run_if(resource_equals(State::Playing))
         .after(flip)
         .register()
         .unwrap();
     world
-        .system("Pause", |mut score: ResMut<'_, Score>, q: Query<'_, &Count>| {
-            score.0 += q.iter().map_or(0, |it| it.map(|n| n.0).sum::<u32>());
-        })
+        .system(
+            "Pause",
+            |mut score: ResMut<'_, Score>, q: Query<'_, &Count>| {
+                score.0 += q.iter().map_or(0, |it| it.map(|n| n.0).sum::<u32>());
+            },
+        )
         .run_if(not(resource_equals(State::Playing)))
         .after(flip)
         .register()
@@ -255,7 +274,14 @@ fn driven(threads: Option<usize>) -> (Vec<u64>, Vec<Vec<SystemOutcome>>) {
     for _ in 0..10 {
         world.run_systems(&schedule).unwrap();
         hashes.push(world.state_hash() ^ u64::from(world.resource::<Score>().unwrap().0));
-        outcomes.push(world.tick_report().systems().iter().map(|it| it.outcome).collect());
+        outcomes.push(
+            world
+                .tick_report()
+                .systems()
+                .iter()
+                .map(|it| it.outcome)
+                .collect(),
+        );
     }
     (hashes, outcomes)
 }

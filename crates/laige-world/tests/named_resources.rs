@@ -3,8 +3,8 @@
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_world::{
-    NamedRes, NamedResMut, RegisterError, Res, ResMut, StateHash, StateHasher, SystemContext, World,
-    WorldOptions, resource_name,
+    NamedRes, NamedResMut, RegisterError, Res, ResMut, StateHash, StateHasher, SystemContext,
+    World, WorldOptions, resource_name,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,15 +44,35 @@ fn world() -> World {
 #[test]
 fn two_resources_of_one_type_live_apart() {
     let mut world = world();
-    assert_eq!(world.named_resource::<Grid>("terrain").unwrap().0, [1, 2, 3]);
+    assert_eq!(
+        world.named_resource::<Grid>("terrain").unwrap().0,
+        [1, 2, 3]
+    );
     assert_eq!(world.named_resource::<Grid>("units").unwrap().0, [0, 0, 0]);
-    assert!(world.resource::<Grid>().is_err(), "the plain `Grid` is another resource");
-    let terrain = world.insert_named_resource("terrain", Grid(vec![4, 5, 6])).unwrap();
-    assert_eq!(world.component_info(terrain).unwrap().name(), "Grid \"terrain\"");
-    assert_eq!(world.component_info(terrain).unwrap().label(), Some("terrain"));
-    assert_eq!(world.named_resource::<Grid>("terrain").unwrap().0, [4, 5, 6]);
+    assert!(
+        world.resource::<Grid>().is_err(),
+        "the plain `Grid` is another resource"
+    );
+    let terrain = world
+        .insert_named_resource("terrain", Grid(vec![4, 5, 6]))
+        .unwrap();
+    assert_eq!(
+        world.component_info(terrain).unwrap().name(),
+        "Grid \"terrain\""
+    );
+    assert_eq!(
+        world.component_info(terrain).unwrap().label(),
+        Some("terrain")
+    );
+    assert_eq!(
+        world.named_resource::<Grid>("terrain").unwrap().0,
+        [4, 5, 6]
+    );
     world.named_resource_mut::<Grid>("units").unwrap().0[0] = 9;
-    assert_eq!(world.remove_named_resource::<Grid>("units"), Some(Grid(vec![9, 0, 0])));
+    assert_eq!(
+        world.remove_named_resource::<Grid>("units"),
+        Some(Grid(vec![9, 0, 0]))
+    );
     assert!(world.named_resource::<Grid>("units").is_err());
 }
 
@@ -62,7 +82,9 @@ fn typed_parameters_read_and_write_by_name_and_conflict_per_name() {
     let spread = world
         .system(
             "Spread",
-            |terrain: NamedRes<'_, Grid, Terrain>, mut units: NamedResMut<'_, Grid, Units>, step: Res<'_, Step>| {
+            |terrain: NamedRes<'_, Grid, Terrain>,
+             mut units: NamedResMut<'_, Grid, Units>,
+             step: Res<'_, Step>| {
                 for (unit, cell) in units.0.iter_mut().zip(&terrain.0) {
                     *unit += cell * step.0;
                 }
@@ -80,18 +102,32 @@ fn typed_parameters_read_and_write_by_name_and_conflict_per_name() {
         .register()
         .unwrap();
     let count = world
-        .system("Count", |units: NamedRes<'_, Grid, Units>| assert!(units.0.len() == 3))
+        .system("Count", |units: NamedRes<'_, Grid, Units>| {
+            assert!(units.0.len() == 3)
+        })
         .register()
         .unwrap();
     let conflicts = world.registry().conflicts(None);
-    assert!(conflicts.of(spread.id()).contains(erode.id()), "R×W on terrain");
-    assert!(conflicts.of(spread.id()).contains(count.id()), "W×R on units");
-    assert!(!conflicts.of(erode.id()).contains(count.id()), "terrain and units are apart");
+    assert!(
+        conflicts.of(spread.id()).contains(erode.id()),
+        "R×W on terrain"
+    );
+    assert!(
+        conflicts.of(spread.id()).contains(count.id()),
+        "W×R on units"
+    );
+    assert!(
+        !conflicts.of(erode.id()).contains(count.id()),
+        "terrain and units are apart"
+    );
     let schedule = world.schedule().unwrap();
     world.run_systems(&schedule).unwrap();
     world.run_systems(&schedule).unwrap();
     assert_eq!(world.named_resource::<Grid>("units").unwrap().0, [3, 5, 7]);
-    assert_eq!(world.named_resource::<Grid>("terrain").unwrap().0, [3, 4, 5]);
+    assert_eq!(
+        world.named_resource::<Grid>("terrain").unwrap().0,
+        [3, 4, 5]
+    );
 }
 
 #[test]
@@ -112,7 +148,12 @@ fn two_writers_of_one_name_are_a_double_writer_naming_it() {
 }
 
 fn low_level(ctx: &mut SystemContext<'_>) {
-    let total: u32 = ctx.named_resource::<Grid>("terrain").unwrap().0.iter().sum();
+    let total: u32 = ctx
+        .named_resource::<Grid>("terrain")
+        .unwrap()
+        .0
+        .iter()
+        .sum();
     ctx.named_resource_mut::<Grid>("units").unwrap().0[0] = total;
 }
 
@@ -151,7 +192,12 @@ fn an_unknown_name_is_refused_with_did_you_mean() {
     assert!(
         matches!(
             err,
-            RegisterError::ResourceNameUnknown { name: "Typed", given: "terain", suggestion: Some("terrain"), .. }
+            RegisterError::ResourceNameUnknown {
+                name: "Typed",
+                given: "terain",
+                suggestion: Some("terrain"),
+                ..
+            }
         ),
         "{err:?}"
     );
@@ -189,10 +235,13 @@ fn grids(threads: Option<usize>) -> Vec<u64> {
         .register()
         .unwrap();
     world
-        .system("March", |mut units: NamedResMut<'_, Grid, Units>, step: Res<'_, Step>| {
-            units.0.rotate_left(1);
-            units.0[0] += step.0;
-        })
+        .system(
+            "March",
+            |mut units: NamedResMut<'_, Grid, Units>, step: Res<'_, Step>| {
+                units.0.rotate_left(1);
+                units.0[0] += step.0;
+            },
+        )
         .register()
         .unwrap();
     world
@@ -219,7 +268,10 @@ fn grids(threads: Option<usize>) -> Vec<u64> {
 #[test]
 fn named_resources_hash_the_same_on_every_runner() {
     let sequential = grids(None);
-    assert_ne!(sequential[0], sequential[1], "the hash sees the named values");
+    assert_ne!(
+        sequential[0], sequential[1],
+        "the hash sees the named values"
+    );
     for threads in [1, 2, 4] {
         assert_eq!(grids(Some(threads)), sequential, "on {threads} threads");
     }

@@ -515,7 +515,9 @@ fn conditional_world(threads: Option<usize>) -> (World, laige_scheduler::Schedul
         world.spawn((Pos(i as f32, 0.0),)).unwrap();
     }
     world.insert_resource(GameState::Menu).unwrap();
-    world.insert_named_resource("terrain", Grid([1, 2, 3, 4])).unwrap();
+    world
+        .insert_named_resource("terrain", Grid([1, 2, 3, 4]))
+        .unwrap();
     world.insert_named_resource("units", Grid([0; 4])).unwrap();
     if let Some(threads) = threads {
         world.use_executor(laige_executor::ExecutorOptions {
@@ -536,9 +538,11 @@ fn conditional_world(threads: Option<usize>) -> (World, laige_scheduler::Schedul
         .unwrap();
     world
         .system("Move", |mut q: Query<'_, &mut Pos>| q.each(|p| p.0 += 1.0))
-        .run_if(resource_equals(GameState::Playing).and(not(|q: Query<'_, &Pos>| {
-            q.iter().is_ok_and(|mut it| it.any(|p| p.0 > 1.0e9))
-        })))
+        .run_if(
+            resource_equals(GameState::Playing).and(not(|q: Query<'_, &Pos>| {
+                q.iter().is_ok_and(|mut it| it.any(|p| p.0 > 1.0e9))
+            })),
+        )
         .after(flip)
         .register()
         .unwrap();
@@ -585,6 +589,9 @@ fn run_conditions_and_named_resources_allocate_nothing() {
         assert!(skips >= 100, "conditions skipped {skips} systems");
         assert!(world.named_resource::<Grid>("units").unwrap().0[3] > 0);
         println!("world-zeroalloc-conditions threads={threads:?} allocs={counted}");
-        assert_eq!(counted, 0, "conditional ticks allocated {counted} times ({threads:?})");
+        assert_eq!(
+            counted, 0,
+            "conditional ticks allocated {counted} times ({threads:?})"
+        );
     }
 }

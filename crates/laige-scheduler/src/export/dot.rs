@@ -44,9 +44,17 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
                 system.system.id.get(),
                 record_field(system.system.name),
                 record_field(&system.budget.to_string()),
-                if system.conditional { "\\n(run_if)" } else { "" },
+                if system.conditional {
+                    "\\n(run_if)"
+                } else {
+                    ""
+                },
                 quoted(&drawing::access_text(graph, system)),
-                if system.conditional { ", style=dashed" } else { "" },
+                if system.conditional {
+                    ", style=dashed"
+                } else {
+                    ""
+                },
             ),
             Block::Close => {
                 depth -= 1;

@@ -71,7 +71,11 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
             ids(&s.reads_snapshot),
             ids(&s.writes),
             // Only a conditional system carries the key, so older readers see no change.
-            if s.conditional { ", \"conditional\": true" } else { "" },
+            if s.conditional {
+                ", \"conditional\": true"
+            } else {
+                ""
+            },
         )
     });
     list(&mut out, "systems", systems, false);

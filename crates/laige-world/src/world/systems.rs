@@ -5,9 +5,7 @@ use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
 
-use laige_registry::{
-    Access, Budget, Io, IoList, RegisterError, Registry, SystemDef, SystemId,
-};
+use laige_registry::{Access, Budget, Io, IoList, RegisterError, Registry, SystemDef, SystemId};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -676,7 +674,8 @@ fn with_condition_reads(io: &IoList, reads: &IoList) -> IoList {
     let mut joined = IoList::EMPTY;
     for &declared in io.as_slice() {
         let fresh = reads.as_slice().iter().any(|it| {
-            it.component.is_some() && it.component == declared.component
+            it.component.is_some()
+                && it.component == declared.component
                 && it.access == Access::ReadFresh
         });
         let access = match declared.access {
@@ -688,9 +687,10 @@ fn with_condition_reads(io: &IoList, reads: &IoList) -> IoList {
     for &read in reads.as_slice() {
         let live = |access| !matches!(access, Access::ReadSnapshot);
         let covered = read.component.is_some()
-            && io.as_slice().iter().any(|it| {
-                it.component == read.component && live(it.access) == live(read.access)
-            });
+            && io
+                .as_slice()
+                .iter()
+                .any(|it| it.component == read.component && live(it.access) == live(read.access));
         if !covered {
             joined.push(read);
         }
