@@ -91,15 +91,6 @@ impl World {
         })
     }
 
-    fn resource_ptr<T: 'static>(&self) -> Result<*mut u8, WorldError> {
-        let id = self.require_resource::<T>()?;
-        self.storage.resources().ptr(id).ok_or_else(|| {
-            self.storage.report(WorldError::NoResource {
-                component: type_name::<T>(),
-            })
-        })
-    }
-
     /// The resource `T`, for setup code; systems use
     /// [`Queries::resource`](crate::Queries::resource).
     ///
@@ -108,9 +99,8 @@ impl World {
     /// [`WorldError::NoResource`] when the world holds none (never inserted, or removed);
     /// [`WorldError::ComponentAsResource`] for a component type.
     pub fn resource<T: 'static>(&self) -> Result<&T, WorldError> {
-        let ptr = self.resource_ptr::<T>()?;
-        // SAFETY: the held value of `T`'s id is a valid `T`; `&self` excludes writers.
-        Ok(unsafe { &*ptr.cast::<T>() })
+        let id = self.require_resource::<T>()?;
+        self.storage.resource(id)
     }
 
     /// The resource `T`, mutably, for setup code; systems use
@@ -120,10 +110,8 @@ impl World {
     ///
     /// As for [`World::resource`].
     pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T, WorldError> {
-        let ptr = self.resource_ptr::<T>()?;
-        // SAFETY: the held value of `T`'s id is a valid `T`; `&mut self` excludes every other
-        // access.
-        Ok(unsafe { &mut *ptr.cast::<T>() })
+        let id = self.require_resource::<T>()?;
+        self.storage.resource_mut(id)
     }
 
     /// Whether the world holds a resource `T`. A pure query: no event.
@@ -232,9 +220,8 @@ impl World {
     ///
     /// [`WorldError::NoResource`] when no `T` has that name, or it holds no value.
     pub fn named_resource<T: 'static>(&self, name: &str) -> Result<&T, WorldError> {
-        let ptr = self.named_resource_ptr::<T>(name)?;
-        // SAFETY: the held value of a `T` resource id is a valid `T`; `&self` excludes writers.
-        Ok(unsafe { &*ptr.cast::<T>() })
+        let id = self.named_id::<T>(name)?;
+        self.storage.resource(id)
     }
 
     /// The resource of type `T` named `name`, mutably, for setup code.
@@ -243,10 +230,8 @@ impl World {
     ///
     /// As for [`World::named_resource`].
     pub fn named_resource_mut<T: 'static>(&mut self, name: &str) -> Result<&mut T, WorldError> {
-        let ptr = self.named_resource_ptr::<T>(name)?;
-        // SAFETY: the held value of a `T` resource id is a valid `T`; `&mut self` excludes
-        // every other access.
-        Ok(unsafe { &mut *ptr.cast::<T>() })
+        let id = self.named_id::<T>(name)?;
+        self.storage.resource_mut(id)
     }
 
     /// Removes the resource of type `T` named `name` and returns it; `None` when the world
@@ -256,17 +241,16 @@ impl World {
         self.storage.take_resource_at::<T>(id)
     }
 
-    fn named_resource_ptr<T: 'static>(&self, name: &str) -> Result<*mut u8, WorldError> {
-        let components = self.storage.components();
-        let found = components.named_id::<T>(name).and_then(|id| {
-            debug_assert!(self.storage.is_resource_of::<T>(id));
-            self.storage.resources().ptr(id)
-        });
-        found.ok_or_else(|| {
-            self.storage.report(WorldError::NoResource {
-                component: type_name::<T>(),
+    /// The id of the `T` named `name`, or the reported error of an unknown name.
+    fn named_id<T: 'static>(&self, name: &str) -> Result<ComponentId, WorldError> {
+        self.storage
+            .components()
+            .named_id::<T>(name)
+            .ok_or_else(|| {
+                self.storage.report(WorldError::NoResource {
+                    component: type_name::<T>(),
+                })
             })
-        })
     }
 }
 
