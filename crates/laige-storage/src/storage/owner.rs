@@ -65,8 +65,8 @@ impl StorageOwner {
     /// `T`'s).
     pub fn resource<T: 'static>(&self, id: ComponentId) -> Result<&T, WorldError> {
         let ptr = self.typed_resource_ptr::<T>(id)?;
-        // SAFETY: the held value of a resource id whose registered type is `T` (checked by `TypeId` in `is_resource_of`); no writing view is open
-        // on an owner borrowed shared.
+        // SAFETY: the held value of a resource id whose registered type is `T` (checked by
+        // `TypeId` in `is_resource_of`); no writing view is open on an owner borrowed shared.
         Ok(unsafe { &*ptr.cast::<T>() })
     }
 
