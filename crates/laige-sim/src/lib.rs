@@ -79,7 +79,7 @@ pub use laige_registry::system;
 /// `Rng`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
 /// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
 /// run conditions and named resources (`Condition`, `not`, `resource_equals`,
-/// `resource_matches`, `every_n_ticks`, `SkipReason`, `NamedRes`, `NamedResMut`,
+/// `resource_matches`, `every_n_ticks`, `not_empty`, `Pending`, `SkipReason`, `NamedRes`, `NamedResMut`,
 /// `ResourceName`, `resource_name!`), a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
 /// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
 /// `SystemDef`, `SystemId`, `Layout`, `Schedule`, `ChosenMode`, `ExecutorOptions`, `Mode`,
@@ -98,8 +98,8 @@ pub mod prelude {
     };
     // Run conditions and named resources (docs/api/conditions.md).
     pub use laige_world::{
-        Condition, NamedRes, NamedResMut, ResourceName, SkipReason, every_n_ticks, not,
-        resource_equals, resource_matches, resource_name,
+        Condition, NamedRes, NamedResMut, Pending, ResourceName, SkipReason, every_n_ticks, not,
+        not_empty, resource_equals, resource_matches, resource_name,
     };
     // The context form of a system, a tick's outcome, batches, the PRNG.
     pub use laige_world::{

@@ -33,7 +33,7 @@ use std::marker::PhantomData;
 use laige_executor::Exclusive;
 
 use crate::system::{ParamFetch, ParamInit, SystemParam, init_param};
-use crate::{Local, QueryError, Res};
+use crate::{Local, Query, QueryError, QueryFilter, ReadOnlyQueryData, Res};
 
 mod sealed {
     use super::{ParamFetch, ParamInit, QueryError};
@@ -234,6 +234,68 @@ pub fn every_n_ticks(n: u32) -> impl Condition<fn(Local<'static, u32>) -> bool> 
         let due = *count == 0;
         *count = (*count + 1) % n;
         due
+    }
+}
+
+/// What a reader parameter tells [`not_empty`]: whether anything waits for it. A query has
+/// something when a row matches; an event reader (issue 22's event queues) when an event it
+/// has not read is in its queue, which makes "run only when events wait" the one-liner
+/// `.run_if(not_empty::<EventReader<'static, Hit>>())`.
+pub trait Pending {
+    /// Whether anything waits.
+    fn has_pending(&self) -> bool;
+}
+
+impl<Q: ReadOnlyQueryData, F: QueryFilter> Pending for Query<'_, Q, F> {
+    fn has_pending(&self) -> bool {
+        self.iter().is_ok_and(|mut rows| rows.next().is_some())
+    }
+}
+
+/// True while the parameter `P` has something pending ([`Pending`]):
+/// `not_empty::<Query<'static, &Enemy>>()` while any entity has an `Enemy`. Its parameter
+/// is set up and checked as any condition's: it must only read.
+pub fn not_empty<P>() -> NotEmpty<P>
+where
+    P: SystemParam + 'static,
+    for<'a> P::Item<'a>: Pending,
+{
+    NotEmpty(PhantomData)
+}
+
+/// The condition [`not_empty`] makes.
+pub struct NotEmpty<P>(PhantomData<fn() -> P>);
+
+impl<P> fmt::Debug for NotEmpty<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("NotEmpty")
+            .field(&std::any::type_name::<P>())
+            .finish()
+    }
+}
+
+/// The marker of [`NotEmpty`]'s implementation.
+#[derive(Debug)]
+pub struct NotEmptyMarker;
+
+impl<P> Evaluate<NotEmptyMarker> for NotEmpty<P>
+where
+    P: SystemParam + 'static,
+    for<'a> P::Item<'a>: Pending,
+{
+    type State = P::State;
+
+    fn init(init: &mut ParamInit<'_>) -> Self::State {
+        init_param::<P>(init)
+    }
+
+    #[inline]
+    fn evaluate<'a>(
+        &mut self,
+        state: &'a mut Self::State,
+        fetch: &mut ParamFetch<'a>,
+    ) -> Result<bool, QueryError> {
+        Ok(P::fetch(state, fetch)?.has_pending())
     }
 }
 

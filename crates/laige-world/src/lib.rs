@@ -91,8 +91,8 @@ pub use command::{
     ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
 };
 pub use condition::{
-    And, AndMarker, Condition, Not, NotMarker, Or, OrMarker, every_n_ticks, not, resource_equals,
-    resource_matches,
+    And, AndMarker, Condition, Not, NotEmpty, NotEmptyMarker, NotMarker, Or, OrMarker, Pending,
+    every_n_ticks, not, not_empty, resource_equals, resource_matches,
 };
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use gate::FailurePolicy;

@@ -9,7 +9,7 @@ use laige_executor::{ExecutorOptions, Mode};
 use laige_world::{
     Commands, Component, ComponentOptions, Condition, Local, Query, RegisterError, Res, ResMut,
     SkipReason, StateHash, StateHasher, SystemOutcome, World, WorldOptions, every_n_ticks, not,
-    resource_equals, resource_matches,
+    not_empty, resource_equals, resource_matches,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,4 +299,36 @@ fn skips_and_state_are_the_same_on_every_runner() {
     for threads in [1, 2, 4] {
         assert_eq!(driven(Some(threads)), sequential, "on {threads} threads");
     }
+}
+
+/// Marks the entities a `not_empty` query waits for.
+struct Burning;
+impl Component for Burning {}
+
+#[test]
+fn not_empty_runs_only_while_a_reader_has_something() {
+    let mut world = world();
+    world.register_component::<Burning>().unwrap();
+    let douse = world
+        .system("Douse", |mut score: ResMut<'_, Score>| score.0 += 1)
+        .run_if(not_empty::<Query<'static, &Burning>>())
+        .register()
+        .unwrap();
+    let burning = world.component_id::<Burning>().unwrap();
+    assert!(
+        world
+            .registry()
+            .get(douse.id())
+            .unwrap()
+            .reads()
+            .contains(burning)
+    );
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(world.last_skip(douse), Some(SkipReason::RunConditionFalse));
+    world.spawn((Count(1), Burning)).unwrap();
+    world.run_systems(&schedule).unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(world.last_skip(douse), None);
+    assert_eq!(world.resource::<Score>().unwrap().0, 2);
 }
