@@ -276,3 +276,61 @@ fn named_resources_hash_the_same_on_every_runner() {
         assert_eq!(grids(Some(threads)), sequential, "on {threads} threads");
     }
 }
+
+/// `Grow` writes `Grid "terrain"`; `Look`, registered first, reads it fresh; `Glance` reads
+/// `Grid "units"` fresh, which nobody writes here.
+fn look(ctx: &mut SystemContext<'_>) {
+    let _ = ctx.named_resource::<Grid>("terrain").unwrap();
+}
+
+fn glance(ctx: &mut SystemContext<'_>) {
+    let _ = ctx.named_resource::<Grid>("units").unwrap();
+}
+
+fn grow(ctx: &mut SystemContext<'_>) {
+    ctx.named_resource_mut::<Grid>("terrain").unwrap().0[0] += 1;
+}
+
+#[test]
+fn a_fresh_read_by_name_gets_its_edge_from_that_names_writer_only() {
+    use laige_scheduler::{GraphCause, Layout, ScheduleGraph};
+    let mut world = world();
+    world.set_layout(Layout::new().dag("Main", "Sim", &["Run"], "Run"));
+    world
+        .system_fn("Look", look)
+        .reads_fresh_named::<Grid>("terrain")
+        .register()
+        .unwrap();
+    world
+        .system_fn("Glance", glance)
+        .reads_fresh_named::<Grid>("units")
+        .register()
+        .unwrap();
+    world
+        .system_fn("Grow", grow)
+        .writes_named::<Grid>("terrain")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    let names: Vec<_> = schedule
+        .order()
+        .iter()
+        .map(|&id| world.registry().get(id).unwrap().name())
+        .collect();
+    assert_eq!(names, ["Glance", "Grow", "Look"]);
+    let graph = ScheduleGraph::new(&schedule, world.registry(), world.layout()).unwrap();
+    let edges: Vec<_> = graph
+        .edges()
+        .iter()
+        .map(|e| (e.earlier.name, e.later.name, e.cause))
+        .collect();
+    assert_eq!(edges.len(), 1, "{edges:?}");
+    let (earlier, later, cause) = edges[0];
+    assert_eq!((earlier, later), ("Grow", "Look"));
+    let GraphCause::Fresh(component) = cause else {
+        panic!("{cause:?}");
+    };
+    assert_eq!(component.name, "Grid \"terrain\"");
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(world.named_resource::<Grid>("terrain").unwrap().0[0], 2);
+}
