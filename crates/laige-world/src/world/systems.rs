@@ -33,6 +33,35 @@ pub(crate) enum RunEnd {
     Skipped,
 }
 
+/// What a run condition decided.
+enum Verdict {
+    Run,
+    Skip,
+    /// Its parameters could not be fetched: the run failed.
+    Failed,
+}
+
+/// Evaluates `condition` over `view`; a fetch that fails is kept in `failure`. Out of line,
+/// so a system without a condition pays one test for it.
+#[inline(never)]
+fn evaluate_condition(
+    condition: &mut BoxedCondition,
+    view: Queries<'_>,
+    meta: &SystemMeta,
+    batches: &BatchScratch,
+    failure: &mut Option<BoxError>,
+) -> Verdict {
+    let mut fetch = ParamFetch::read_only(view, meta, batches);
+    match condition.holds(&mut fetch) {
+        Ok(true) => Verdict::Run,
+        Ok(false) => Verdict::Skip,
+        Err(err) => {
+            *failure = Some(Box::new(err));
+            Verdict::Failed
+        }
+    }
+}
+
 /// How a host reaches the storage for one system's run: the checked view of the system
 /// whose meta it is handed.
 pub trait ViewSource {
@@ -145,14 +174,17 @@ impl SystemState {
     pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) -> bool {
         let mut view = storage.view(&self.meta);
         if let Some(condition) = &mut self.condition {
-            let mut fetch = ParamFetch::read_only(view.reborrow(), &self.meta, &self.batches);
-            match condition.holds(&mut fetch) {
-                Ok(true) => {}
-                Ok(false) => return false,
-                Err(err) => {
-                    self.failure = Some(Box::new(err));
-                    return true;
-                }
+            let verdict = evaluate_condition(
+                condition,
+                view.reborrow(),
+                &self.meta,
+                &self.batches,
+                &mut self.failure,
+            );
+            match verdict {
+                Verdict::Run => {}
+                Verdict::Skip => return false,
+                Verdict::Failed => return true,
             }
         }
         // Typed systems first: they are the usual form, and the world pairs a typed mark
