@@ -334,3 +334,23 @@ fn a_fresh_read_by_name_gets_its_edge_from_that_names_writer_only() {
     world.run_systems(&schedule).unwrap();
     assert_eq!(world.named_resource::<Grid>("terrain").unwrap().0[0], 2);
 }
+
+#[test]
+fn an_optional_named_resource_runs_without_its_value() {
+    let mut world = world();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counted = std::sync::Arc::clone(&seen);
+    world
+        .system("Maybe", move |units: Option<NamedRes<'_, Grid, Units>>| {
+            let code = units.map_or(100, |grid| grid.0[0]);
+            counted.store(code, std::sync::atomic::Ordering::Relaxed);
+        })
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 0);
+    world.remove_named_resource::<Grid>("units").unwrap();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 100);
+}

@@ -106,8 +106,9 @@ impl NamedState {
     fn init<T: Send + Sync + 'static, N: ResourceName>(
         init: &mut ParamInit<'_>,
         access: Access,
+        required: bool,
     ) -> Self {
-        let id = init.named_resource::<T>(N::NAME, access, true);
+        let id = init.named_resource::<T>(N::NAME, access, required);
         Self {
             claim: init.take_claim(),
             id,
@@ -132,7 +133,7 @@ impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for NamedRes<'_, T, 
     type Item<'a> = NamedRes<'a, T, N>;
 
     fn init(init: &mut ParamInit<'_>) -> NamedState {
-        NamedState::init::<T, N>(init, Access::Read)
+        NamedState::init::<T, N>(init, Access::Read, true)
     }
 
     #[inline]
@@ -154,7 +155,7 @@ impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for NamedResMut<'_, 
     type Item<'a> = NamedResMut<'a, T, N>;
 
     fn init(init: &mut ParamInit<'_>) -> NamedState {
-        NamedState::init::<T, N>(init, Access::Write)
+        NamedState::init::<T, N>(init, Access::Write, true)
     }
 
     #[inline]
@@ -170,3 +171,38 @@ impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for NamedResMut<'_, 
         })
     }
 }
+
+/// `Option<NamedRes>` / `Option<NamedResMut>`: the system runs while the name holds no value
+/// (removed with `World::remove_named_resource`), seeing `None`. The name must still be known
+/// at registration.
+macro_rules! optional_named {
+    ($param:ident, $access:expr, $into:ident) => {
+        impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for Option<$param<'_, T, N>> {
+            type State = NamedState;
+            type Item<'a> = Option<$param<'a, T, N>>;
+
+            fn init(init: &mut ParamInit<'_>) -> NamedState {
+                NamedState::init::<T, N>(init, $access, false)
+            }
+
+            #[inline]
+            fn fetch<'a>(
+                state: &'a mut NamedState,
+                fetch: &mut ParamFetch<'a>,
+            ) -> Result<Self::Item<'a>, QueryError> {
+                let id = state.id::<T>(fetch)?;
+                let view = fetch.view(&state.claim)?;
+                if !view.holds_resource_at(id) {
+                    return Ok(None);
+                }
+                Ok(Some($param {
+                    value: view.$into::<T>(id)?,
+                    _name: PhantomData,
+                }))
+            }
+        }
+    };
+}
+
+optional_named!(NamedRes, Access::Read, into_resource_at);
+optional_named!(NamedResMut, Access::Write, into_resource_mut_at);
