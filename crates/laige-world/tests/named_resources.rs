@@ -354,3 +354,15 @@ fn an_optional_named_resource_runs_without_its_value() {
     world.run_systems(&schedule).unwrap();
     assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 100);
 }
+
+#[test]
+fn a_plain_named_parameter_needs_its_value_when_the_schedule_is_built() {
+    let mut world = world();
+    world.remove_named_resource::<Grid>("terrain").unwrap();
+    world
+        .system("Needs", |_: NamedRes<'_, Grid, Terrain>| {})
+        .register()
+        .unwrap();
+    let err = world.schedule().unwrap_err();
+    insta::assert_snapshot!("named_resource_missing", err.to_string());
+}
