@@ -69,6 +69,7 @@
 mod command;
 mod condition;
 mod context;
+mod frame;
 mod gate;
 pub mod host;
 mod observe;
