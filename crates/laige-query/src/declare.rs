@@ -175,6 +175,36 @@ impl<'w> ParamInit<'w> {
         component
     }
 
+    /// Records that the current parameter reaches the resource of type `T` named `label` as
+    /// `access`, and returns its id. Unlike a plain resource, the name must be known already
+    /// (inserted with `World::insert_named_resource`): an unknown name is
+    /// [`RegisterError::ResourceNameUnknown`], with the closest name of a `T` as a suggestion.
+    #[doc(hidden)]
+    pub fn named_resource<T: Send + Sync + 'static>(
+        &mut self,
+        label: &'static str,
+        access: Access,
+        required: bool,
+    ) -> Option<ComponentId> {
+        let components = self.storage.components();
+        let Some(id) = components.named_id::<T>(label) else {
+            let err = RegisterError::ResourceNameUnknown {
+                name: self.system,
+                resource: type_name::<T>(),
+                given: label,
+                suggestion: laige_registry::closest_name(label, components.names_of::<T>()),
+            };
+            self.fail(err);
+            return None;
+        };
+        let display = components.get(id).name();
+        self.need_as(Some(id), access, display);
+        if required {
+            self.required.push((id, display));
+        }
+        Some(id)
+    }
+
     /// Records that the current parameter reaches the event queue stored as resource `Q` (of
     /// events named `event`) as `access`: [`Access::Emit`] for a writer, a read for a
     /// reader. The queue must be registered already; otherwise registration fails with
@@ -247,6 +277,11 @@ impl<'w> ParamInit<'w> {
     /// read wins over a plain one); a write beside anything else, or a live read beside a
     /// snapshot read, is a conflict.
     fn need<T>(&mut self, component: Option<ComponentId>, access: Access) {
+        self.need_as(component, access, type_name::<T>());
+    }
+
+    /// [`ParamInit::need`] of a need named `type_name` in messages.
+    fn need_as(&mut self, component: Option<ComponentId>, access: Access, type_name: &'static str) {
         if let Some(id) = component {
             match access {
                 // Two holders of one queue's writer (or a writer and a reader) would lock it
@@ -259,7 +294,7 @@ impl<'w> ParamInit<'w> {
         }
         let need = Need {
             component,
-            type_name: type_name::<T>(),
+            type_name,
             access,
             param: self.param,
             param_index: self.params,
@@ -293,6 +328,7 @@ impl<'w> ParamInit<'w> {
         ParamNeeds {
             system: self.system,
             needs: self.needs,
+            parts: self.parts,
             required: self.required,
             error: self.error,
         }
@@ -306,6 +342,8 @@ impl<'w> ParamInit<'w> {
 pub struct ParamNeeds {
     system: &'static str,
     needs: Vec<Need>,
+    /// The parts of a run the parameters hold (type, parameter).
+    parts: Vec<(&'static str, &'static str)>,
     required: Vec<(ComponentId, &'static str)>,
     error: Option<RegisterError>,
 }
@@ -316,6 +354,29 @@ impl ParamNeeds {
     #[doc(hidden)]
     pub fn take_required(&mut self) -> Vec<(ComponentId, &'static str)> {
         std::mem::take(&mut self.required)
+    }
+
+    /// The condition check: [`RegisterError::ConditionWrites`] for the first need that
+    /// writes, then the first part of the run held (the command buffer, the PRNG), else the
+    /// first error the parameters had.
+    #[doc(hidden)]
+    pub fn read_only(&self) -> Result<(), RegisterError> {
+        let write = self.needs.iter().find(|it| it.access == Access::Write);
+        let found = write
+            .map(|it| (it.param, it.type_name, false))
+            .or_else(|| self.parts.first().map(|&(part, param)| (param, part, true)));
+        if let Some((param, component, holds_part)) = found {
+            return Err(RegisterError::ConditionWrites {
+                name: self.system,
+                param,
+                component,
+                holds_part,
+            });
+        }
+        match self.error {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
     }
 
     /// The system's access list: what the parameters need, each component once in the

@@ -3,12 +3,12 @@
 
 use std::any::type_name;
 
-use laige_registry::Access;
+use laige_registry::{Access, ComponentId};
 
 use crate::declare::Claim;
 use crate::query::{
     Checks, Prepared, QueryData, QueryIter, ReadOnlyQueryData, SystemMeta, checked_ptr,
-    each_chunk_in, each_in, prepared_in, snapshot_of,
+    checked_ptr_at, each_chunk_in, each_in, prepared_in, snapshot_of,
 };
 use crate::{Entity, QueryError, SnapshotView, Storage};
 
@@ -284,6 +284,93 @@ impl<'w> Queries<'w> {
         Ok(unsafe { &mut *ptr.cast::<T>() })
     }
 
+    /// The resource of type `T` named `name` (`ctx.named_resource::<Grid>("terrain")`),
+    /// checked on every call as [`Queries::resource`] is: the system must have declared a
+    /// read or write of it by that name (`.reads_named::<Grid>("terrain")`). Finding the
+    /// name scans the world's named resources; a typed `NamedRes` parameter keeps the id.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::NoResource`] when no `T` has that name or none is held;
+    /// [`QueryError::Undeclared`] when not declared.
+    pub fn named_resource<T: Send + Sync + 'static>(&self, name: &str) -> Result<&T, QueryError> {
+        let (id, display) = self.named_id::<T>(name);
+        let ptr = checked_ptr_at::<T>(self.storage, self.checks, Access::Read, id, display)?;
+        // SAFETY: as for `resource`: `ptr` is a held `T` (checked by type), declared read or
+        // write by this system, and `&mut` comes only from a `&mut self` method.
+        Ok(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// The resource of type `T` named `name`, mutably; needs a declared write by name
+    /// (`.writes_named::<Grid>("units")`).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::named_resource`].
+    pub fn named_resource_mut<T: Send + Sync + 'static>(
+        &mut self,
+        name: &str,
+    ) -> Result<&mut T, QueryError> {
+        let (id, display) = self.named_id::<T>(name);
+        let ptr = checked_ptr_at::<T>(self.storage, self.checks, Access::Write, id, display)?;
+        // SAFETY: as for `resource_mut`: declared write, and `&mut self` keeps every other
+        // reference this view could hand out away.
+        Ok(unsafe { &mut *ptr.cast::<T>() })
+    }
+
+    /// [`Queries::named_resource`] of the resource id `id` (a `NamedRes` parameter's,
+    /// resolved at registration), consuming the view.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::named_resource`].
+    pub fn into_resource_at<T: Send + Sync + 'static>(
+        self,
+        id: ComponentId,
+    ) -> Result<&'w T, QueryError> {
+        let display = self.display_of(id);
+        let ptr = checked_ptr_at::<T>(self.storage, self.checks, Access::Read, Some(id), display)?;
+        // SAFETY: as for `into_resource`.
+        Ok(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// [`Queries::named_resource_mut`] of the resource id `id`, consuming the view.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::named_resource`].
+    pub fn into_resource_mut_at<T: Send + Sync + 'static>(
+        self,
+        id: ComponentId,
+    ) -> Result<&'w mut T, QueryError> {
+        let display = self.display_of(id);
+        let ptr = checked_ptr_at::<T>(self.storage, self.checks, Access::Write, Some(id), display)?;
+        // SAFETY: as for `into_resource_mut`.
+        Ok(unsafe { &mut *ptr.cast::<T>() })
+    }
+
+    /// Whether the world holds a value for the resource id `id` now. No check, no event.
+    pub fn holds_resource_at(&self, id: ComponentId) -> bool {
+        self.storage.components().is_resource(id) && self.storage.resources().ptr(id).is_some()
+    }
+
+    /// The id and display name of the `T` named `name`; an unknown name keeps the type's.
+    fn named_id<T: 'static>(&self, name: &str) -> (Option<ComponentId>, &'static str) {
+        let components = self.storage.components();
+        match components.named_id::<T>(name) {
+            Some(id) => (Some(id), components.get(id).name()),
+            None => (None, type_name::<T>()),
+        }
+    }
+
+    /// How errors name resource `id`.
+    fn display_of(&self, id: ComponentId) -> &'static str {
+        self.storage
+            .components()
+            .info(id)
+            .map_or("?", |it| it.name())
+    }
+
     /// Whether the world holds a value of resource `T` now. A pure query: no check, no event.
     pub fn holds_resource<T: 'static>(&self) -> bool {
         let components = self.storage.components();
@@ -475,7 +562,7 @@ impl<'w> ParamViews<'w> {
     }
 
     #[cold]
-    fn aliased(&self, component: laige_registry::ComponentId) -> QueryError {
+    fn aliased(&self, component: ComponentId) -> QueryError {
         self.storage.report(QueryError::Aliased {
             system: self.checks.meta.map(SystemMeta::name),
             component: self.storage.components().get(component).name(),

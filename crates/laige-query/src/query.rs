@@ -566,6 +566,19 @@ pub(crate) fn checked_ptr<T: 'static>(
     checks: Checks<'_>,
     access: Access,
 ) -> Result<*mut u8, QueryError> {
+    let id = storage.components().id_of::<T>();
+    checked_ptr_at::<T>(storage, checks, access, id, type_name::<T>())
+}
+
+/// [`checked_ptr`] of the resource `id` (`None`: not registered), of type `T`, named
+/// `display` in errors: a plain resource, or a named one (`Grid "terrain"`).
+pub(crate) fn checked_ptr_at<T: 'static>(
+    storage: &Storage,
+    checks: Checks<'_>,
+    access: Access,
+    id: Option<ComponentId>,
+    display: &'static str,
+) -> Result<*mut u8, QueryError> {
     let meta = checks.meta;
     let (system, system_id) = match meta {
         Some(meta) => (meta.name, Some(meta.id)),
@@ -574,14 +587,18 @@ pub(crate) fn checked_ptr<T: 'static>(
     let missing = |is_component| QueryError::NoResource {
         system,
         system_id: system_id.unwrap_or(SETUP_ID),
-        component: type_name::<T>(),
+        component: display,
         is_component,
     };
-    let Some(id) = storage.components().id_of::<T>() else {
+    let Some(id) = id else {
         return Err(storage.report(missing(false)));
     };
     if !storage.components().is_resource(id) {
         return Err(storage.report(missing(true)));
+    }
+    // Every pointer handed out is cast to `T`: the id must be a `T` resource.
+    if !storage.is_resource_of::<T>(id) {
+        return Err(storage.report(missing(false)));
     }
     if let Some(meta) = meta {
         let declared = meta.declared(id);
@@ -596,7 +613,7 @@ pub(crate) fn checked_ptr<T: 'static>(
             return Err(storage.report(QueryError::Undeclared {
                 system: meta.name,
                 system_id: meta.id,
-                component: type_name::<T>(),
+                component: display,
                 access,
                 declared,
             }));
@@ -609,7 +626,7 @@ pub(crate) fn checked_ptr<T: 'static>(
     {
         return Err(storage.report(QueryError::Aliased {
             system: meta.map(|meta| meta.name),
-            component: type_name::<T>(),
+            component: display,
         }));
     }
     storage

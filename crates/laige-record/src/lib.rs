@@ -26,6 +26,6 @@ mod timeline;
 
 pub use lockstep::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, Culprit, Desync, RecordError,
-    RecordedSystem, TickChecksums,
+    RecordedSystem, SKIP_TOKENS, TickChecksums, skip_code, skip_token,
 };
 pub use timeline::{CounterTrack, MAX_COUNTERS, Timeline, TimelineEvent, TimelineKind};

@@ -12,13 +12,38 @@
 mod compare;
 mod file;
 
-use laige_registry::{ComponentId, ComponentSet, Registry};
+use laige_registry::{ComponentId, ComponentSet, Registry, SystemId};
 use laige_scheduler::Schedule;
 
 use laige_storage::Storage;
 
 pub use compare::{CompareError, Culprit, Desync};
 pub use file::{CHECKSUM_MAGIC, CHECKSUM_VERSION, RecordError};
+
+/// The skip reasons a record stores, by code (code `k + 1` is `SKIP_TOKENS[k]`; 0 is a
+/// system that was not skipped): the World's `SkipReason` tokens.
+pub const SKIP_TOKENS: [&str; 6] = [
+    "run_condition_false",
+    "events_empty",
+    "throttled",
+    "shed",
+    "dependency_failed",
+    "aborted",
+];
+
+/// The code a record stores for skip reason `token` (0 for `None` or a token it does not
+/// know, so an unknown reason reads as ran rather than failing a record).
+pub fn skip_code(token: Option<&str>) -> u64 {
+    token
+        .and_then(|token| SKIP_TOKENS.iter().position(|&it| it == token))
+        .map_or(0, |k| k as u64 + 1)
+}
+
+/// The skip reason a stored code stands for; `None` for 0 (ran) or an unknown code.
+pub fn skip_token(code: u64) -> Option<&'static str> {
+    let k = usize::try_from(code.checked_sub(1)?).ok()?;
+    SKIP_TOKENS.get(k).copied()
+}
 
 /// One system of a record: its name and the components it declares as writes (ascending id).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,8 +63,9 @@ struct Slot {
 
 /// Per-tick checksums of one world, or of a record read from a file.
 ///
-/// A tick's row is its tick number, the state hash, then one checksum per slot: per system
-/// in schedule order, per written component in ascending id. It keeps the last `capacity`
+/// A tick's row is its tick number, the state hash, one skip code per system in schedule
+/// order ([`skip_code`]: 0 when it ran), then one checksum per slot: per system in schedule
+/// order, per written component in ascending id. It keeps the last `capacity`
 /// ticks; all rows are reserved when the schedule is first seen, so recording allocates
 /// nothing per tick.
 ///
@@ -60,12 +86,17 @@ pub struct ChecksumRecord {
     slots: Vec<Slot>,
     /// Per track, its slots: `track_slots[t]..track_slots[t + 1]`.
     track_slots: Vec<usize>,
+    /// A live record's systems' ids in schedule order, and per track its systems:
+    /// `track_systems[t]..track_systems[t + 1]`.
+    ids: Vec<SystemId>,
+    track_systems: Vec<usize>,
 }
 
 /// One recorded tick of a [`ChecksumRecord`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TickChecksums<'a> {
     row: &'a [u64],
+    systems: usize,
 }
 
 impl<'a> TickChecksums<'a> {
@@ -82,7 +113,17 @@ impl<'a> TickChecksums<'a> {
     /// The written-component checksums: per system in schedule order, per component it
     /// writes in ascending id (as [`ChecksumRecord::systems`] lists them).
     pub fn checksums(&self) -> &'a [u64] {
-        &self.row[2..]
+        &self.row[2 + self.systems..]
+    }
+
+    /// Per system in schedule order, its skip code ([`skip_code`]; 0: it was not skipped).
+    pub fn skips(&self) -> &'a [u64] {
+        &self.row[2..2 + self.systems]
+    }
+
+    /// Why the system at `position` in schedule order was skipped this tick, if it was.
+    pub fn skip(&self, position: usize) -> Option<&'static str> {
+        skip_token(*self.skips().get(position)?)
     }
 }
 
@@ -97,13 +138,15 @@ impl ChecksumRecord {
             schedule: 0,
             slots: Vec::new(),
             track_slots: Vec::new(),
+            ids: Vec::new(),
+            track_systems: Vec::new(),
         }
     }
 
-    /// A record of `systems` holding `rows` (each `2 + slots` words, oldest first), as read
-    /// from a file.
+    /// A record of `systems` holding `rows` (each `2 + systems + slots` words, oldest
+    /// first), as read from a file.
     fn from_rows(systems: Vec<RecordedSystem>, rows: Vec<u64>) -> Self {
-        let width = 2 + systems.iter().map(|it| it.writes.len()).sum::<usize>();
+        let width = row_width(&systems);
         let ticks = rows.len() / width;
         Self {
             systems,
@@ -113,6 +156,8 @@ impl ChecksumRecord {
             schedule: 0,
             slots: Vec::new(),
             track_slots: Vec::new(),
+            ids: Vec::new(),
+            track_systems: Vec::new(),
         }
     }
 
@@ -121,9 +166,10 @@ impl ChecksumRecord {
         &self.systems
     }
 
-    /// Words per row: the tick number, the state hash, one per slot.
+    /// Words per row: the tick number, the state hash, one skip code per system, one
+    /// checksum per slot.
     fn width(&self) -> usize {
-        2 + self.systems.iter().map(|it| it.writes.len()).sum::<usize>()
+        row_width(&self.systems)
     }
 
     /// How many ticks the record holds (at most its capacity).
@@ -146,6 +192,7 @@ impl ChecksumRecord {
         let first = self.recorded - self.len() as u64;
         (0..self.len()).map(move |k| TickChecksums {
             row: self.row(self.slot(first + k as u64)),
+            systems: self.systems.len(),
         })
     }
 
@@ -187,12 +234,16 @@ impl ChecksumRecord {
         let mut systems = Vec::new();
         let mut slots = Vec::new();
         let mut track_slots = Vec::new();
+        let mut ids = Vec::new();
+        let mut track_systems = Vec::new();
         for track in schedule.tracks() {
             track_slots.push(slots.len());
+            track_systems.push(ids.len());
             for &id in track {
                 let Ok(record) = registry.get(id) else {
                     continue;
                 };
+                ids.push(id);
                 let mut writes = Vec::new();
                 for component in record.writes().iter() {
                     writes.push(component_name(registry, component));
@@ -208,6 +259,9 @@ impl ChecksumRecord {
             }
         }
         track_slots.push(slots.len());
+        track_systems.push(ids.len());
+        self.ids = ids;
+        self.track_systems = track_systems;
         let same =
             (&systems, &slots, &track_slots) == (&self.systems, &self.slots, &self.track_slots);
         if same && !self.rows.is_empty() {
@@ -227,12 +281,36 @@ impl ChecksumRecord {
             return;
         };
         let width = self.width();
-        let base = self.slot(self.recorded.wrapping_sub(1)) * width + 2;
+        let row = self.slot(self.recorded.wrapping_sub(1)) * width;
+        let base = row + 2 + self.systems.len();
         for (slot, value) in self.slots[first..last]
             .iter()
             .zip(&mut self.rows[base + first..base + last])
         {
             *value = storage.written_checksum(slot.component, &slot.footprint);
+        }
+        if let (Some(&first), Some(&last)) =
+            (self.track_systems.get(t), self.track_systems.get(t + 1))
+        {
+            self.rows[row + 2 + first..row + 2 + last].fill(0);
+        }
+    }
+
+    /// Records why systems of track `t` of the current row were skipped (`skip_of` gives a
+    /// skip reason's token, `None` for a system that ran); call it after
+    /// [`ChecksumRecord::record_track`], only for a track with skips.
+    pub fn record_skips(&mut self, t: usize, skip_of: impl Fn(SystemId) -> Option<&'static str>) {
+        let (Some(&first), Some(&last)) =
+            (self.track_systems.get(t), self.track_systems.get(t + 1))
+        else {
+            return;
+        };
+        let row = self.slot(self.recorded.wrapping_sub(1)) * self.width();
+        for (id, code) in self.ids[first..last]
+            .iter()
+            .zip(&mut self.rows[row + 2 + first..row + 2 + last])
+        {
+            *code = skip_code(skip_of(*id));
         }
     }
 
@@ -248,6 +326,11 @@ impl ChecksumRecord {
             *hash = state_hash;
         }
     }
+}
+
+/// Words per row of a record of `systems`.
+fn row_width(systems: &[RecordedSystem]) -> usize {
+    2 + systems.len() + systems.iter().map(|it| it.writes.len()).sum::<usize>()
 }
 
 /// How a record names `component`: its registered name, or `component <id>`.

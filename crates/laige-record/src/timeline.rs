@@ -62,6 +62,9 @@ pub struct TimelineEvent {
     pub start_ns: u64,
     /// Nanoseconds from the start of recording to its end (never before `start_ns`).
     pub end_ns: u64,
+    /// For a system that did not run this tick, why (the skip reason's token, e.g.
+    /// `run_condition_false`); its span is then the gate's check alone.
+    pub skipped: Option<&'static str>,
 }
 
 /// The last ticks' timelines of one world; see `World::record_timeline`.
@@ -86,6 +89,8 @@ pub struct Timeline {
     marks: Vec<TrackMarks>,
     /// Per ring slot and row.
     spans: Vec<ClockSpan>,
+    /// Per ring slot and row: why the system was skipped, if it was.
+    skips: Vec<Option<&'static str>>,
     /// The marks of the track running now.
     current: TrackMarks,
     /// The counter tracks' names, in the order added (at most [`MAX_COUNTERS`]).
@@ -117,6 +122,7 @@ impl Timeline {
             ticks: Vec::new(),
             marks: Vec::new(),
             spans: Vec::new(),
+            skips: Vec::new(),
             current: TrackMarks::default(),
             counter_names: Vec::new(),
             counters: Vec::new(),
@@ -234,6 +240,7 @@ impl Timeline {
         self.ticks = vec![0; self.capacity];
         self.marks = vec![TrackMarks::default(); self.capacity * tracks];
         self.spans = vec![ClockSpan::default(); self.capacity * self.rows.len()];
+        self.skips = vec![None; self.capacity * self.rows.len()];
     }
 
     fn slot(&self, tick_index: u64) -> usize {
@@ -257,6 +264,26 @@ impl Timeline {
             .zip(&mut self.spans[base + first..base + last])
         {
             *span = span_of(row.id);
+        }
+        for skip in &mut self.skips[base + first..base + last] {
+            *skip = None;
+        }
+    }
+
+    /// Records why systems of track `t` of the current tick were skipped (`skip_of` gives a
+    /// skip reason's token, `None` for a system that ran); call it after
+    /// [`Timeline::record_track`], only for a track with skips.
+    pub fn record_skips(&mut self, t: usize, skip_of: impl Fn(SystemId) -> Option<&'static str>) {
+        let (Some(&first), Some(&last)) = (self.track_rows.get(t), self.track_rows.get(t + 1))
+        else {
+            return;
+        };
+        let base = self.slot(self.recorded.wrapping_sub(1)) * self.rows.len();
+        for (row, skip) in self.rows[first..last]
+            .iter()
+            .zip(&mut self.skips[base + first..base + last])
+        {
+            *skip = skip_of(row.id);
         }
     }
 
@@ -293,6 +320,7 @@ impl Timeline {
         let tick = self.ticks[slot];
         let rows = self.track_rows[t]..self.track_rows[t + 1];
         let spans = &self.spans[slot * self.rows.len()..][rows.clone()];
+        let skips = &self.skips[slot * self.rows.len()..][rows.clone()];
         let event = move |kind, thread, start, end| TimelineEvent {
             tick,
             track: t as u32,
@@ -300,15 +328,24 @@ impl Timeline {
             thread,
             start_ns: self.ns(start),
             end_ns: self.ns(end).max(self.ns(start)),
+            skipped: None,
         };
         let last_end = spans.iter().map(|it| it.end).max().unwrap_or(marks.start);
-        let systems = self.rows[rows].iter().zip(spans).map(move |(row, span)| {
-            let kind = TimelineKind::System {
-                id: row.id,
-                name: row.name,
-            };
-            event(kind, span.thread, span.start, span.end)
-        });
+        let systems =
+            self.rows[rows]
+                .iter()
+                .zip(spans)
+                .zip(skips)
+                .map(move |((row, span), &skipped)| {
+                    let kind = TimelineKind::System {
+                        id: row.id,
+                        name: row.name,
+                    };
+                    TimelineEvent {
+                        skipped,
+                        ..event(kind, span.thread, span.start, span.end)
+                    }
+                });
         std::iter::once(event(TimelineKind::Track, 0, marks.start, marks.ran))
             .chain(systems)
             .chain([
@@ -396,6 +433,10 @@ fn write_event(json: &mut String, event: &TimelineEvent) {
     );
     if let Some(id) = id {
         let _ = write!(json, ",\"id\":{}", id.get());
+    }
+    if let Some(reason) = event.skipped {
+        json.push_str(",\"skipped\":");
+        write_json_string(json, reason);
     }
     json.push_str("}}");
 }

@@ -150,6 +150,9 @@ pub struct SystemDef<R> {
     pub matching: ComponentSet,
     /// Set when a front end could not resolve a `matching` component (never registered).
     pub matching_unresolved: bool,
+    /// Whether a run condition decides, each tick, whether the system runs (its reads are
+    /// in `io`); exports draw such a system apart.
+    pub conditional: bool,
 }
 
 /// Where a system sits in a declarative layout: its DAG and its phase, by name.
@@ -177,6 +180,7 @@ impl<R> SystemDef<R> {
             after_weak: self.after_weak,
             matching: self.matching,
             matching_unresolved: self.matching_unresolved,
+            conditional: self.conditional,
         }
     }
 
@@ -195,6 +199,7 @@ impl<R> SystemDef<R> {
             after_weak: "",
             matching: ComponentSet::EMPTY,
             matching_unresolved: false,
+            conditional: false,
         }
     }
 

@@ -140,6 +140,30 @@ pub enum RegisterError {
         /// What the parameter needs.
         needs: Access,
     },
+    /// A run condition (`.run_if(..)`) has a parameter that writes, records commands or
+    /// draws random numbers: a condition only reads.
+    ConditionWrites {
+        /// The system's name.
+        name: &'static str,
+        /// The condition's parameter's type name.
+        param: &'static str,
+        /// The type it writes (or the part it holds: the command buffer, the PRNG).
+        component: &'static str,
+        /// Whether it holds a part of the run (commands, the PRNG) rather than writing data.
+        holds_part: bool,
+    },
+    /// A named resource's name (`NamedRes`, `.reads_named::<T>(name)`) names no resource of
+    /// that type in the world.
+    ResourceNameUnknown {
+        /// The system's name.
+        name: &'static str,
+        /// The resource's type name.
+        resource: &'static str,
+        /// The name asked for.
+        given: &'static str,
+        /// The closest name of a resource of that type, if one is close.
+        suggestion: Option<&'static str>,
+    },
     /// A system writes or reads events of a type whose queue was never registered
     /// (`World::register_events`), so no capacity was ever given for it.
     EventsUnregistered {
@@ -292,6 +316,45 @@ laige_diag::diagnostics! {
                 needs.name(),
                 needs.name()
             )
+        };
+    ConditionWrites { %name, param, component, holds_part }
+        => warn condition_writes { name, param, component }
+        |f| {
+            let (param, component) = (short(param), short(component));
+            if *holds_part {
+                write!(
+                    f,
+                    "a run condition of system `{name}` has parameter `{param}`, which holds the \
+                     system's `{component}`, but a run condition only reads: record commands \
+                     and draw random numbers in the system itself"
+                )
+            } else {
+                write!(
+                    f,
+                    "a run condition of system `{name}` has parameter `{param}`, which writes \
+                     `{component}`, but a run condition only reads: take `Res<{component}>` \
+                     (a resource) or `&{component}` (a query) instead, and write in the \
+                     system itself"
+                )
+            }
+        };
+    ResourceNameUnknown { %name, resource, %given, %suggestion }
+        => warn resource_name_unknown { name, resource, given }
+        |f| {
+            let resource = short(resource);
+            write!(
+                f,
+                "system `{name}` needs the `{resource}` resource named \"{given}\", but the \
+                 world holds no `{resource}` by that name"
+            )?;
+            match suggestion {
+                Some(close) => write!(f, ": did you mean \"{close}\"?"),
+                None => write!(
+                    f,
+                    ": insert it before registering the system, with \
+                     `world.insert_named_resource(\"{given}\", ..)`"
+                ),
+            }
         };
     EventsUnregistered { %name, event, access } => warn events_unregistered { name, event }
         |f| {

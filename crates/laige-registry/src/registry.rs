@@ -39,6 +39,7 @@ pub struct SystemRecord {
     after_weak: &'static str,
     after_weak_names: DepRange,
     matching: ComponentSet,
+    conditional: bool,
 }
 
 impl SystemRecord {
@@ -105,6 +106,11 @@ impl SystemRecord {
     /// The components every table this system touches holds; empty for any table.
     pub fn matching(&self) -> &ComponentSet {
         &self.matching
+    }
+
+    /// Whether a run condition decides, each tick, whether the system runs.
+    pub fn is_conditional(&self) -> bool {
+        self.conditional
     }
 
     /// Whether the system runs alone in its phase.
@@ -403,6 +409,7 @@ impl<R> Registry<R> {
             after_weak: def.after_weak,
             after_weak_names,
             matching: def.matching,
+            conditional: def.conditional,
         });
         self.runs.push(run.clone());
         self.accessors = OnceLock::new();

@@ -137,10 +137,17 @@ fn without_the_confirmation_the_desync_names_the_shed_system_and_tick() {
         .unwrap()
         .unwrap();
     assert_eq!(desync.tick, first_shed);
+    // The record keeps each system's skip, so the shed itself is named, before its effect
+    // on `Dust`.
+    assert!(desync.skip_differs, "{desync}");
+    assert_eq!(
+        (desync.ours, desync.theirs),
+        (0, laige_world::skip_code(Some("shed")))
+    );
     let culprit = desync.culprit.unwrap();
     assert_eq!(
         (culprit.system.as_str(), culprit.component.as_str()),
-        ("Particles", "Dust")
+        ("Particles", "")
     );
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use laige_diag::{EventKey, Rendered};
+use laige_diag::{EventKey, Rendered, Text};
 use laige_registry::ComponentName;
 
 use crate::{Cycle, SystemRef};
@@ -173,9 +173,26 @@ laige_diag::diagnostics! {
     const ScheduleError in System;
     ResourceMissing { system, %resource }
         => warn resource_missing { system = system.name, resource }
-        "system {system} takes `Res<{resource}>` (or `ResMut`), but the world holds no `{resource}` \
-         when the schedule is built: insert it with `world.insert_resource(..)` first, or take \
-         `Option<Res<{resource}>>` to run without it";
+        |f| match resource.raw().split_once(" \"") {
+            // A named resource's display name, `Grid "terrain"`.
+            Some((ty, name)) => {
+                let (ty, name) = (Text::name(ty), Text::name(name.trim_end_matches('"')));
+                write!(
+                    f,
+                    "system {system} takes `NamedRes` (or `NamedResMut`) of `{resource}`, but the \
+                     world holds no value for it when the schedule is built: insert it with \
+                     `world.insert_named_resource(\"{name}\", ..)` first, or take \
+                     `Option<NamedRes<{ty}, ..>>` to run without it"
+                )
+            }
+            None => write!(
+                f,
+                "system {system} takes `Res<{resource}>` (or `ResMut`), but the world holds no \
+                 `{resource}` when the schedule is built: insert it with \
+                 `world.insert_resource(..)` first, or take `Option<Res<{resource}>>` to run \
+                 without it"
+            ),
+        };
     NeedsLayout { system, %feature } => warn needs_layout { system = system.name, feature }
         "{system} declares `{feature}`, which only the declarative scheduler honours: set a \
          layout (`World::set_layout`, `schedule_declared`), or order it with `.after(..)` (its \

@@ -138,6 +138,9 @@ pub struct GraphSystem {
     pub phase: Option<usize>,
     /// Whether it runs alone in its phase.
     pub exclusive: bool,
+    /// Whether a run condition decides each tick whether it runs (`.run_if(..)`); drawn
+    /// dashed in DOT, as a hexagon in Mermaid, and `"conditional": true` in JSON.
+    pub conditional: bool,
     /// Plain reads (without the fresh ones).
     pub reads: ComponentSet,
     /// `reads_fresh`.

@@ -78,7 +78,9 @@ pub use laige_registry::system;
 /// filters (`With`, `Without`, `Fresh`, `Snapshot`), a system's other parameters (`Local`,
 /// `Rng`, and the event queues' `EventWriter` and `EventReader`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
 /// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
-/// a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
+/// run conditions and named resources (`Condition`, `not`, `resource_equals`,
+/// `resource_matches`, `every_n_ticks`, `not_empty`, `Pending`, `SkipReason`, `NamedRes`, `NamedResMut`,
+/// `ResourceName`, `resource_name!`), a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
 /// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
 /// `SystemDef`, `SystemId`, `Layout`, `Schedule`, `ChosenMode`, `ExecutorOptions`, `Mode`,
 /// `TimingStats`, `Diagnostics`).
@@ -93,6 +95,11 @@ pub mod prelude {
     pub use laige_world::{
         Bundle, ComponentOptions, Fresh, Local, Rng, Snapshot, StateHash, StateHasher, With,
         Without,
+    };
+    // Run conditions and named resources (docs/api/conditions.md).
+    pub use laige_world::{
+        Condition, NamedRes, NamedResMut, Pending, ResourceName, SkipReason, every_n_ticks, not,
+        not_empty, resource_equals, resource_matches, resource_name,
     };
     // Event queues (docs/api/events.md).
     pub use laige_world::{EventReader, EventWriter, EventsError};

@@ -185,6 +185,18 @@ fn cases(name: &'static str) -> Vec<Case> {
             param: name,
             needs: Access::Write,
         }),
+        echo(RegisterError::ConditionWrites {
+            name,
+            param: name,
+            component: name,
+            holds_part: false,
+        }),
+        echo(RegisterError::ResourceNameUnknown {
+            name,
+            resource: name,
+            given: name,
+            suggestion: Some(name),
+        }),
         echo(RegisterError::EventsUnregistered {
             name,
             event: name,

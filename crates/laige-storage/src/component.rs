@@ -196,6 +196,8 @@ pub struct ComponentInfo {
     pub(crate) hash: Option<HashFn>,
     pub(crate) clone_fn: Option<CloneFn>,
     resource: bool,
+    /// A named resource's name (`"terrain"` of `Grid "terrain"`); `None` for every other.
+    label: Option<&'static str>,
 }
 
 impl ComponentInfo {
@@ -240,6 +242,13 @@ impl ComponentInfo {
     /// stored on entities. Both share one id space.
     pub fn is_resource(&self) -> bool {
         self.resource
+    }
+
+    /// A named resource's name (`Some("terrain")` for the `Grid` named `"terrain"`), whose
+    /// [`ComponentInfo::name`] is then the display name given at registration
+    /// (`Grid "terrain"`).
+    pub fn label(&self) -> Option<&'static str> {
+        self.label
     }
 
     /// The Rust `TypeId`.
@@ -354,6 +363,9 @@ pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIndex,
     resources: ComponentSet,
+    /// The named resources: type, name, id, in registration order (never iterated into an
+    /// order or id: lookups compare both keys).
+    named: Vec<(TypeId, &'static str, ComponentId)>,
 }
 
 impl Components {
@@ -378,9 +390,59 @@ impl Components {
             hash,
             clone_fn,
             resource: false,
+            label: None,
         });
         self.by_type.insert(type_id, id);
         Ok(id)
+    }
+
+    /// Registers a resource of type `T` keyed by `label` as well as its type, shown as
+    /// `display` (`Grid "terrain"`): its own id, never found by [`Components::id_of`], so
+    /// two resources of one type can exist and be declared apart.
+    pub(crate) fn register_named<T: Send + Sync + 'static>(
+        &mut self,
+        label: &'static str,
+        display: &'static str,
+    ) -> Result<ComponentId, RegisterComponentError> {
+        if let Some(id) = self.named_id::<T>(label) {
+            return Err(RegisterComponentError::Duplicate(self.infos[id.index()]));
+        }
+        let id = ComponentId::from_index(self.infos.len()).ok_or(RegisterComponentError::Full)?;
+        let drop = std::mem::needs_drop::<T>().then_some(drop_erased::<T> as DropFn);
+        self.infos.push(ComponentInfo {
+            id,
+            type_id: TypeId::of::<T>(),
+            name: display,
+            layout: Layout::new::<T>(),
+            drop,
+            hash: None,
+            clone_fn: None,
+            resource: true,
+            label: Some(label),
+        });
+        self.resources.insert(id);
+        self.named.push((TypeId::of::<T>(), label, id));
+        Ok(id)
+    }
+
+    /// The id of the resource of type `T` named `label`, if registered. A linear scan over
+    /// the named resources (setup-time and by-name lookups only; typed parameters keep the id).
+    pub fn named_id<T: 'static>(&self, label: &str) -> Option<ComponentId> {
+        let type_id = TypeId::of::<T>();
+        self.named
+            .iter()
+            .find(|&&(ty, name, _)| ty == type_id && name == label)
+            .map(|&(_, _, id)| id)
+    }
+
+    /// The names of the named resources of type `T`, in registration order (for "did you
+    /// mean" suggestions).
+    pub fn names_of<T: 'static>(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let type_id = TypeId::of::<T>();
+        self.named
+            .iter()
+            .filter(move |&&(ty, _, _)| ty == type_id)
+            .map(|&(_, name, _)| name)
     }
 
     /// Makes the registered type `id` a resource.

@@ -175,6 +175,39 @@ laige_diag::diagnostics! {
          `world.register_component_with(ComponentOptions::<{component}>::new().versioned())`";
 }
 
+/// A named resource's display name, `Grid "terrain"`, as its type and its name.
+fn split_named(display: &str) -> Option<(&str, &str)> {
+    let (ty, quoted) = display.split_once(" \"")?;
+    Some((ty, quoted.strip_suffix('"')?))
+}
+
+/// [`QueryError::Undeclared`]'s message for a named resource: declared by name.
+fn write_named_undeclared(
+    f: &mut fmt::Formatter<'_>,
+    system: impl fmt::Display,
+    component: impl fmt::Display,
+    verb: &str,
+    declared: Option<Access>,
+    ty: &str,
+    label: &str,
+) -> fmt::Result {
+    let (ty, label) = (laige_diag::Text::name(ty), laige_diag::Text::name(label));
+    match declared {
+        Some(Access::Read | Access::ReadFresh) if verb == "writes" => write!(
+            f,
+            "system `{system}` writes `{component}` but declared it read-only: declare \
+             `.writes_named::<{ty}>(\"{label}\")` instead of `.reads_named::<{ty}>(\"{label}\")` \
+             (or take `NamedResMut` instead of `NamedRes`)"
+        ),
+        _ => write!(
+            f,
+            "system `{system}` {verb} `{component}` without declaring it: add \
+             `.{verb}_named::<{ty}>(\"{label}\")` to its registration (or take a `NamedRes` or \
+             `NamedResMut` parameter)"
+        ),
+    }
+}
+
 /// The message of a stale handle, for both of its events.
 fn write_stale(f: &mut fmt::Formatter<'_>, op: impl fmt::Display, entity: &Entity) -> fmt::Result {
     write!(
@@ -280,6 +313,9 @@ laige_diag::diagnostics! {
             } else {
                 "reads"
             };
+            if let Some((ty, label)) = split_named(component.raw()) {
+                return write_named_undeclared(f, system, component, verb, *declared, ty, label);
+            }
             match *declared {
                 _ if *access == Access::ReadSnapshot => match *declared {
                     Some(other) => write!(

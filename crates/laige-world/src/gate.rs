@@ -228,6 +228,16 @@ impl Gate {
         false
     }
 
+    /// System `id`'s run condition was false as it was taken: it is skipped, and its
+    /// successors run (the status does not propagate).
+    #[cold]
+    pub(crate) fn record_condition_skip(&self, id: SystemId) {
+        if let Some(status) = self.status.get(id.index()) {
+            status.store(code::RUN_CONDITION_FALSE, Ordering::Relaxed);
+            self.active.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// System `id` was skipped as it was taken, for `status` (a reactive system with no
     /// events): recorded for the tick report. Its successors are not affected.
     #[cold]

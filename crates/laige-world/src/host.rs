@@ -28,7 +28,7 @@ use laige_runner::Host;
 use crate::command::{ApplyCommands, ApplyStats};
 use crate::gate::Gate;
 use crate::system::BoxError;
-use crate::world::SystemState;
+use crate::world::{RunEnd, SystemState};
 use crate::{
     Queries, Storage, SystemContext, SystemOutcome, SystemRun, TickError, TickReport, World,
     WorldError,
@@ -157,18 +157,25 @@ impl Host<SystemRun> for SystemHost<'_> {
         let Ok(state) = state_of(self.storage, self.registry, self.systems, id) else {
             return;
         };
-        let settled = state.run_contained(&mut *self.storage, run);
-        if !settled {
-            self.unsettled += 1;
-            if state.take_events_skip()
-                && let Some(gate) = gate
-            {
-                gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
+        match state.run_contained(&mut *self.storage, run) {
+            RunEnd::Settled => {}
+            RunEnd::Unsettled => {
+                if state.take_events_skip()
+                    && let Some(gate) = gate
+                {
+                    gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
+                }
+                self.unsettled += 1;
+                if let Some(gate) = gate
+                    && state.is_troubled()
+                {
+                    gate.record_failure(id);
+                }
             }
-            if let Some(gate) = gate
-                && state.is_troubled()
-            {
-                gate.record_failure(id);
+            RunEnd::Skipped => {
+                if let Some(gate) = gate {
+                    gate.record_condition_skip(id);
+                }
             }
         }
     }

@@ -67,6 +67,7 @@
 // Moving down into laige-storage next: the command arena and its application.
 #[allow(unsafe_code)]
 mod command;
+mod condition;
 mod context;
 mod events;
 mod events_report;
@@ -93,6 +94,10 @@ mod world;
 pub use command::{
     ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
 };
+pub use condition::{
+    And, AndMarker, Condition, Not, NotEmpty, NotEmptyMarker, NotMarker, Or, OrMarker, Pending,
+    every_n_ticks, not, not_empty, resource_equals, resource_matches,
+};
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use events::{
     EventIter, EventParamState, EventReader, EventWriter, EventsError, MAX_EVENT_WRITERS,
@@ -112,7 +117,8 @@ pub use laige_query::{
 };
 pub use laige_record::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, CounterTrack, Culprit, Desync,
-    RecordError, RecordedSystem, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+    RecordError, RecordedSystem, SKIP_TOKENS, TickChecksums, Timeline, TimelineEvent, TimelineKind,
+    skip_code, skip_token,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_storage::{
@@ -125,8 +131,9 @@ pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::Prng;
 pub use system::{
-    BoxError, IntoSystem, Local, ParamFetch, ParamInit, Query, QueryFilter, Res, ResMut, Rng,
-    SystemOutput, SystemParam, SystemWorld, WithContext,
+    BoxError, IntoSystem, Local, NamedRes, NamedResMut, NamedState, ParamFetch, ParamInit, Query,
+    QueryFilter, Res, ResMut, ResourceName, Rng, SystemOutput, SystemParam, SystemWorld,
+    WithContext,
 };
 pub use tick_error::TickError;
 pub use tick_report::{

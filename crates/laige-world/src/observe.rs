@@ -10,8 +10,8 @@ use laige_scheduler::Schedule;
 
 use laige_record::{ChecksumRecord, Timeline};
 
-use crate::World;
 use crate::observers::MAX_RECORDED_TICKS;
+use crate::{SkipReason, World};
 
 impl World {
     /// Records a timeline of the next ticks, keeping the last `ticks` of them (at least 1,
@@ -149,6 +149,20 @@ impl World {
         }
         if let Some(checksums) = &mut self.observers.checksums {
             checksums.record_track(t, &mut self.storage);
+        }
+        // Skips are rare: only a tick with any looks them up.
+        if self.runtime.gate.is_active() {
+            let gate = &self.runtime.gate;
+            let skip_of = |id: SystemId| {
+                let (status, cause) = gate.status(id.index());
+                SkipReason::from_code(status, cause).map(SkipReason::token)
+            };
+            if let Some(timeline) = &mut self.observers.timeline {
+                timeline.record_skips(t, skip_of);
+            }
+            if let Some(checksums) = &mut self.observers.checksums {
+                checksums.record_skips(t, skip_of);
+            }
         }
     }
 

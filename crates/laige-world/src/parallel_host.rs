@@ -7,7 +7,7 @@ use laige_executor::{PerSystem, SharedHost};
 use laige_registry::SystemId;
 
 use crate::gate::Gate;
-use crate::world::{SystemState, ViewSource};
+use crate::world::{RunEnd, SystemState, ViewSource};
 use crate::{Queries, Storage, SystemMeta, SystemRun};
 
 /// Runs systems of one world from several threads at once.
@@ -69,15 +69,18 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         let Some(state) = (unsafe { self.systems.get_mut(id) }) else {
             return;
         };
-        let settled = state.run_contained(Proven(self.storage), run);
-        if !settled {
-            self.unsettled.fetch_add(1, Ordering::Relaxed);
-            if state.take_events_skip() {
-                self.gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
+        match state.run_contained(Proven(self.storage), run) {
+            RunEnd::Settled => {}
+            RunEnd::Unsettled => {
+                if state.take_events_skip() {
+                    self.gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
+                }
+                self.unsettled.fetch_add(1, Ordering::Relaxed);
+                if state.is_troubled() {
+                    self.gate.record_failure(id);
+                }
             }
-            if state.is_troubled() {
-                self.gate.record_failure(id);
-            }
+            RunEnd::Skipped => self.gate.record_condition_skip(id),
         }
     }
 }

@@ -2,9 +2,11 @@
 //! register a resource type with the registry too) and a context's checked access.
 
 use std::any::type_name;
+use std::borrow::Cow;
 
 use laige_registry::ComponentId;
 
+use crate::world::intern;
 use crate::{StateHash, World, WorldError};
 
 impl World {
@@ -135,4 +137,127 @@ impl World {
         }
         Ok(self.storage.take_resource::<T>())
     }
+
+    /// Stores `value` as the resource of type `T` named `name`: a resource keyed by its name
+    /// as well as its type, so two `Grid`s can both exist
+    /// (`world.insert_named_resource("terrain", Grid::new())`). The first insert of a name
+    /// registers it with its own id (messages, exports and records show it as
+    /// `Grid "terrain"`); systems declare it by name (a [`NamedRes`](crate::NamedRes)
+    /// parameter, or `.reads_named::<Grid>("terrain")`), and conflicts and edges are per
+    /// name. A later insert replaces (and drops) the value and returns the same id. The
+    /// plain `T` resource, if any, is a separate one.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::ComponentAsResource`] when `T` is registered as a component, or
+    /// [`WorldError::ComponentLimit`]; `value` is dropped.
+    pub fn insert_named_resource<T: Send + Sync + 'static>(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: T,
+    ) -> Result<ComponentId, WorldError> {
+        let id = self.named_resource_id::<T>(name.into())?;
+        let stored = self.storage.put_resource_at(id, value);
+        debug_assert!(stored.is_ok(), "`named_resource_id` registered it as a `T`");
+        Ok(id)
+    }
+
+    /// [`World::insert_named_resource`] for a resource whose value enters
+    /// [`World::state_hash`], as [`World::insert_hashed_resource`] does.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::insert_named_resource`].
+    pub fn insert_hashed_named_resource<T: StateHash + Send + Sync + 'static>(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: T,
+    ) -> Result<ComponentId, WorldError> {
+        let id = self.named_resource_id::<T>(name.into())?;
+        self.storage.hash_resource_at::<T>(id);
+        let stored = self.storage.put_resource_at(id, value);
+        debug_assert!(stored.is_ok(), "`named_resource_id` registered it as a `T`");
+        Ok(id)
+    }
+
+    /// The id of the `T` named `name`, registering it the first time.
+    fn named_resource_id<T: Send + Sync + 'static>(
+        &mut self,
+        name: Cow<'static, str>,
+    ) -> Result<ComponentId, WorldError> {
+        let components = self.storage.components();
+        if let Some(id) = components.named_id::<T>(&name) {
+            return Ok(id);
+        }
+        if components
+            .id_of::<T>()
+            .is_some_and(|id| !components.is_resource(id))
+        {
+            return Err(self.storage.report(WorldError::ComponentAsResource {
+                component: type_name::<T>(),
+            }));
+        }
+        let label = intern(name);
+        let display = intern(Cow::Owned(format!(
+            "{} \"{label}\"",
+            short_type_name(type_name::<T>())
+        )));
+        match self.storage.register_named_resource::<T>(label, display) {
+            Ok(id) => {
+                self.registry.register_component_info(id, display, false);
+                Ok(id)
+            }
+            Err(_) => Err(self
+                .storage
+                .report(WorldError::ComponentLimit { component: display })),
+        }
+    }
+
+    /// The resource of type `T` named `name`, for setup code; systems use
+    /// [`NamedRes`](crate::NamedRes) or [`Queries::named_resource`](crate::Queries::named_resource).
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::NoResource`] when no `T` has that name, or it holds no value.
+    pub fn named_resource<T: 'static>(&self, name: &str) -> Result<&T, WorldError> {
+        let id = self.named_id::<T>(name)?;
+        self.storage.resource(id)
+    }
+
+    /// The resource of type `T` named `name`, mutably, for setup code.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::named_resource`].
+    pub fn named_resource_mut<T: 'static>(&mut self, name: &str) -> Result<&mut T, WorldError> {
+        let id = self.named_id::<T>(name)?;
+        self.storage.resource_mut(id)
+    }
+
+    /// Removes the resource of type `T` named `name` and returns it; `None` when the world
+    /// holds none by that name. The name stays registered (same id).
+    pub fn remove_named_resource<T: 'static>(&mut self, name: &str) -> Option<T> {
+        let id = self.storage.components().named_id::<T>(name)?;
+        self.storage.take_resource_at::<T>(id)
+    }
+
+    /// The id of the `T` named `name`, or the reported error of an unknown name.
+    fn named_id<T: 'static>(&self, name: &str) -> Result<ComponentId, WorldError> {
+        self.storage
+            .components()
+            .named_id::<T>(name)
+            .ok_or_else(|| {
+                self.storage.report(WorldError::NoResource {
+                    component: type_name::<T>(),
+                })
+            })
+    }
+}
+
+/// A type name without its module path, as the registry names resources.
+fn short_type_name(full: &'static str) -> &'static str {
+    if full.contains('<') {
+        return full;
+    }
+    full.rsplit("::").next().unwrap_or(full)
 }

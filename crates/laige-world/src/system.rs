@@ -39,6 +39,7 @@
 //! ```
 
 mod function;
+mod named;
 mod params;
 
 use std::error::Error;
@@ -56,6 +57,7 @@ pub use function::WithContext;
 pub use laige_query::QueryFilter;
 pub use laige_query::declare::ParamInit;
 pub(crate) use laige_query::declare::ParamNeeds;
+pub use named::{NamedRes, NamedResMut, NamedState, ResourceName};
 pub use params::{Local, Query, Res, ResMut, Rng};
 
 /// Sets up parameter `P` in `init`, attributing what it needs to it (a tuple of parameters
@@ -106,9 +108,36 @@ impl<'w> ParamFetch<'w> {
         }
     }
 
+    /// What a run condition's parameters are fetched from: the view of the system it gates,
+    /// without the command buffer or the PRNG (a condition may not hold them; registration
+    /// refuses one that asks).
+    pub(crate) fn read_only(
+        view: Queries<'w>,
+        meta: &'w SystemMeta,
+        batches: &'w BatchScratch,
+    ) -> Self {
+        Self {
+            views: ParamViews::new(view),
+            meta,
+            commands: None,
+            rng: None,
+            batches,
+        }
+    }
+
     /// The view of a parameter that recorded `claim` at registration.
     pub(crate) fn view(&mut self, claim: &'w Claim) -> Result<Queries<'w>, QueryError> {
         self.views.claim(claim)
+    }
+
+    /// The running system's name.
+    pub(crate) fn system_name(&self) -> &'static str {
+        self.meta.name()
+    }
+
+    /// The running system's id.
+    pub(crate) fn system_id(&self) -> laige_registry::SystemId {
+        self.meta.id()
     }
 
     /// The running system's id.

@@ -41,6 +41,21 @@ pub enum SkipReason {
     Aborted,
 }
 
+impl SkipReason {
+    /// The reason's token in records and traces: `run_condition_false`, `events_empty`,
+    /// `throttled`, `shed`, `dependency_failed`, `aborted`.
+    pub const fn token(self) -> &'static str {
+        match self {
+            SkipReason::RunConditionFalse => "run_condition_false",
+            SkipReason::EventsEmpty => "events_empty",
+            SkipReason::Throttled => "throttled",
+            SkipReason::Shed => "shed",
+            SkipReason::DependencyFailed { .. } => "dependency_failed",
+            SkipReason::Aborted => "aborted",
+        }
+    }
+}
+
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

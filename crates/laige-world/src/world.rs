@@ -18,6 +18,7 @@ use laige_storage::bundle::Bundle;
 
 pub(crate) use names::intern;
 pub use names::{SystemHandle, SystemNames};
+pub(crate) use systems::RunEnd;
 pub use systems::{SystemBuilder, SystemState, ViewSource};
 
 /// Archetype storage for entities and components, plus the registered systems with their

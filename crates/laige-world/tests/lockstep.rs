@@ -279,6 +279,7 @@ fn a_difference_only_commands_make_is_a_state_desync() {
             ours: good.ticks().nth(2).unwrap().state_hash(),
             theirs: bad.ticks().nth(2).unwrap().state_hash(),
             state_differs: true,
+            skip_differs: false,
         }
     );
     assert!(
@@ -346,13 +347,13 @@ fn records_round_trip_through_their_file_form() {
     assert!(back.ticks().eq(record.ticks()));
     assert_eq!(back.to_bytes(), bytes);
     assert_eq!(back.first_desync(&record), Ok(None));
-    // The documented header: magic, version 1, 4 systems, then `Accelerate`'s name.
+    // The documented header: magic, version 2, 4 systems, then `Accelerate`'s name.
     assert_eq!(&bytes[..8], b"LAIGECHK");
-    assert_eq!(&bytes[8..12], [0, 1, 0, 4]);
+    assert_eq!(&bytes[8..12], [0, 2, 0, 4]);
     assert_eq!(&bytes[12..16], 10u32.to_be_bytes());
     assert_eq!(&bytes[16..26], b"Accelerate");
-    // 5 rows of 2 + 3 words, and the trailer.
-    let header = bytes.len() - 5 * 5 * 8 - 8;
+    // 5 rows of 2 + 4 skip codes + 3 checksums, and the trailer.
+    let header = bytes.len() - 5 * 9 * 8 - 8;
     assert_eq!(&bytes[header - 8..header], 5u64.to_be_bytes());
 }
 
@@ -442,10 +443,10 @@ fn bad_files_are_clear_errors() {
     );
 
     // Swap the first two rows' tick numbers: 1, 0, 2.
-    let rows = bytes.len() - 8 - 3 * 5 * 8;
+    let rows = bytes.len() - 8 - 3 * 9 * 8;
     let mut swapped = bytes.clone();
     swapped[rows..rows + 8].copy_from_slice(&1u64.to_be_bytes());
-    swapped[rows + 40..rows + 48].copy_from_slice(&0u64.to_be_bytes());
+    swapped[rows + 72..rows + 80].copy_from_slice(&0u64.to_be_bytes());
     assert_eq!(
         ChecksumRecord::from_bytes(&resealed(swapped)).unwrap_err(),
         RecordError::TicksOutOfOrder {
@@ -479,7 +480,7 @@ mod fuzz {
     /// Encodes a record the way the module docs describe, independently of the crate.
     fn encode(systems: &Systems, rows: &Rows) -> Vec<u8> {
         let mut out = b"LAIGECHK".to_vec();
-        out.extend_from_slice(&1u16.to_be_bytes());
+        out.extend_from_slice(&2u16.to_be_bytes());
         out.extend_from_slice(&(systems.len() as u16).to_be_bytes());
         let name = |out: &mut Vec<u8>, name: &str| {
             out.extend_from_slice(&(name.len() as u32).to_be_bytes());
@@ -510,7 +511,7 @@ mod fuzz {
             0..5,
         );
         (systems, 0usize..6, any::<u64>()).prop_flat_map(|(systems, ticks, seed)| {
-            let width = 1 + systems.iter().map(|s| s.1.len()).sum::<usize>();
+            let width = 1 + systems.len() + systems.iter().map(|s| s.1.len()).sum::<usize>();
             let rows = prop::collection::vec(prop::collection::vec(any::<u64>(), width), ticks);
             (Just(systems), rows).prop_map(move |(systems, rows)| {
                 // Ascending tick numbers in front of each row.
@@ -540,7 +541,8 @@ mod fuzz {
             for (tick, row) in parsed.ticks().zip(&rows) {
                 prop_assert_eq!(tick.tick(), row[0]);
                 prop_assert_eq!(tick.state_hash(), row[1]);
-                prop_assert_eq!(tick.checksums(), &row[2..]);
+                prop_assert_eq!(tick.skips(), &row[2..2 + systems.len()]);
+                prop_assert_eq!(tick.checksums(), &row[2 + systems.len()..]);
             }
             let names: Vec<_> = parsed.systems().iter().map(|s| (s.name.clone(), s.writes.clone())).collect();
             prop_assert_eq!(names, systems);
@@ -556,7 +558,7 @@ mod fuzz {
             tail in prop::collection::vec(any::<u8>(), 0..512),
             systems in 0u16..4,
         ) {
-            let mut bytes = b"LAIGECHK\x00\x01".to_vec();
+            let mut bytes = b"LAIGECHK\x00\x02".to_vec();
             bytes.extend_from_slice(&systems.to_be_bytes());
             bytes.extend_from_slice(&tail);
             prop_assert!(ChecksumRecord::from_bytes(&bytes).is_err() || bytes.len() >= 28);

@@ -494,6 +494,108 @@ fn a_tick_spawning_and_despawning_as_many_allocates_nothing() {
     );
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GameState {
+    Menu,
+    Playing,
+}
+
+struct Grid([u32; 4]);
+
+laige_world::resource_name!(Terrain = "terrain"; Units = "units");
+
+/// Run conditions (a state gate, `every_n_ticks`, combinators) and named resources, with the
+/// timeline and the checksum record on, sequential and on the executor: systems skipped half
+/// the ticks, their skips recorded, allocate nothing either.
+fn conditional_world(threads: Option<usize>) -> (World, laige_scheduler::Schedule) {
+    use laige_world::{Condition, NamedRes, NamedResMut, every_n_ticks, not, resource_equals};
+    let mut world = World::new(WorldOptions::default());
+    world.register_component::<Pos>().unwrap();
+    for i in 0..64 {
+        world.spawn((Pos(i as f32, 0.0),)).unwrap();
+    }
+    world.insert_resource(GameState::Menu).unwrap();
+    world
+        .insert_named_resource("terrain", Grid([1, 2, 3, 4]))
+        .unwrap();
+    world.insert_named_resource("units", Grid([0; 4])).unwrap();
+    if let Some(threads) = threads {
+        world.use_executor(laige_executor::ExecutorOptions {
+            threads,
+            mode: laige_executor::Mode::Parallel,
+            ..laige_executor::ExecutorOptions::default()
+        });
+    }
+    let flip = world
+        .system("Flip", |mut state: ResMut<'_, GameState>| {
+            *state = match *state {
+                GameState::Menu => GameState::Playing,
+                GameState::Playing => GameState::Menu,
+            };
+        })
+        .run_if(every_n_ticks(2))
+        .register()
+        .unwrap();
+    world
+        .system("Move", |mut q: Query<'_, &mut Pos>| q.each(|p| p.0 += 1.0))
+        .run_if(
+            resource_equals(GameState::Playing).and(not(|q: Query<'_, &Pos>| {
+                q.iter().is_ok_and(|mut it| it.any(|p| p.0 > 1.0e9))
+            })),
+        )
+        .after(flip)
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Paint",
+            |terrain: NamedRes<'_, Grid, Terrain>, mut units: NamedResMut<'_, Grid, Units>| {
+                for (u, t) in units.0.iter_mut().zip(terrain.0) {
+                    *u += t;
+                }
+            },
+        )
+        .run_if(not(resource_equals(GameState::Playing)))
+        .after(flip)
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.record_timeline(8);
+    world.record_checksums(8);
+    world.prepare_schedule(&schedule).unwrap();
+    (world, schedule)
+}
+
+#[test]
+fn run_conditions_and_named_resources_allocate_nothing() {
+    for threads in [None, Some(2)] {
+        let (mut world, schedule) = conditional_world(threads);
+        for _ in 0..40 {
+            world.run_systems(&schedule).unwrap();
+        }
+        let before = allocs();
+        let mut skips = 0;
+        for _ in 0..100 {
+            world.run_systems(&schedule).unwrap();
+            let report = world.tick_report();
+            skips += report
+                .systems()
+                .iter()
+                .filter(|it| matches!(it.outcome, laige_world::SystemOutcome::Skipped(_)))
+                .count();
+        }
+        let counted = allocs() - before;
+        // Every tick skips `Flip` or not, and one of `Move` and `Paint`.
+        assert!(skips >= 100, "conditions skipped {skips} systems");
+        assert!(world.named_resource::<Grid>("units").unwrap().0[3] > 0);
+        println!("world-zeroalloc-conditions threads={threads:?} allocs={counted}");
+        assert_eq!(
+            counted, 0,
+            "conditional ticks allocated {counted} times ({threads:?})"
+        );
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Hit(#[allow(dead_code)] u32);
 

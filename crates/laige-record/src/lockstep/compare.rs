@@ -28,11 +28,26 @@ pub struct Desync {
     pub theirs: u64,
     /// Whether the state hashes of that tick differ too.
     pub state_differs: bool,
+    /// Whether what differs first is a skip: the culprit ran in one run and was skipped in
+    /// the other, or skipped for other reasons; `ours` and `theirs` are then skip codes
+    /// ([`skip_code`](super::skip_code)) and the culprit's component is empty.
+    pub skip_differs: bool,
 }
 
 impl fmt::Display for Desync {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (tick, ours, theirs) = (self.tick, self.ours, self.theirs);
+        if let (true, Some(Culprit { system, .. })) = (self.skip_differs, &self.culprit) {
+            let how = |code| super::skip_token(code).map_or("ran", |it| it);
+            return write!(
+                f,
+                "desync at tick {tick}: system `{system}` did not run the same way (here: {}, \
+                 there: {}); look at what its run condition or the systems before it read \
+                 that is not the same in both runs (docs/lockstep.md)",
+                how(ours),
+                how(theirs)
+            );
+        }
         match &self.culprit {
             Some(Culprit { system, component }) => {
                 write!(
@@ -146,6 +161,21 @@ impl ChecksumRecord {
                 continue;
             }
             let state_differs = a.state_hash() != b.state_hash();
+            // A skip decides what a system wrote, so it is named before any checksum.
+            let skipped = a.skips().iter().zip(b.skips()).position(|(x, y)| x != y);
+            if let Some(position) = skipped {
+                return Ok(Some(Desync {
+                    tick: a.tick(),
+                    culprit: self.systems.get(position).map(|system| Culprit {
+                        system: system.name.clone(),
+                        component: String::new(),
+                    }),
+                    ours: a.skips()[position],
+                    theirs: b.skips()[position],
+                    state_differs,
+                    skip_differs: true,
+                }));
+            }
             let slot = a
                 .checksums()
                 .iter()
@@ -158,6 +188,7 @@ impl ChecksumRecord {
                     ours: a.state_hash(),
                     theirs: b.state_hash(),
                     state_differs,
+                    skip_differs: false,
                 }));
             };
             let culprit = self
@@ -175,6 +206,7 @@ impl ChecksumRecord {
                 ours: a.checksums()[slot],
                 theirs: b.checksums()[slot],
                 state_differs,
+                skip_differs: false,
             }));
         }
         if !common {

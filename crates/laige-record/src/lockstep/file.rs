@@ -5,13 +5,13 @@
 //! | field | size | meaning |
 //! |---|---|---|
 //! | magic | 8 bytes | `LAIGECHK` |
-//! | version | u16 | [`CHECKSUM_VERSION`] (1) |
+//! | version | u16 | [`CHECKSUM_VERSION`] (2) |
 //! | systems | u16 | systems in schedule order |
 //! | per system: name | u32 length + UTF-8 | its registration name |
 //! | per system: writes | u16 | components it writes |
 //! | per write: name | u32 length + UTF-8 | the component's name, ascending id |
 //! | ticks | u64 | rows that follow |
-//! | per tick | (2 + slots) × u64 | tick number, state hash, one checksum per (system, write) |
+//! | per tick | (2 + systems + slots) × u64 | tick number, state hash, one skip code per system ([`skip_code`](super::skip_code), 0: ran), one checksum per (system, write) |
 //! | trailer | u64 | FNV-1a 64 of every byte before it |
 //!
 //! Rows are in ascending tick order. Reading checks the magic, the version, every length
@@ -28,7 +28,7 @@ use super::{ChecksumRecord, RecordedSystem};
 pub const CHECKSUM_MAGIC: [u8; 8] = *b"LAIGECHK";
 
 /// The file format version this build writes and reads.
-pub const CHECKSUM_VERSION: u16 = 1;
+pub const CHECKSUM_VERSION: u16 = 2;
 
 /// Why bytes are not a checksum record ([`ChecksumRecord::from_bytes`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -243,7 +243,7 @@ impl ChecksumRecord {
             systems.push(RecordedSystem { name, writes });
         }
         let ticks = r.u64("the tick count")?;
-        let width = 2 + systems.iter().map(|it| it.writes.len()).sum::<usize>();
+        let width = super::row_width(&systems);
         let row_bytes = width * 8;
         let rows_start = r.at;
         let rows_len = usize::try_from(ticks)

@@ -71,6 +71,7 @@ fn skeleton<R>(schedule: &Schedule, registry: &Registry<R>, front_end: FrontEnd)
             dag: None,
             phase: None,
             exclusive: record.is_exclusive(),
+            conditional: record.is_conditional(),
             reads: record.reads().difference(record.reads_fresh()),
             reads_fresh: *record.reads_fresh(),
             reads_snapshot: *record.reads_snapshot(),

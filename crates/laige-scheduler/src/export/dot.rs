@@ -37,13 +37,24 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
                     quoted(&label)
                 )
             }
+            // A conditional system is dashed, its budget line saying so.
             Block::System(system) => writeln!(
                 out,
-                "{indent}s{} [label=\"{}|{}\", tooltip=\"{}\"];",
+                "{indent}s{} [label=\"{}|{}{}\", tooltip=\"{}\"{}];",
                 system.system.id.get(),
                 record_field(system.system.name),
                 record_field(&system.budget.to_string()),
+                if system.conditional {
+                    "\\n(run_if)"
+                } else {
+                    ""
+                },
                 quoted(&drawing::access_text(graph, system)),
+                if system.conditional {
+                    ", style=dashed"
+                } else {
+                    ""
+                },
             ),
             Block::Close => {
                 depth -= 1;

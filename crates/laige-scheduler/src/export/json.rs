@@ -56,7 +56,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
         format!(
             "{{\"id\": {}, \"name\": {}, \"budget_ms\": {}, \"budget_raw\": {}, \"step\": {}, \
              \"track\": {}, \"dag\": {}, \"phase\": {}, \"exclusive\": {}, \"reads\": {}, \
-             \"reads_fresh\": {}, \"reads_snapshot\": {}, \"writes\": {}, \"emits\": {}}}",
+             \"reads_fresh\": {}, \"reads_snapshot\": {}, \"writes\": {}, \"emits\": {}{}}}",
             s.system.id.get(),
             string(s.system.name),
             s.budget.as_millis_f64(),
@@ -71,6 +71,12 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
             ids(&s.reads_snapshot),
             ids(&s.writes),
             ids(&s.emits),
+            // Only a conditional system carries the key, so older readers see no change.
+            if s.conditional {
+                ", \"conditional\": true"
+            } else {
+                ""
+            },
         )
     });
     list(&mut out, "systems", systems, false);

@@ -28,13 +28,21 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
                 depth += 1;
                 writeln!(out, "{indent}subgraph {id}[\"{}\"]", quoted(&label))
             }
-            Block::System(system) => writeln!(
-                out,
-                "{indent}s{}[\"{}<br/>{}\"]",
-                system.system.id.get(),
-                quoted(system.system.name),
-                quoted(&system.budget.to_string())
-            ),
+            // A conditional system is a hexagon.
+            Block::System(system) => {
+                let (open, close, mark) = if system.conditional {
+                    ("{{", "}}", "<br/>run_if")
+                } else {
+                    ("[", "]", "")
+                };
+                writeln!(
+                    out,
+                    "{indent}s{}{open}\"{}<br/>{}{mark}\"{close}",
+                    system.system.id.get(),
+                    quoted(system.system.name),
+                    quoted(&system.budget.to_string())
+                )
+            }
             Block::Close => {
                 depth -= 1;
                 writeln!(out, "{}end", "  ".repeat(depth))

@@ -65,8 +65,8 @@ impl StorageOwner {
     /// `T`'s).
     pub fn resource<T: 'static>(&self, id: ComponentId) -> Result<&T, WorldError> {
         let ptr = self.typed_resource_ptr::<T>(id)?;
-        // SAFETY: the held value of `T`'s own id (checked by type); no writing view is open
-        // on an owner borrowed shared.
+        // SAFETY: the held value of a resource id whose registered type is `T` (checked by
+        // `TypeId` in `is_resource_of`); no writing view is open on an owner borrowed shared.
         Ok(unsafe { &*ptr.cast::<T>() })
     }
 
@@ -104,7 +104,8 @@ impl StorageOwner {
     }
 
     fn typed_resource_ptr<T: 'static>(&self, id: ComponentId) -> Result<*mut u8, WorldError> {
-        let own = self.0.components().id_of::<T>() == Some(id);
+        // A resource of type `T`: its plain id, or a named resource's (`Grid "terrain"`).
+        let own = self.0.is_resource_of::<T>(id);
         own.then(|| self.0.resources().ptr(id))
             .flatten()
             .ok_or_else(|| {

@@ -43,6 +43,66 @@ impl Storage {
         Ok(id)
     }
 
+    /// Registers a resource of type `T` keyed by the name `label` too, shown in messages as
+    /// `display`: a second `Grid` named `"units"` beside one named `"terrain"` gets its own
+    /// id, declared, ordered and hashed apart.
+    ///
+    /// # Errors
+    ///
+    /// [`RegisterComponentError::Duplicate`] when a `T` named `label` is registered already;
+    /// [`RegisterComponentError::Full`].
+    pub fn register_named_resource<T: Send + Sync + 'static>(
+        &mut self,
+        label: &'static str,
+        display: &'static str,
+    ) -> Result<ComponentId, RegisterComponentError> {
+        self.components.register_named::<T>(label, display)
+    }
+
+    /// Stores `value` as the resource of id `id`, whose type must be `T` (a plain or a
+    /// named resource), dropping the value it replaces. Gives `value` back otherwise.
+    pub fn put_resource_at<T: 'static>(&mut self, id: ComponentId, value: T) -> Result<(), T> {
+        if !self.is_resource_of::<T>(id) {
+            return Err(value);
+        }
+        let info = *self.components.get(id);
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: `info` is of type `T` (checked by `TypeId` above), so `value` is a valid,
+        // aligned, writable value of its type, given up, as in `put_resource`.
+        unsafe { self.resources.put(&info, (&raw mut *value).cast()) };
+        Ok(())
+    }
+
+    /// Removes the resource of id `id`, of type `T`, and returns it; `None` when it is not
+    /// held or is not a `T` resource.
+    pub fn take_resource_at<T: 'static>(&mut self, id: ComponentId) -> Option<T> {
+        if !self.is_resource_of::<T>(id) {
+            return None;
+        }
+        let mut out = MaybeUninit::<T>::uninit();
+        // SAFETY: `out` is valid for writing one `T`, the type of `id` (checked above).
+        let had = unsafe { self.resources.take(id, out.as_mut_ptr().cast()) };
+        // SAFETY: `take` moved the value into `out` when it returned true.
+        had.then(|| unsafe { out.assume_init() })
+    }
+
+    /// Makes the resource of id `id`, of type `T`, enter the state hash; `false` (nothing
+    /// done) when `id` is not a `T` resource.
+    pub fn hash_resource_at<T: StateHash + 'static>(&mut self, id: ComponentId) -> bool {
+        if !self.is_resource_of::<T>(id) {
+            return false;
+        }
+        self.components.set_hash::<T>(id);
+        true
+    }
+
+    /// Whether `id` is a registered resource whose type is `T`.
+    pub fn is_resource_of<T: 'static>(&self, id: ComponentId) -> bool {
+        self.components
+            .info(id)
+            .is_some_and(|info| info.is_resource() && info.type_id() == TypeId::of::<T>())
+    }
+
     /// Makes the resource type `T`'s value enter the state hash. Returns `false` (and does
     /// nothing) when `T` is not a registered resource type.
     pub fn hash_resource<T: StateHash + 'static>(&mut self) -> bool {

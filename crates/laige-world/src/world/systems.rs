@@ -5,20 +5,63 @@ use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
 
-use laige_registry::{Access, Budget, Io, RegisterError, Registry, SystemDef, SystemId};
+use laige_registry::{Access, Budget, Io, IoList, RegisterError, Registry, SystemDef, SystemId};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
+use crate::condition::{BoxedCondition, Condition};
 use crate::events::ReactiveCheck;
 use crate::observers::in_system_span;
 use crate::par::BatchScratch;
-use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
+use crate::system::{
+    BoxError, BoxedSystem, IntoSystem, ParamFetch, ParamInit, ParamNeeds, SystemWorld,
+};
 use crate::{
     CommandBuffer, Prng, Queries, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World,
 };
+
+/// How one contained run ended, for the host's counts and the tick's skips.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum RunEnd {
+    /// It ran and left nothing for the tick to settle.
+    Settled,
+    /// It ran and left a panic, a failure or commands.
+    Unsettled,
+    /// Its run condition was false: it did not run.
+    Skipped,
+}
+
+/// What a run condition decided.
+enum Verdict {
+    Run,
+    Skip,
+    /// Its parameters could not be fetched: the run failed.
+    Failed,
+}
+
+/// Evaluates `condition` over `view`; a fetch that fails is kept in `failure`. Out of line,
+/// so a system without a condition pays one test for it.
+#[inline(never)]
+fn evaluate_condition(
+    condition: &mut BoxedCondition,
+    view: Queries<'_>,
+    meta: &SystemMeta,
+    batches: &BatchScratch,
+    failure: &mut Option<BoxError>,
+) -> Verdict {
+    let mut fetch = ParamFetch::read_only(view, meta, batches);
+    match condition.holds(&mut fetch) {
+        Ok(true) => Verdict::Run,
+        Ok(false) => Verdict::Skip,
+        Err(err) => {
+            *failure = Some(Box::new(err));
+            Verdict::Failed
+        }
+    }
+}
 
 /// How a host reaches the storage for one system's run: the checked view of the system
 /// whose meta it is handed.
@@ -45,6 +88,8 @@ pub struct SystemState {
     /// What its `par_each` loops keep between runs: per-batch command buffers.
     batches: BatchScratch,
     typed: Option<BoxedSystem>,
+    /// The run condition, evaluated before each run (`.run_if(..)`).
+    condition: Option<BoxedCondition>,
     failure: Option<BoxError>,
     /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
     /// state every run touches stays small; only a panic allocates it, and a panic allocated
@@ -63,6 +108,7 @@ impl fmt::Debug for SystemState {
             .field("commands", &self.commands)
             .field("rng", &self.rng)
             .field("typed", &self.typed.is_some())
+            .field("conditional", &self.condition.is_some())
             .field("failure", &self.failure)
             .field("panicked", &self.panicked)
             .finish()
@@ -125,14 +171,33 @@ impl SystemState {
     /// meta (the host's way to reach the storage: exclusively, or under the executor's
     /// proof). A typed system's failure is kept (see [`SystemState::failure`]) until its
     /// commands are next applied, which drops them with it.
+    ///
+    /// A system with a run condition (`.run_if(..)`) evaluates it first, over the same view;
+    /// returns false when it was false and the system did not run. A condition that cannot
+    /// fetch its parameters (a missing resource) fails the system's run instead.
     #[inline]
-    pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
-        let view = storage.view(&self.meta);
-        // A reactive system with nothing to read is skipped; the host records why.
+    pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) -> bool {
+        let mut view = storage.view(&self.meta);
+        // A reactive system with nothing to read is skipped (not a condition's skip: the run
+        // ends unsettled, and the host records why).
         self.events_skipped =
             !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id()));
         if self.events_skipped {
-            return;
+            return true;
+        }
+        if let Some(condition) = &mut self.condition {
+            let verdict = evaluate_condition(
+                condition,
+                view.reborrow(),
+                &self.meta,
+                &self.batches,
+                &mut self.failure,
+            );
+            match verdict {
+                Verdict::Run => {}
+                Verdict::Skip => return false,
+                Verdict::Failed => return true,
+            }
         }
         // Typed systems first: they are the usual form, and the world pairs a typed mark
         // with its box, so the box alone tells.
@@ -160,6 +225,12 @@ impl SystemState {
             // Only the world makes a typed mark, and always with its box.
             (None, None) => {}
         }
+        true
+    }
+
+    /// Whether a run condition decides whether the system runs.
+    pub fn is_conditional(&self) -> bool {
+        self.condition.is_some()
     }
 
     /// Whether the tick has nothing to do for this system after its run: no panic to report,
@@ -201,18 +272,29 @@ impl SystemState {
 
     /// [`SystemState::run`] inside the system's span, keeping a panic here instead of letting
     /// it unwind into the runner or a worker: both ways of running a track run a system this
-    /// way, and [`SystemState::take_panic`] settles a panic after the track. Returns
-    /// [`SystemState::is_settled`], which both count to skip settling a quiet track.
+    /// way, and [`SystemState::take_panic`] settles a panic after the track. Returns whether
+    /// it was skipped by its run condition, or else [`SystemState::is_settled`], which both
+    /// count to skip settling a quiet track.
     #[inline]
-    pub(crate) fn run_contained(&mut self, mut storage: impl ViewSource, run: &SystemRun) -> bool {
+    pub(crate) fn run_contained(
+        &mut self,
+        mut storage: impl ViewSource,
+        run: &SystemRun,
+    ) -> RunEnd {
         let (name, id) = (self.meta.name(), self.meta.id());
         let res = in_system_span(name, id, || {
             catch_unwind(AssertUnwindSafe(|| self.run(&mut storage, run)))
         });
-        if let Err(payload) = res {
-            self.keep_panic(payload);
+        match res {
+            Ok(false) => return RunEnd::Skipped,
+            Ok(true) => {}
+            Err(payload) => self.keep_panic(payload),
         }
-        self.is_settled()
+        if self.is_settled() {
+            RunEnd::Settled
+        } else {
+            RunEnd::Unsettled
+        }
     }
 
     /// Keeps the panic `payload` of the last run, out of the run's path.
@@ -256,7 +338,7 @@ impl World {
             let err = RegisterError::RunInvalid { name: def.name };
             return Err(self.report_register(err));
         }
-        self.commit(def, None)
+        self.commit(def, None, None)
     }
 
     /// Starts registering the typed system `name` running `system`, a function or closure
@@ -313,6 +395,7 @@ impl World {
         &mut self,
         def: SystemDef<SystemRun>,
         typed: Option<BoxedSystem>,
+        condition: Option<BoxedCondition>,
     ) -> Result<SystemId, RegisterError> {
         if let Err(err) = self.check_event_access(&def) {
             return Err(self.report_register(err));
@@ -326,6 +409,7 @@ impl World {
             batches: BatchScratch::new(rng.seed()),
             rng,
             typed,
+            condition,
             failure: None,
             panicked: None,
             reactive: Vec::new(),
@@ -358,6 +442,13 @@ pub struct SystemBuilder<'w> {
     after: NameList,
     before: NameList,
     after_weak: NameList,
+    /// The run condition so far (every `.run_if(..)` joined by and), and what each one's
+    /// parameters need.
+    condition: Option<BoxedCondition>,
+    condition_needs: Vec<ParamNeeds>,
+    /// The first misuse found while building (an unknown resource name), reported by
+    /// `register`.
+    pending: Option<RegisterError>,
 }
 
 impl fmt::Debug for SystemBuilder<'_> {
@@ -385,7 +476,80 @@ impl<'w> SystemBuilder<'w> {
             after: NameList::default(),
             before: NameList::default(),
             after_weak: NameList::default(),
+            condition: None,
+            condition_needs: Vec::new(),
+            pending: None,
         }
+    }
+
+    /// Runs the system only on ticks when `condition` holds: a read-only typed system
+    /// returning `bool` (`|state: Res<'_, State>| *state == State::Playing`), a helper
+    /// ([`resource_equals`](crate::resource_equals), [`every_n_ticks`](crate::every_n_ticks)),
+    /// or a combination ([`Condition::and`](crate::Condition::and), `or`,
+    /// [`not`](crate::not)). Calls add up: every condition must hold, the first is asked first.
+    ///
+    /// The condition's parameters are set up here; at [`SystemBuilder::register`] they must
+    /// only read ([`RegisterError::ConditionWrites`] otherwise), and their reads join the
+    /// system's declared access, so the scheduler and the executor treat them as the
+    /// system's own. Each tick the condition runs once, just before the system, on its
+    /// thread; a false one skips it ([`SkipReason::RunConditionFalse`](crate::SkipReason)):
+    /// no commands, and its successors still run.
+    pub fn run_if<M: 'static>(mut self, condition: impl Condition<M>) -> Self {
+        let known = self.world.storage.components().len();
+        let mut init = ParamInit::new(&mut self.world.storage, self.def.name);
+        let boxed = BoxedCondition::new(condition, &mut init);
+        self.condition_needs.push(init.into_needs());
+        self.world.register_new_resource_types(known);
+        self.condition = Some(match self.condition.take() {
+            Some(first) => first.and(boxed),
+            None => boxed,
+        });
+        self
+    }
+
+    /// Declares that the system reads the resource of type `T` named `name`
+    /// ([`World::insert_named_resource`]); a low-level system then reads it with
+    /// `ctx.named_resource::<T>(name)`. The name must be inserted already:
+    /// [`RegisterError::ResourceNameUnknown`] (with "did you mean") otherwise.
+    pub fn reads_named<T: 'static>(self, name: &'static str) -> Self {
+        self.io_named::<T>(name, Access::Read)
+    }
+
+    /// [`SystemBuilder::reads_named`], seeing this tick's writes of it (as
+    /// [`SystemBuilder::reads_fresh`]).
+    pub fn reads_fresh_named<T: 'static>(self, name: &'static str) -> Self {
+        self.io_named::<T>(name, Access::ReadFresh)
+    }
+
+    /// Declares that the system writes (and may read) the resource of type `T` named `name`
+    /// (`ctx.named_resource_mut::<T>(name)`); as [`SystemBuilder::reads_named`] for an
+    /// unknown name.
+    pub fn writes_named<T: 'static>(self, name: &'static str) -> Self {
+        self.io_named::<T>(name, Access::Write)
+    }
+
+    fn io_named<T: 'static>(mut self, name: &'static str, access: Access) -> Self {
+        let components = self.world.storage.components();
+        match components.named_id::<T>(name) {
+            Some(id) => {
+                let display = components.get(id).name();
+                self.def = self.def.io(Io {
+                    component: Some(id),
+                    access,
+                    type_name: Some(display),
+                });
+            }
+            None => {
+                let err = RegisterError::ResourceNameUnknown {
+                    name: self.def.name,
+                    resource: std::any::type_name::<T>(),
+                    given: name,
+                    suggestion: laige_registry::closest_name(name, components.names_of::<T>()),
+                };
+                self.pending.get_or_insert(err);
+            }
+        }
+        self
     }
 
     /// Sets the time budget in milliseconds (rounded to Q16.16).
@@ -527,11 +691,17 @@ impl<'w> SystemBuilder<'w> {
             after,
             before,
             after_weak,
+            condition,
+            condition_needs,
+            pending,
         } = self;
+        if let Some(err) = pending {
+            return Err(world.report_register(err));
+        }
         after.finish(&mut def.depends_on);
         before.finish(&mut def.before);
         after_weak.finish(&mut def.after_weak);
-        let (typed, required) = match typed {
+        let (typed, mut required) = match typed {
             Some((boxed, mut needs)) => {
                 let required = needs.take_required();
                 match needs.finish(&def.io) {
@@ -544,6 +714,17 @@ impl<'w> SystemBuilder<'w> {
             }
             None => (None, Vec::new()),
         };
+        for mut needs in condition_needs {
+            if let Err(err) = needs.read_only() {
+                return Err(world.report_register(err));
+            }
+            required.extend(needs.take_required());
+            match needs.finish(&IoList::EMPTY) {
+                Ok(reads) => def.io = with_condition_reads(&def.io, &reads),
+                Err(err) => return Err(world.report_register(err)),
+            }
+            def.conditional = true;
+        }
         if let Some(err) = event_error {
             return Err(world.report_register(err));
         }
@@ -551,7 +732,7 @@ impl<'w> SystemBuilder<'w> {
             let err = RegisterError::ReactiveWithoutEvents { name: def.name };
             return Err(world.report_register(err));
         }
-        let id = world.commit(def, typed)?;
+        let id = world.commit(def, typed, condition)?;
         if reactive {
             let checks = world.reactive_checks(id);
             world.systems[id.index()].set_reactive(checks);
@@ -563,4 +744,43 @@ impl<'w> SystemBuilder<'w> {
         );
         Ok(SystemHandle { id, name: def.name })
     }
+}
+
+/// `io` with a run condition's `reads` joined in: a component already declared keeps its
+/// declaration (a write or a read covers the condition's read; a plain read becomes fresh
+/// when the condition's is), any other is appended. A snapshot read beside a live one stays
+/// twice, which the registry refuses as `io_duplicate`.
+fn with_condition_reads(io: &IoList, reads: &IoList) -> IoList {
+    let mut joined = IoList::EMPTY;
+    for &declared in io.as_slice() {
+        let fresh = reads.as_slice().iter().any(|it| {
+            it.component.is_some()
+                && it.component == declared.component
+                && it.access == Access::ReadFresh
+        });
+        let access = match declared.access {
+            Access::Read if fresh => Access::ReadFresh,
+            access => access,
+        };
+        joined.push(Io { access, ..declared });
+    }
+    for &read in reads.as_slice() {
+        let live = |access| !matches!(access, Access::ReadSnapshot);
+        let covered = read.component.is_some()
+            && io
+                .as_slice()
+                .iter()
+                .any(|it| it.component == read.component && live(it.access) == live(read.access));
+        if !covered {
+            joined.push(read);
+        }
+    }
+    if io.overflowed() || reads.overflowed() {
+        joined.push(Io {
+            component: None,
+            access: Access::Read,
+            type_name: None,
+        });
+    }
+    joined
 }
