@@ -45,6 +45,9 @@ pub struct SystemState {
     batches: BatchScratch,
     typed: Option<BoxedSystem>,
     failure: Option<BoxError>,
+    /// The change tick the system's next run starts at (assigned per tick, in schedule
+    /// order, by `World::run_systems`).
+    next_tick: u64,
     /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
     /// state every run touches stays small; only a panic allocates it, and a panic allocated
     /// already.
@@ -59,6 +62,7 @@ impl fmt::Debug for SystemState {
             .field("rng", &self.rng)
             .field("typed", &self.typed.is_some())
             .field("failure", &self.failure)
+            .field("next_tick", &self.next_tick)
             .field("panicked", &self.panicked)
             .finish()
     }
@@ -93,6 +97,16 @@ impl SystemState {
         self.failure.take()
     }
 
+    /// The change tick the system's next run starts at.
+    pub fn next_tick(&self) -> u64 {
+        self.next_tick
+    }
+
+    /// Sets the change tick of the system's next run (`World::run_systems` does, per tick).
+    pub(crate) fn set_next_tick(&mut self, tick: u64) {
+        self.next_tick = tick;
+    }
+
     /// The meta, command buffer and PRNG, to build a context from.
     pub fn parts_mut(&mut self) -> (&SystemMeta, &mut CommandBuffer, &mut Prng) {
         (&self.meta, &mut self.commands, &mut self.rng)
@@ -120,8 +134,12 @@ impl SystemState {
     /// meta (the host's way to reach the storage: exclusively, or under the executor's
     /// proof). A typed system's failure is kept (see [`SystemState::failure`]) until its
     /// commands are next applied, which drops them with it.
+    ///
+    /// The run starts at the change tick the world assigned it ([`SystemState::next_tick`]):
+    /// its change filters see what changed after its previous run's tick.
     #[inline]
     pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
+        self.meta.begin_run(self.next_tick);
         let view = storage.view(&self.meta);
         // Typed systems first: they are the usual form, and the world pairs a typed mark
         // with its box, so the box alone tells.
@@ -302,6 +320,7 @@ impl World {
             rng,
             typed,
             failure: None,
+            next_tick: 0,
             panicked: None,
         });
         debug_assert_eq!(self.systems.len(), id.get() as usize);
