@@ -50,6 +50,6 @@ pub use declare::Claim;
 pub use par::{BatchTable, BatchTables, PAR_BATCH_ROWS, ParBatches};
 pub use queries::{ParamViews, Queries, read_snapshot};
 pub use query::{
-    Added, Changed, Filtered, Fresh, Prepared, QueryData, QueryFilter, QueryIter,
+    Added, Changed, Filtered, Fresh, Mut, Prepared, QueryData, QueryFilter, QueryIter,
     ReadOnlyQueryData, Ref, RunTicks, Snapshot, SystemMeta, With, Without,
 };

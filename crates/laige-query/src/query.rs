@@ -25,7 +25,7 @@ use laige_storage::archetype::Archetype;
 use laige_storage::component::Components;
 use laige_storage::snapshot::{SnapshotView, Snapshots};
 
-pub use changes::{Added, Changed, Ref};
+pub use changes::{Added, Changed, Mut, Ref};
 pub use elements::skip;
 pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
@@ -270,7 +270,10 @@ impl<'a> QueryDesc<'a> {
             driver: None,
             conditions: 0,
             unmatchable: false,
-            ticks: declared.map_or(RunTicks::first(storage.change_tick()), SystemMeta::run_ticks),
+            ticks: declared.map_or(
+                RunTicks::first(storage.change_tick()),
+                SystemMeta::run_ticks,
+            ),
         }
     }
 

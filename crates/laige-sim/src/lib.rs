@@ -92,7 +92,7 @@ pub mod prelude {
 
     // Query shapes and filters, a system's other parameters, registration options.
     pub use laige_world::{
-        Added, Bundle, Changed, ComponentOptions, Fresh, Local, Ref, Rng, Snapshot, StateHash,
+        Added, Bundle, Changed, ComponentOptions, Fresh, Local, Mut, Ref, Rng, Snapshot, StateHash,
         StateHasher, With, Without,
     };
     // The context form of a system, a tick's outcome, batches, the PRNG.

@@ -12,7 +12,9 @@ use laige_registry::{ComponentId, Registry, SystemId};
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
 use crate::runtime::Runtime;
-use crate::{ComponentTicks, Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
+use crate::{
+    ComponentTicks, Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions,
+};
 use laige_query::{Prepared, Queries, QueryData};
 use laige_storage::archetype::Archetype;
 use laige_storage::bundle::Bundle;

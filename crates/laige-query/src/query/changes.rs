@@ -124,7 +124,9 @@ macro_rules! change_filter {
                 match fetch.ticks {
                     // SAFETY: the table has the block (the caller's promise) and the caller
                     // holds a live read of the component, so no one writes its ticks.
-                    Some(ticks) => unsafe { ticks.as_ref().newer_than($kind, block, fetch.last_run) },
+                    Some(ticks) => unsafe {
+                        ticks.as_ref().newer_than($kind, block, fetch.last_run)
+                    },
                     None => 0,
                 }
             }
@@ -291,3 +293,148 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Ref<'_, T> {
 
 // SAFETY: `Ref`'s items are shared references with copied ticks; chunks are shared slices.
 unsafe impl<T: Send + Sync + 'static> ReadOnlyQueryData for Ref<'_, T> {}
+
+/// A write of `T` that marks the value changed only when written: the item of the query
+/// element `Mut<T>`. Reading through it (`Deref`) marks nothing; the first `DerefMut` marks
+/// the row changed at the running system's tick (later ones find it marked). For an
+/// untracked `T` it is a plain `&mut T`.
+///
+/// Use it where a system visits many rows and writes few, so `Changed<T>` readers see only
+/// those; `&mut T` marks every row it hands out.
+pub struct Mut<'a, T> {
+    value: &'a mut T,
+    ticks: Option<&'a ColumnTicks>,
+    row: usize,
+    tick: u64,
+    marked: bool,
+}
+
+impl<T> Mut<'_, T> {
+    /// Marks the value changed without writing it.
+    #[inline]
+    pub fn set_changed(&mut self) {
+        if self.marked {
+            return;
+        }
+        self.marked = true;
+        if let Some(ticks) = self.ticks {
+            // SAFETY: this item is the only handle to its row (each row is yielded once per
+            // query run), and the query holds write access to `T`, so no one else reads or
+            // writes the row's ticks meanwhile.
+            unsafe { ticks.mark_changed(self.row, 1, self.tick) }
+        }
+    }
+}
+
+impl<T> Deref for Mut<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T> std::ops::DerefMut for Mut<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.set_changed();
+        self.value
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Mut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mut").field("value", &*self.value).finish()
+    }
+}
+
+/// `Mut<T>`'s cursor in one table: the value cursor, its row, the ticks and the run's tick.
+#[derive(Debug)]
+pub struct MutFetch<T> {
+    cursor: NonNull<T>,
+    row: usize,
+    ticks: Option<NonNull<ColumnTicks>>,
+    tick: u64,
+}
+
+impl<T> Clone for MutFetch<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for MutFetch<T> {}
+
+/// What `Mut<T>` resolved: its component and the run's tick.
+#[derive(Clone, Copy, Debug)]
+pub struct MutState {
+    id: Option<ComponentId>,
+    tick: u64,
+}
+
+// SAFETY: `init` records a write of `T` (required), which rejects any other access to `T`
+// in the same query; items touch only their row of `T`'s column and its ticks.
+unsafe impl<T: Send + Sync + 'static> QueryData for Mut<'_, T> {
+    type Item<'a> = Mut<'a, T>;
+    type Chunk<'a> = &'a mut [T];
+    type State = MutState;
+    type Fetch = MutFetch<T>;
+
+    fn init(desc: &mut QueryDesc<'_>) -> Result<MutState, QueryError> {
+        Ok(MutState {
+            id: desc.write::<T>(true)?,
+            tick: desc.run_ticks().this_run(),
+        })
+    }
+
+    fn declare(init: &mut ParamInit<'_>) {
+        init.component::<T>(Access::Write);
+    }
+
+    #[inline]
+    fn fetch(state: &MutState, archetype: &Archetype) -> MutFetch<T> {
+        MutFetch {
+            cursor: <&T>::fetch(&state.id, archetype),
+            row: 0,
+            ticks: column_ticks(archetype, state.id),
+            tick: state.tick,
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn next_item<'a>(fetch: &mut MutFetch<T>) -> Mut<'a, T> {
+        let (row, at) = (fetch.row, fetch.cursor);
+        fetch.row += 1;
+        // SAFETY: the cursor is at a row, so one step on is at most one past the end.
+        fetch.cursor = unsafe { at.add(1) };
+        Mut {
+            // SAFETY: at a row, exclusive write access for `'a`, each row yielded once.
+            value: unsafe { &mut *at.as_ptr() },
+            // SAFETY: the ticks belong to the table's column, alive while the storage is
+            // borrowed for `'a`.
+            ticks: fetch.ticks.map(|ticks| unsafe { &*ticks.as_ptr() }),
+            row,
+            tick: fetch.tick,
+            marked: false,
+        }
+    }
+
+    #[inline]
+    unsafe fn skip_rows(fetch: &mut MutFetch<T>, rows: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::skip_rows(&mut fetch.cursor, rows) };
+        fetch.row += rows;
+    }
+
+    /// A chunk can be written anywhere, so handing it out marks all its rows.
+    #[inline]
+    unsafe fn chunk<'a>(fetch: &MutFetch<T>, len: usize) -> &'a mut [T] {
+        if let Some(ticks) = fetch.ticks {
+            // SAFETY: the chunk's rows are the table's; the caller holds write access.
+            unsafe { ticks.as_ref().mark_changed(fetch.row, len, fetch.tick) };
+        }
+        // SAFETY: `len` values from the cursor on, exclusive write access for `'a`.
+        unsafe { slice::from_raw_parts_mut(fetch.cursor.as_ptr(), len) }
+    }
+}

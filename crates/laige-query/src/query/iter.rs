@@ -307,7 +307,11 @@ pub(crate) unsafe fn for_each_run<Q: QueryData>(
         let mut pos = 0u32;
         while pos < 64 {
             let rest = mask >> pos;
-            let zeros = if rest == 0 { 64 - pos } else { rest.trailing_zeros() };
+            let zeros = if rest == 0 {
+                64 - pos
+            } else {
+                rest.trailing_zeros()
+            };
             if zeros > 0 {
                 if let Some(start) = open.take() {
                     f(start, base + pos as usize - start);

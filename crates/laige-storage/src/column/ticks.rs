@@ -135,10 +135,16 @@ impl TickTrack {
             first / CHANGE_BLOCK_ROWS,
             (first + len - 1) / CHANGE_BLOCK_ROWS,
         );
+        // A load first: a run marks many rows of one block with one tick, and only the
+        // first needs the read-modify-write.
         for block in &self.blocks[first_block..=last_block] {
-            block.fetch_max(tick, Ordering::Relaxed);
+            if block.load(Ordering::Relaxed) < tick {
+                block.fetch_max(tick, Ordering::Relaxed);
+            }
         }
-        self.max.fetch_max(tick, Ordering::Relaxed);
+        if self.max.load(Ordering::Relaxed) < tick {
+            self.max.fetch_max(tick, Ordering::Relaxed);
+        }
     }
 
     /// The rows of block `block` whose tick is above `since`, one bit per row (bit `i` is
