@@ -1,7 +1,8 @@
 //! Typed queries: what a system asks for, checked once per call against what it declared.
 //!
 //! A query is a type: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Fresh<&T>`],
-//! [`Entity`](crate::Entity), the filters [`With<T>`] and [`Without<T>`], or a tuple of up to 8
+//! [`Entity`](crate::Entity), [`Ref<T>`], [`Mut<T>`], the filters [`With<T>`], [`Without<T>`],
+//! [`Changed<T>`] and [`Added<T>`], or a tuple of up to 8
 //! of these (tuples nest).
 //! Matched archetypes are visited in ascending id, rows in table order.
 
@@ -54,6 +55,9 @@ pub use snapshot::Snapshot;
 /// | `Snapshot<&T>` | `Option<&T>` | `SnapshotView<T>` | snapshot read of the versioned `T` |
 ///
 /// | `Fresh<&T>` | `&T` | `&[T]` | read `T`; a typed system declares it `reads_fresh` |
+/// | `Ref<T>` | `Ref<T>` (`&T`, `is_changed`) | `&[T]` | read the tracked `T` |
+/// | `Mut<T>` | `Mut<T>` (marks on `DerefMut`) | `&mut [T]` (marks it) | write `T` |
+/// | `Changed<T>` / `Added<T>` | `()` | `()` | read the tracked `T` (its ticks) |
 ///
 /// # Safety
 ///

@@ -489,3 +489,39 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_derive_registers_a_tracked_component() {
+    #[derive(laige_world::Component)]
+    #[component(tracked)]
+    struct Heat(#[allow(dead_code)] u32);
+    let mut world = World::new(WorldOptions::default());
+    let id = world.register_component::<Heat>().unwrap();
+    assert!(world.component_info(id).is_some_and(|it| it.is_tracked()));
+    let e = world.spawn(Heat(1)).unwrap();
+    let tick = world.change_tick();
+    assert_eq!(
+        world.component_ticks::<Heat>(e).map(|t| t.added),
+        Some(tick)
+    );
+}
+
+#[test]
+fn a_snapshot_reader_cannot_filter_by_change() {
+    let mut world = World::new(WorldOptions::default());
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().tracked().versioned())
+        .unwrap();
+    world.spawn((Pos(1),)).unwrap();
+    fn snapshot_reader(ctx: &mut SystemContext<'_>) {
+        let err = ctx.each::<(Entity, Changed<Pos>)>(|_| {}).unwrap_err();
+        assert!(matches!(err, QueryError::Undeclared { .. }), "{err}");
+    }
+    world
+        .system_fn("SnapshotReader", snapshot_reader)
+        .reads_snapshot::<Pos>()
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    world.run_systems(&schedule).unwrap();
+}

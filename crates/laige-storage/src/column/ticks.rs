@@ -58,58 +58,152 @@ impl TickCell {
     }
 }
 
-/// One kind of tick for every row of a column, with its block and table summaries.
+/// How many rows one group summary covers: a block of [`CHANGE_BLOCK_ROWS`] rows has 8,
+/// and a group's 8 ticks are one cache line.
+const GROUP_ROWS: usize = 8;
+
+/// The largest tick of each run of `per` rows: upper bounds that rise as rows are stamped
+/// or move in, and fall only when the column is cleared.
+#[derive(Default)]
+struct Maxima<const PER: usize> {
+    cells: Vec<AtomicU64>,
+}
+
+impl<const PER: usize> Maxima<PER> {
+    /// Makes room for row `row` (the new last row) and raises its cell to `tick`.
+    fn push(&mut self, row: usize, tick: u64) {
+        if row.is_multiple_of(PER) {
+            self.cells.push(AtomicU64::new(0));
+        }
+        raise(self.cells[row / PER].get_mut(), tick);
+    }
+
+    /// Drops the last cell when `len` rows no longer reach it.
+    fn shrink_to(&mut self, len: usize) {
+        self.cells.truncate(len.div_ceil(PER));
+    }
+
+    fn raise(&mut self, row: usize, tick: u64) {
+        raise(self.cells[row / PER].get_mut(), tick);
+    }
+
+    fn raise_all(&mut self, tick: u64) {
+        for cell in &mut self.cells {
+            raise(cell.get_mut(), tick);
+        }
+    }
+
+    /// Raises the cells of rows `first..=last` to `tick`, through a shared reference.
+    #[inline]
+    fn mark(&self, first: usize, last: usize, tick: u64) {
+        // A load first: a run marks many rows of one cell with one tick, and only the first
+        // needs the read-modify-write.
+        for cell in &self.cells[first / PER..=last / PER] {
+            if cell.load(Ordering::Relaxed) < tick {
+                cell.fetch_max(tick, Ordering::Relaxed);
+            }
+        }
+    }
+
+    #[inline]
+    fn get(&self, index: usize) -> u64 {
+        self.cells[index].load(Ordering::Relaxed)
+    }
+
+    fn reserve_rows(&mut self, cap: usize) {
+        let cells = cap.div_ceil(PER);
+        self.cells.reserve(cells.saturating_sub(self.cells.len()));
+    }
+}
+
+/// One kind of tick for every row of a column, with its summaries: per block of
+/// [`CHANGE_BLOCK_ROWS`] rows, per group of [`GROUP_ROWS`] rows, and per table.
+///
+/// A row's tick is the larger of its own cell and the column's `floor`: marking every row
+/// of the column at once (a query without change filters writing the whole table) only
+/// raises the floor, so writing all of a tracked component costs one store per table, not
+/// one per row. A row that enters with an older tick (moved in from another table, or
+/// restored) first writes the floor into every cell and clears it.
 #[derive(Default)]
 struct TickTrack {
     rows: Vec<TickCell>,
-    /// The largest tick of each block of rows (an upper bound: it never goes down while the
-    /// block's rows move, only when the table is cleared).
-    blocks: Vec<AtomicU64>,
-    /// The largest tick of the whole column (an upper bound, as for `blocks`).
+    /// Per block of rows; the floor is not included.
+    blocks: Maxima<CHANGE_BLOCK_ROWS>,
+    /// Per group of rows; the floor is not included.
+    groups: Maxima<GROUP_ROWS>,
+    /// The largest tick of the whole column (an upper bound; it includes the floor).
     max: AtomicU64,
+    /// A tick every row is at least (0: none).
+    floor: AtomicU64,
 }
 
 impl TickTrack {
-    fn push(&mut self, tick: u64) {
-        if self.rows.len().is_multiple_of(CHANGE_BLOCK_ROWS) {
-            self.blocks.push(AtomicU64::new(0));
+    /// The tick of `row`, floor included, with exclusive access.
+    fn effective(&mut self, row: usize) -> u64 {
+        (*self.rows[row].get_mut()).max(*self.floor.get_mut())
+    }
+
+    /// Writes the floor into every row below it and clears it, before a row with an older
+    /// tick enters; O(rows), and only when a floor is set.
+    fn materialize(&mut self) {
+        let floor = std::mem::take(self.floor.get_mut());
+        if floor == 0 {
+            return;
         }
-        let block = self.rows.len() / CHANGE_BLOCK_ROWS;
+        for cell in &mut self.rows {
+            raise(cell.get_mut(), floor);
+        }
+        self.blocks.raise_all(floor);
+        self.groups.raise_all(floor);
+    }
+
+    fn push(&mut self, tick: u64) {
+        if tick < *self.floor.get_mut() {
+            self.materialize();
+        }
+        let row = self.rows.len();
         self.rows.push(TickCell::new(tick));
-        raise(self.blocks[block].get_mut(), tick);
+        self.blocks.push(row, tick);
+        self.groups.push(row, tick);
         raise(self.max.get_mut(), tick);
     }
 
-    /// Swap-removes `row`, returning its tick; the last row moves into `row`, raising that
-    /// block's summary.
+    /// Swap-removes `row`, returning its tick; the last row moves into `row`, raising its
+    /// summaries there.
     fn swap_remove(&mut self, row: usize) -> u64 {
-        let removed = self.rows.swap_remove(row).0.into_inner();
+        let removed = self.effective(row);
+        self.rows.swap_remove(row);
         if row < self.rows.len() {
             let moved = *self.rows[row].get_mut();
-            raise(self.blocks[row / CHANGE_BLOCK_ROWS].get_mut(), moved);
+            self.blocks.raise(row, moved);
+            self.groups.raise(row, moved);
         }
-        if self.rows.len().is_multiple_of(CHANGE_BLOCK_ROWS) {
-            self.blocks.pop();
-        }
+        self.blocks.shrink_to(self.rows.len());
+        self.groups.shrink_to(self.rows.len());
         removed
     }
 
     fn reserve_total(&mut self, cap: usize) {
         self.rows.reserve(cap.saturating_sub(self.rows.len()));
-        let blocks = cap.div_ceil(CHANGE_BLOCK_ROWS);
-        self.blocks
-            .reserve(blocks.saturating_sub(self.blocks.len()));
+        self.blocks.reserve_rows(cap);
+        self.groups.reserve_rows(cap);
     }
 
     fn clear(&mut self) {
         self.rows.clear();
-        self.blocks.clear();
+        self.blocks.cells.clear();
+        self.groups.cells.clear();
         *self.max.get_mut() = 0;
+        *self.floor.get_mut() = 0;
     }
 
     fn set(&mut self, row: usize, tick: u64) {
+        if tick < *self.floor.get_mut() {
+            self.materialize();
+        }
         *self.rows[row].get_mut() = tick;
-        raise(self.blocks[row / CHANGE_BLOCK_ROWS].get_mut(), tick);
+        self.blocks.raise(row, tick);
+        self.groups.raise(row, tick);
         raise(self.max.get_mut(), tick);
     }
 
@@ -124,6 +218,12 @@ impl TickTrack {
             return;
         }
         debug_assert!(first + len <= self.rows.len());
+        if first == 0 && len == self.rows.len() {
+            // Every row: the floor says it, with no row written.
+            self.floor.fetch_max(tick, Ordering::Relaxed);
+            self.max.fetch_max(tick, Ordering::Relaxed);
+            return;
+        }
         let base = self.rows.as_ptr().cast::<u64>().cast_mut();
         for row in first..first + len {
             // SAFETY: in bounds (the caller's promise); a `TickCell` is a transparent
@@ -131,45 +231,76 @@ impl TickTrack {
             // no one else touches these rows meanwhile.
             unsafe { base.add(row).write(tick) };
         }
-        let (first_block, last_block) = (
-            first / CHANGE_BLOCK_ROWS,
-            (first + len - 1) / CHANGE_BLOCK_ROWS,
-        );
-        // A load first: a run marks many rows of one block with one tick, and only the
-        // first needs the read-modify-write.
-        for block in &self.blocks[first_block..=last_block] {
-            if block.load(Ordering::Relaxed) < tick {
-                block.fetch_max(tick, Ordering::Relaxed);
-            }
-        }
+        let last = first + len - 1;
+        self.blocks.mark(first, last, tick);
+        self.groups.mark(first, last, tick);
         if self.max.load(Ordering::Relaxed) < tick {
             self.max.fetch_max(tick, Ordering::Relaxed);
         }
     }
 
     /// The rows of block `block` whose tick is above `since`, one bit per row (bit `i` is
-    /// row `block * CHANGE_BLOCK_ROWS + i`); 0 without reading a row when the block's
-    /// summary is not above `since`.
+    /// row `block * CHANGE_BLOCK_ROWS + i`): 0 without reading a row when the block's
+    /// summary is not above `since`, and only the rows of groups whose summary is.
     ///
     /// # Safety
     ///
     /// `block` is in bounds, and no one writes its rows' ticks meanwhile.
     #[inline]
     unsafe fn newer_than(&self, block: usize, since: u64) -> u64 {
-        if self.blocks[block].load(Ordering::Relaxed) <= since {
-            return 0;
-        }
         let first = block * CHANGE_BLOCK_ROWS;
         let len = (self.rows.len() - first).min(CHANGE_BLOCK_ROWS);
-        let base = self.rows.as_ptr().cast::<u64>();
+        if self.floor.load(Ordering::Relaxed) > since {
+            return if len == CHANGE_BLOCK_ROWS {
+                u64::MAX
+            } else {
+                (1u64 << len) - 1
+            };
+        }
+        if self.blocks.get(block) <= since {
+            return 0;
+        }
+        // SAFETY: in bounds; no writer meanwhile (the caller's promise). A `TickCell` is a
+        // transparent `UnsafeCell<u64>`.
+        let ticks =
+            unsafe { std::slice::from_raw_parts(self.rows.as_ptr().cast::<u64>().add(first), len) };
         let mut mask = 0u64;
-        for i in 0..len {
-            // SAFETY: in bounds; no writer meanwhile (the caller's promise).
-            let tick = unsafe { base.add(first + i).read() };
-            mask |= u64::from(tick > since) << i;
+        let first_group = first / GROUP_ROWS;
+        for (g, group) in ticks.chunks(GROUP_ROWS).enumerate() {
+            if self.groups.get(first_group + g) <= since {
+                continue;
+            }
+            let bits = match <&[u64; GROUP_ROWS]>::try_from(group) {
+                // A fixed trip count, which the compiler unrolls into vector compares.
+                Ok(full) => newer_mask(full, since),
+                Err(_) => newer_mask(group, since),
+            };
+            mask |= bits << (g * GROUP_ROWS);
         }
         mask
     }
+
+    /// The tick of `row`, floor included.
+    ///
+    /// # Safety
+    ///
+    /// `row` is in bounds, and no one writes its tick meanwhile.
+    #[inline]
+    unsafe fn read(&self, row: usize) -> u64 {
+        // SAFETY: forwarded from the caller.
+        let own = unsafe { self.rows.as_ptr().cast::<u64>().add(row).read() };
+        own.max(self.floor.load(Ordering::Relaxed))
+    }
+}
+
+/// The rows whose tick is above `since`, one bit each.
+#[inline(always)]
+fn newer_mask(ticks: &[u64], since: u64) -> u64 {
+    let mut mask = 0u64;
+    for (i, &tick) in ticks.iter().enumerate() {
+        mask |= u64::from(tick > since) << i;
+    }
+    mask
 }
 
 /// Raises `summary` to `tick` when below it.
@@ -251,9 +382,9 @@ impl ColumnTicks {
 
     /// The ticks of `row`, with exclusive access (no writer can be running).
     pub(crate) fn get(&mut self, row: usize) -> Option<ComponentTicks> {
-        Some(ComponentTicks {
-            added: *self.added.rows.get_mut(row)?.get_mut(),
-            changed: *self.changed.rows.get_mut(row)?.get_mut(),
+        (row < self.len()).then(|| ComponentTicks {
+            added: self.added.effective(row),
+            changed: self.changed.effective(row),
         })
     }
 
@@ -278,7 +409,7 @@ impl ColumnTicks {
     /// The number of summary blocks.
     #[inline]
     pub fn blocks(&self) -> usize {
-        self.added.blocks.len()
+        self.added.blocks.cells.len()
     }
 
     /// The rows of block `block` whose `kind` tick is above `since`, one bit per row (bit
@@ -307,7 +438,7 @@ impl ColumnTicks {
         debug_assert!(row < self.len());
         let read = |track: &TickTrack| {
             // SAFETY: in bounds, no writer meanwhile (the caller's promise).
-            unsafe { track.rows.as_ptr().cast::<u64>().add(row).read() }
+            unsafe { track.read(row) }
         };
         ComponentTicks {
             added: read(&self.added),
@@ -381,6 +512,46 @@ mod tests {
                 }
             );
         }
+    }
+
+    #[test]
+    fn marking_every_row_raises_the_floor_and_an_older_row_entering_materializes_it() {
+        let mut column = column(&[1; 70]);
+        // SAFETY: rows in bounds; this test is the only thread.
+        unsafe { column.mark_changed(0, 70, 5) };
+        assert_eq!(*column.changed.floor.get_mut(), 5, "no row written");
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(column.newer_than(TickKind::Changed, 0, 4), u64::MAX);
+            assert_eq!(column.newer_than(TickKind::Changed, 1, 4), 0b11_1111);
+            assert_eq!(column.newer_than(TickKind::Changed, 1, 5), 0);
+            assert_eq!(column.row(3).changed, 5);
+        }
+        // A row moved in with older ticks must not inherit the floor.
+        column.push(ComponentTicks::new(2));
+        assert_eq!(*column.changed.floor.get_mut(), 0);
+        assert_eq!(column.get(70), Some(ComponentTicks::new(2)));
+        assert_eq!(
+            column.get(0),
+            Some(ComponentTicks {
+                added: 1,
+                changed: 5
+            })
+        );
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { column.newer_than(TickKind::Changed, 1, 4) },
+            0b11_1111
+        );
+        column.swap_remove(0);
+        assert_eq!(
+            column.removed(),
+            ComponentTicks {
+                added: 1,
+                changed: 5
+            }
+        );
+        assert_eq!(column.get(0), Some(ComponentTicks::new(2)));
     }
 
     #[test]
