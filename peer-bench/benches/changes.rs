@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::{Changed as BevyChanged, Component as BevyComponent, Query as BevyQuery};
 use bevy_ecs::prelude::{ResMut as BevyResMut, Resource};
-use bevy_ecs::schedule::Schedule;
-use criterion::{Criterion, criterion_group, criterion_main};
+use bevy_ecs::schedule::{Schedule, SingleThreadedExecutor};
+use criterion::{Criterion, criterion_group};
 
 #[path = "../../crates/laige-sim/benches/common/changes.rs"]
 mod changes;
@@ -42,6 +42,7 @@ fn changed_query(c: &mut Criterion) {
                 .spawn_batch((0..changes::ENTITIES).map(|i| BPos(i as f32, 0.0)))
                 .collect();
             let mut schedule = Schedule::default();
+            schedule.set_executor(SingleThreadedExecutor::new());
             schedule.add_systems(bevy_reader);
             schedule.run(&mut world);
             let mut tick = 0;
@@ -85,4 +86,43 @@ fn changed_query(c: &mut Criterion) {
 }
 
 criterion_group!(benches, changed_query);
-criterion_main!(benches);
+
+#[inline(never)]
+fn measured_bevy(schedule: &mut Schedule, world: &mut bevy_ecs::world::World) {
+    schedule.run(black_box(world));
+}
+
+/// `CHANGES_COUNT=<variant>` runs one variant 100 times for callgrind
+/// (`--toggle-collect='*measured*'`): `bevy-spread`, `bevy-clustered`, or one of
+/// `changes::count`'s; otherwise the criterion benches.
+fn main() {
+    if let Ok(variant) = std::env::var("CHANGES_COUNT") {
+        if let Some(spread) = match variant.as_str() {
+            "bevy-spread" => Some(true),
+            "bevy-clustered" => Some(false),
+            _ => None,
+        } {
+            let mut world = bevy_ecs::world::World::new();
+            world.insert_resource(BSum::default());
+            let ids: Vec<_> = world
+                .spawn_batch((0..changes::ENTITIES).map(|i| BPos(i as f32, 0.0)))
+                .collect();
+            let mut schedule = Schedule::default();
+            schedule.set_executor(SingleThreadedExecutor::new());
+            schedule.add_systems(bevy_reader);
+            schedule.run(&mut world);
+            for tick in 1..=100 {
+                for i in changes::changed(tick, spread) {
+                    world.get_mut::<BPos>(ids[i as usize]).unwrap().0 += 1.0;
+                }
+                measured_bevy(&mut schedule, &mut world);
+            }
+            assert_eq!(world.resource::<BSum>().1, changes::CHANGED);
+        } else {
+            assert!(changes::count(&variant, 100), "unknown variant {variant}");
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

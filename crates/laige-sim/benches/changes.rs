@@ -3,12 +3,14 @@
 //! tracked component against an untracked one. bevy_ecs's figures for the same workloads
 //! come from peer-bench's `changes` binary.
 //!
-//! Run with `cargo bench -p laige-sim --bench changes -- --quick`.
+//! Run with `cargo bench -p laige-sim --bench changes -- --quick`; for instruction counts,
+//! `CHANGES_COUNT=write-tracked valgrind --tool=callgrind --toggle-collect='*measured*'
+//! target/release/deps/changes-<hash>` (variants in `common/changes.rs`, `count`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 
 #[path = "common/changes.rs"]
 mod changes;
@@ -45,4 +47,14 @@ fn write_all(c: &mut Criterion) {
 }
 
 criterion_group!(benches, changed_query, write_all);
-criterion_main!(benches);
+
+/// `CHANGES_COUNT=<variant>` runs one variant 100 times for callgrind instead (see
+/// `changes::count`); otherwise the criterion benches.
+fn main() {
+    if let Ok(variant) = std::env::var("CHANGES_COUNT") {
+        assert!(changes::count(&variant, 100), "unknown variant {variant}");
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

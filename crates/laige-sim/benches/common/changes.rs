@@ -17,6 +17,36 @@ pub const CHANGED: u32 = ENTITIES / 100;
 pub struct Pos(pub f32, pub f32);
 impl Component for Pos {}
 
+/// One measured run of `schedule`: what callgrind counts (`--toggle-collect='*measured*'`).
+#[inline(never)]
+pub fn measured_run(world: &mut World, schedule: &Schedule) {
+    world.run_systems(std::hint::black_box(schedule)).unwrap();
+}
+
+/// Runs `variant` (`laige-spread`, `laige-clustered`, `write-tracked`, `write-untracked`)
+/// `iters` times, counting only [`measured_run`]; `false` for another name.
+pub fn count(variant: &str, iters: u32) -> bool {
+    match variant {
+        "laige-spread" | "laige-clustered" => {
+            let spread = variant == "laige-spread";
+            let (mut world, ids, schedule) = changed_world();
+            for tick in 1..=iters {
+                change(&mut world, &ids, tick, spread);
+                measured_run(&mut world, &schedule);
+            }
+            assert_eq!(world.resource::<Sum>().unwrap().1, CHANGED);
+        }
+        "write-tracked" | "write-untracked" => {
+            let (mut world, schedule) = write_world(variant == "write-tracked");
+            for _ in 0..iters {
+                measured_run(&mut world, &schedule);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// The same layout, untracked.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Plain(pub f32, pub f32);
@@ -44,7 +74,7 @@ fn reader(q: Query<'_, &Pos, Changed<Pos>>, mut sum: ResMut<'_, Sum>) {
 
 /// A world of [`ENTITIES`] tracked `Pos` and the reader, with its schedule, run once so
 /// the reader's next run sees only what changes after.
-pub fn changed_world() -> (World, Vec<Entity>, laige_sim::scheduler::Schedule) {
+pub fn changed_world() -> (World, Vec<Entity>, Schedule) {
     let mut world = World::default();
     world
         .register_component_with(ComponentOptions::<Pos>::new().tracked())
@@ -78,7 +108,7 @@ fn write_plain(mut q: Query<'_, &mut Plain>) {
 
 /// A world of [`ENTITIES`] of a tracked (`tracked`) or untracked component and one system
 /// writing every value.
-pub fn write_world(tracked: bool) -> (World, laige_sim::scheduler::Schedule) {
+pub fn write_world(tracked: bool) -> (World, Schedule) {
     let mut world = World::default();
     if tracked {
         world
