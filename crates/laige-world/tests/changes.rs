@@ -334,7 +334,7 @@ fn determinism_run(threads: Option<usize>) -> (Vec<Vec<u32>>, u64, Vec<(u64, u64
     fn early(mut q: Query<'_, (Entity, Mut<'_, Pos>)>, tick: laige_world::Res<'_, Tick>) {
         let t = tick.0;
         q.par_each(|_, (e, mut pos)| {
-            if (e.index() + t) % 17 == 0 {
+            if (e.index() + t).is_multiple_of(17) {
                 pos.0 += 1;
             }
         })
@@ -346,7 +346,7 @@ fn determinism_run(threads: Option<usize>) -> (Vec<Vec<u32>>, u64, Vec<(u64, u64
         tick: laige_world::Res<'_, Tick>,
     ) {
         for e in q.iter().unwrap() {
-            if (e.index() + tick.0) % 31 == 0 {
+            if (e.index() + tick.0).is_multiple_of(31) {
                 commands.despawn(e);
                 commands.spawn((Pos(tick.0), Moving));
             }

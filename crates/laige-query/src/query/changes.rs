@@ -112,11 +112,13 @@ macro_rules! change_filter {
 
             #[inline]
             fn may_match(fetch: &FilterFetch) -> bool {
+                let Some(ticks) = fetch.ticks else {
+                    return false;
+                };
                 // SAFETY: the ticks belong to a table of the borrowed storage; the summary
                 // is an atomic.
-                fetch
-                    .ticks
-                    .is_some_and(|ticks| unsafe { ticks.as_ref() }.max($kind) > fetch.last_run)
+                let ticks = unsafe { ticks.as_ref() };
+                ticks.max($kind) > fetch.last_run
             }
 
             #[inline]

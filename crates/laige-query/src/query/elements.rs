@@ -330,10 +330,9 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Option<&mut T> {
 
     #[inline(always)]
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a mut T> {
+        let p = fetch.as_mut()?;
         // SAFETY: as for `&mut T`, when the archetype has the column.
-        fetch
-            .as_mut()
-            .map(|p| unsafe { &mut *advance(&mut p.cursor).as_ptr() })
+        Some(unsafe { &mut *advance(&mut p.cursor).as_ptr() })
     }
 
     #[inline]

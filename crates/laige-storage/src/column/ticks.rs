@@ -260,10 +260,10 @@ impl TickTrack {
         if self.blocks.get(block) <= since {
             return 0;
         }
+        let base = self.rows.as_ptr().cast::<u64>();
         // SAFETY: in bounds; no writer meanwhile (the caller's promise). A `TickCell` is a
         // transparent `UnsafeCell<u64>`.
-        let ticks =
-            unsafe { std::slice::from_raw_parts(self.rows.as_ptr().cast::<u64>().add(first), len) };
+        let ticks = unsafe { std::slice::from_raw_parts(base.add(first), len) };
         let mut mask = 0u64;
         let first_group = first / GROUP_ROWS;
         for (g, group) in ticks.chunks(GROUP_ROWS).enumerate() {
@@ -539,10 +539,8 @@ mod tests {
             })
         );
         // SAFETY: as above.
-        assert_eq!(
-            unsafe { column.newer_than(TickKind::Changed, 1, 4) },
-            0b11_1111
-        );
+        let mask = unsafe { column.newer_than(TickKind::Changed, 1, 4) };
+        assert_eq!(mask, 0b11_1111);
         column.swap_remove(0);
         assert_eq!(
             column.removed(),
