@@ -3,9 +3,11 @@
 mod batch;
 mod changes;
 mod ops;
+mod owner;
 mod state_hash;
 
 pub use ops::RowWriter;
+pub use owner::StorageOwner;
 mod typed;
 
 use std::collections::BTreeMap;
