@@ -175,7 +175,7 @@ impl World {
     /// Gives each system of `track` the change tick its run starts at: one tick each, in the
     /// track's schedule order, so a system ordered after another (explicitly or by a
     /// conflict) runs at a later tick, on any runner and worker count.
-    fn assign_change_ticks(&mut self, track: &[SystemId]) {
+    pub(crate) fn assign_change_ticks(&mut self, track: &[SystemId]) {
         for &id in track {
             let tick = self.storage.advance_change_tick();
             if let Some(state) = self.systems.get_mut(id.index()) {
@@ -229,7 +229,7 @@ impl World {
     /// commands: their panics are settled first, then the commands applied (a failed run's
     /// dropped). The first error of the two.
     #[inline(never)]
-    fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
+    pub(crate) fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
         let panicked = self.settle_panics(track);
         let finished = self.finish_track(track);
         panicked.or(finished.err())
