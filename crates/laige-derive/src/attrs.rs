@@ -12,6 +12,8 @@ pub(crate) struct ComponentAttrs {
     pub hashed: Option<Span>,
     /// The span of the `versioned` key, when given.
     pub versioned: Option<Span>,
+    /// The span of the `tracked` key, when given.
+    pub tracked: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -30,11 +32,13 @@ pub(crate) fn component(attrs: &[Attribute]) -> syn::Result<ComponentAttrs> {
                 set_flag(&meta, &mut res.hashed)
             } else if meta.path.is_ident("versioned") {
                 set_flag(&meta, &mut res.versioned)
+            } else if meta.path.is_ident("tracked") {
+                set_flag(&meta, &mut res.tracked)
             } else if meta.path.is_ident("crate") {
                 set_crate(&meta, &mut res.krate)
             } else {
                 Err(meta.error(format!(
-                    "unknown `component` option `{}`; expected `hashed`, `versioned` or `crate = path`",
+                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked` or `crate = path`",
                     path_name(&meta.path)
                 )))
             }

@@ -51,9 +51,15 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 .push(parse_quote_spanned!(span=> #name #ty_generics: ::core::clone::Clone));
         }
     }
+    if let Some(span) = attrs.tracked {
+        options = quote_spanned!(span=> #options.tracked());
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
-    let options_fn = (attrs.hashed.is_some() || attrs.versioned.is_some()).then(|| {
+    let options_fn = (attrs.hashed.is_some()
+        || attrs.versioned.is_some()
+        || attrs.tracked.is_some())
+    .then(|| {
         quote! {
             #[inline]
             fn component_options() -> #krate::ComponentOptions<Self> {

@@ -24,6 +24,8 @@
 //! - `hashed`: the value enters `World::state_hash` (needs `StateHash`);
 //! - `versioned`: the component keeps a frozen copy of its values for snapshot readers
 //!   (needs `Clone`);
+//! - `tracked`: the component keeps change ticks, for `Changed<T>`, `Added<T>` and `Ref<T>`
+//!   (docs/api/changes.md);
 //! - `crate = path`: where the laige items are, when the default cannot find them (below).
 //!
 //! The options become `Component::component_options()`, which

@@ -148,6 +148,41 @@ impl<'w> ParamInit<'w> {
         }
     }
 
+    /// Records a change filter on `T` (`filter`: `Changed`, `Added`): a live read of `T`,
+    /// unless the parameter already reaches it (`Query<&mut T, Changed<T>>` reads its ticks
+    /// under the write). `T` must be a tracked component.
+    pub(crate) fn change_filter<T: 'static>(&mut self, filter: &'static str) {
+        let component = self.storage.components().id_of::<T>();
+        if let Some(id) = component {
+            if self.storage.components().is_resource(id) {
+                return self.kind::<T>("a component");
+            }
+            if self.claim.allows(id, false) {
+                self.require_tracked::<T>(filter);
+                return;
+            }
+        }
+        self.need::<T>(component, Access::Read);
+        self.require_tracked::<T>(filter);
+    }
+
+    /// Refuses an untracked component `T` for `filter` (`Changed`, `Added`, `Ref`).
+    pub(crate) fn require_tracked<T: 'static>(&mut self, filter: &'static str) {
+        let Some(id) = self.storage.components().id_of::<T>() else {
+            return;
+        };
+        let info = self.storage.components().get(id);
+        if !info.is_resource() && !info.is_tracked() {
+            let err = RegisterError::Untracked {
+                name: self.system,
+                param: self.param,
+                component: type_name::<T>(),
+                filter,
+            };
+            self.fail(err);
+        }
+    }
+
     /// Records that the current parameter reaches resource `T` as `access`, and returns
     /// its id; a type the world has not seen yet is registered as a resource (without a
     /// value), so the access is declared and ordered like any other. `required`: the system

@@ -2,7 +2,8 @@
 //! each checked once per call against what the running system declared.
 //!
 //! A query is a type ([`QueryData`]): `&T`, `&mut T`, `Option<..>`, [`Fresh<&T>`],
-//! [`Snapshot<&T>`], [`Entity`], the filters [`With<T>`] and [`Without<T>`], or tuples of these.
+//! [`Snapshot<&T>`], [`Entity`], [`Ref<T>`], the filters [`With<T>`], [`Without<T>`],
+//! [`Changed<T>`] and [`Added<T>`], or tuples of these.
 //! [`Queries`] is the checked view a running system gets: before a query touches a row, every
 //! element's access is checked against the system's [`SystemMeta`] (its declared reads, writes,
 //! fresh and snapshot reads, and table footprint), and so are resource and snapshot reads.
@@ -12,7 +13,8 @@
 //! (resolve and check once per call, then iterate) and `query.rs` (`QueryDesc`, the per-element
 //! rule against `SystemMeta::declared`, and the snapshot and resource checks).
 //!
-//! What it deliberately does **not** know: schedules, runners, executors, commands and ticks.
+//! What it deliberately does **not** know: schedules, runners, executors and commands; of
+//! ticks it knows only the two numbers a system's [`SystemMeta`] carries ([`RunTicks`]).
 //! It trusts the caller (the tick layer, `laige-world`) to hand a view only under access the
 //! scheduler proved disjoint; that is the safety contract of [`Queries::new`].
 //!
@@ -48,6 +50,6 @@ pub use declare::Claim;
 pub use par::{BatchTable, BatchTables, PAR_BATCH_ROWS, ParBatches};
 pub use queries::{ParamViews, Queries, read_snapshot};
 pub use query::{
-    Filtered, Fresh, Prepared, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, Snapshot,
-    SystemMeta, With, Without,
+    Added, Changed, Filtered, Fresh, Mut, Prepared, QueryData, QueryFilter, QueryIter,
+    ReadOnlyQueryData, Ref, RunTicks, Snapshot, SystemMeta, With, Without,
 };

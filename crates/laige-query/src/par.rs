@@ -10,7 +10,7 @@ use std::fmt;
 use std::slice;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::query::{Checks, QueryData};
+use crate::query::{Checks, QueryData, for_each_run};
 use crate::{Entity, Queries, QueryError, Storage};
 
 /// How many rows one batch of `par_each` / `par_each_chunk` covers at most.
@@ -83,6 +83,10 @@ unsafe fn par_batches_in<'s, Q: QueryData>(
         if table.is_empty() || !matcher.matches(table) {
             continue;
         }
+        // A table whose change summary is old has no row to visit.
+        if Q::FILTERS_ROWS && !Q::may_match(&Q::fetch(&state, table)) {
+            continue;
+        }
         let rows = table.len() as u32;
         scratch.tables.push(BatchTable {
             table: index as u32,
@@ -129,9 +133,10 @@ impl<Q: QueryData> ParBatches<'_, Q> {
         Some((entry.table as usize, start, rows))
     }
 
-    /// Calls `f` with batch `batch`'s entities and the query's cursors at its first row;
+    /// Calls `f` with batch `batch`'s entities and the query's cursors at its first row (for
+    /// a query with change filters: once per run of the rows it keeps, with those rows);
     /// `false` (and no call) for an index that is not a batch or was visited already.
-    fn visit(&self, batch: u32, f: impl FnOnce(&[Entity], Q::Fetch)) -> bool {
+    fn visit(&self, batch: u32, mut f: impl FnMut(&[Entity], Q::Fetch)) -> bool {
         let Some((table, start, rows)) = self.locate(batch) else {
             return false;
         };
@@ -139,14 +144,25 @@ impl<Q: QueryData> ParBatches<'_, Q> {
             return false;
         }
         let archetype = &self.storage.archetypes()[table];
-        let mut fetch = Q::fetch(&self.state, archetype);
-        // SAFETY: `start + rows` is within the matched table (`locate`); the entity column
-        // changes only under `&mut Storage`.
-        let entities = unsafe {
-            Q::skip_rows(&mut fetch, start);
-            slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(start), rows)
+        let fetch = Q::fetch(&self.state, archetype);
+        let mut run = |first: usize, len: usize| {
+            let mut at = fetch;
+            // SAFETY: `first..first + len` is within the batch, so within the matched table
+            // (`locate`); the entity column changes only under `&mut Storage`; the batch is
+            // visited once, so its rows are marked by this thread alone.
+            let entities = unsafe {
+                Q::skip_rows(&mut at, first);
+                Q::mark_rows(&at, first, len);
+                slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(first), len)
+            };
+            f(entities, at);
         };
-        f(entities, fetch);
+        if Q::FILTERS_ROWS {
+            // SAFETY: the batch's rows are the table's; access is the view's.
+            unsafe { for_each_run::<Q>(&fetch, start, start + rows, run) };
+        } else {
+            run(start, rows);
+        }
         true
     }
 
@@ -166,8 +182,10 @@ impl<Q: QueryData> ParBatches<'_, Q> {
 
     /// Calls `f` once with batch `batch`'s entities and its rows of each column; `false`
     /// (and no call) for an index that is not a batch or was visited already.
+    /// For a query with change filters, `f` is called once per run of consecutive rows the
+    /// filters keep.
     #[inline]
-    pub fn chunk(&self, batch: u32, f: impl FnOnce(&[Entity], Q::Chunk<'_>)) -> bool {
+    pub fn chunk(&self, batch: u32, mut f: impl FnMut(&[Entity], Q::Chunk<'_>)) -> bool {
         self.visit(batch, |entities, fetch| {
             // SAFETY: the batch's rows from `fetch` on, one per entity, visited once.
             f(entities, unsafe { Q::chunk(&fetch, entities.len()) });

@@ -1,10 +1,12 @@
 //! Typed queries: what a system asks for, checked once per call against what it declared.
 //!
 //! A query is a type: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Fresh<&T>`],
-//! [`Entity`](crate::Entity), the filters [`With<T>`] and [`Without<T>`], or a tuple of up to 8
+//! [`Entity`](crate::Entity), [`Ref<T>`], [`Mut<T>`], the filters [`With<T>`], [`Without<T>`],
+//! [`Changed<T>`] and [`Added<T>`], or a tuple of up to 8
 //! of these (tuples nest).
 //! Matched archetypes are visited in ascending id, rows in table order.
 
+mod changes;
 mod elements;
 mod filter;
 mod fresh;
@@ -24,11 +26,14 @@ use laige_storage::archetype::Archetype;
 use laige_storage::component::Components;
 use laige_storage::snapshot::{SnapshotView, Snapshots};
 
+pub use changes::{Added, Changed, Mut, Ref};
 pub use elements::skip;
 pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
 pub use iter::QueryIter;
-pub(crate) use iter::{each_chunk_in, each_in, prepare as prepare_checked, prepared_in};
+pub(crate) use iter::{
+    each_chunk_in, each_in, for_each_run, prepare as prepare_checked, prepared_in,
+};
 pub use prepared::Prepared;
 pub use snapshot::Snapshot;
 
@@ -50,6 +55,9 @@ pub use snapshot::Snapshot;
 /// | `Snapshot<&T>` | `Option<&T>` | `SnapshotView<T>` | snapshot read of the versioned `T` |
 ///
 /// | `Fresh<&T>` | `&T` | `&[T]` | read `T`; a typed system declares it `reads_fresh` |
+/// | `Ref<T>` | `Ref<T>` (`&T`, `is_changed`) | `&[T]` | read the tracked `T` |
+/// | `Mut<T>` | `Mut<T>` (marks on `DerefMut`) | `&mut [T]` (marks it) | write `T` |
+/// | `Changed<T>` / `Added<T>` | `()` | `()` | read the tracked `T` (its ticks) |
 ///
 /// # Safety
 ///
@@ -124,6 +132,46 @@ pub unsafe trait QueryData {
     ///
     /// As for [`QueryData::next_item`], for all `len` rows at once.
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
+
+    /// Whether the query keeps only some rows of the tables it matches: it holds a change
+    /// filter ([`Changed`], [`Added`]). The loops then visit rows by the masks of
+    /// [`QueryData::block_rows`] instead of every row.
+    const FILTERS_ROWS: bool = false;
+
+    /// Whether the table `fetch` was made for may hold a row the query keeps: a change
+    /// filter reads the table's summary tick, and no row.
+    #[inline]
+    fn may_match(fetch: &Self::Fetch) -> bool {
+        let _ = fetch;
+        true
+    }
+
+    /// The rows of block `block` (rows `block * CHANGE_BLOCK_ROWS ..`, one bit each) that
+    /// the query keeps; every bit for a query without change filters (the caller masks off
+    /// rows past the table's end).
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched table that has the block, and the caller has the
+    /// query's declared access.
+    #[inline]
+    unsafe fn block_rows(fetch: &Self::Fetch, block: usize) -> u64 {
+        let _ = (fetch, block);
+        u64::MAX
+    }
+
+    /// Marks rows `first..first + len` of the table changed at the running system's tick:
+    /// what `&mut T` (and `Option<&mut T>`) of a tracked `T` does for the rows it hands out;
+    /// nothing for every other element.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from a matched table that has those rows, and the caller has the
+    /// query's declared (write) access to them.
+    #[inline]
+    unsafe fn mark_rows(fetch: &Self::Fetch, first: usize, len: usize) {
+        let _ = (fetch, first, len);
+    }
 }
 
 /// A [`QueryData`] whose items only read: `&T`, `Option<&T>`, [`Fresh<&T>`], [`Snapshot<&T>`],
@@ -201,6 +249,7 @@ pub struct QueryDesc<'a> {
     /// How many distinct components are required or excluded.
     conditions: u16,
     unmatchable: bool,
+    ticks: RunTicks,
 }
 
 impl<'a> QueryDesc<'a> {
@@ -217,6 +266,10 @@ impl<'a> QueryDesc<'a> {
             driver: None,
             conditions: 0,
             unmatchable: false,
+            ticks: declared.map_or(
+                RunTicks::first(storage.change_tick()),
+                SystemMeta::run_ticks,
+            ),
         }
     }
 
@@ -382,6 +435,69 @@ impl<'a> QueryDesc<'a> {
         }
     }
 
+    /// The change ticks of the run the query is for.
+    #[inline]
+    pub(crate) fn run_ticks(&self) -> RunTicks {
+        self.ticks
+    }
+
+    /// Records a change filter on `T` (`filter` names it: `Changed`, `Added`): matched
+    /// entities must have `T`, which must be tracked, and the system must be allowed to
+    /// read it live (its ticks are written by `T`'s writers). Records no read of the values,
+    /// so `Query<&mut T, Changed<T>>` does not alias.
+    pub(crate) fn change_filter<T: 'static>(
+        &mut self,
+        filter: &'static str,
+    ) -> Result<Option<ComponentId>, QueryError> {
+        let Some(id) = self.components().id_of::<T>() else {
+            if let Some(meta) = self.declared {
+                return Err(self.undeclared::<T>(meta, Access::Read, None));
+            }
+            self.unmatchable = true;
+            return Ok(None);
+        };
+        if self.components().is_resource(id) {
+            return Err(self.resource::<T>());
+        }
+        self.check_tracked::<T>(id, filter)?;
+        if let Some(meta) = self.declared {
+            let declared = meta.declared(id);
+            if !matches!(
+                declared,
+                Some(Access::Read | Access::ReadFresh | Access::Write)
+            ) {
+                return Err(self.undeclared::<T>(meta, Access::Read, declared));
+            }
+        }
+        if self.limit.is_some_and(|claim| !claim.allows(id, false)) {
+            return Err(self.aliased::<T>());
+        }
+        self.require(id);
+        Ok(Some(id))
+    }
+
+    /// Whether component `id` keeps change ticks.
+    #[inline]
+    pub(crate) fn is_tracked(&self, id: ComponentId) -> bool {
+        self.components().get(id).is_tracked()
+    }
+
+    /// Refuses an untracked `T` for `filter` (`Changed`, `Added`, `Ref`).
+    pub(crate) fn check_tracked<T: 'static>(
+        &self,
+        id: ComponentId,
+        filter: &'static str,
+    ) -> Result<(), QueryError> {
+        if self.components().get(id).is_tracked() {
+            return Ok(());
+        }
+        Err(QueryError::Untracked {
+            system: self.declared.map(|meta| meta.name),
+            component: type_name::<T>(),
+            filter,
+        })
+    }
+
     /// Records a presence filter: with `T` (`present`) or without it.
     #[doc(hidden)]
     pub fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
@@ -425,6 +541,40 @@ pub struct SystemMeta {
     reads_snapshot: ComponentSet,
     emits: ComponentSet,
     matching: ComponentSet,
+    ticks: RunTicks,
+}
+
+/// The change ticks of one system run: its change filters see what changed after
+/// `last_run` (the tick of its previous run; 0 before its first), and what it writes through
+/// `&mut` is stamped `this_run`. Logical ticks the World hands out in schedule order, never
+/// time.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct RunTicks {
+    last_run: u64,
+    this_run: u64,
+}
+
+impl RunTicks {
+    /// Ticks for a view with no previous run: everything counts as changed, and writes are
+    /// stamped `this_run`.
+    pub const fn first(this_run: u64) -> Self {
+        Self {
+            last_run: 0,
+            this_run,
+        }
+    }
+
+    /// The tick of the previous run (0 before the first).
+    #[inline]
+    pub const fn last_run(&self) -> u64 {
+        self.last_run
+    }
+
+    /// The tick of this run.
+    #[inline]
+    pub const fn this_run(&self) -> u64 {
+        self.this_run
+    }
 }
 
 impl SystemMeta {
@@ -439,7 +589,32 @@ impl SystemMeta {
             reads_snapshot: *record.reads_snapshot(),
             emits: *record.emits(),
             matching: *record.matching(),
+            ticks: RunTicks::default(),
         }
+    }
+
+    /// The change ticks of the system's current (or last) run.
+    #[inline]
+    pub fn run_ticks(&self) -> RunTicks {
+        self.ticks
+    }
+
+    /// Starts a run at change tick `tick`: the previous run's tick becomes `last_run`. The
+    /// World calls it once per run, with a tick that grows in schedule order.
+    #[inline]
+    pub fn begin_run(&mut self, tick: u64) {
+        self.ticks = RunTicks {
+            last_run: self.ticks.this_run,
+            this_run: tick,
+        };
+    }
+
+    /// Takes back a [`SystemMeta::begin_run`] whose run did not happen (a false run
+    /// condition, a reactive system without events): `ticks` are the run ticks from before
+    /// it, so the next run that happens sees every change since the last one that did.
+    #[inline]
+    pub fn undo_run(&mut self, ticks: RunTicks) {
+        self.ticks = ticks;
     }
 
     /// The system's id.

@@ -140,6 +140,18 @@ pub enum RegisterError {
         /// What the parameter needs.
         needs: Access,
     },
+    /// A parameter of a typed system filters by change (`Changed<T>`, `Added<T>`) or asks
+    /// for `Ref<T>` on a component registered without change ticks.
+    Untracked {
+        /// The system's name.
+        name: &'static str,
+        /// The parameter's type name.
+        param: &'static str,
+        /// The component's type name.
+        component: &'static str,
+        /// What asked: `Changed`, `Added` or `Ref`.
+        filter: &'static str,
+    },
     /// A run condition (`.run_if(..)`) has a parameter that writes, records commands or
     /// draws random numbers: a condition only reads.
     ConditionWrites {
@@ -315,6 +327,19 @@ laige_diag::diagnostics! {
                 short(param),
                 needs.name(),
                 needs.name()
+            )
+        };
+    Untracked { %name, param, component, filter }
+        => warn param_untracked { name, param, component, filter }
+        |f| {
+            let component = short(component);
+            write!(
+                f,
+                "parameter `{}` of system `{name}` uses `{filter}<{component}>`, which needs \
+                 change ticks, but `{component}` was registered untracked: register it with \
+                 `ComponentOptions::<{component}>::new().tracked()` (or \
+                 `#[component(tracked)]` on the type)",
+                short(param)
             )
         };
     ConditionWrites { %name, param, component, holds_part }

@@ -75,7 +75,8 @@ pub use laige_registry::system;
 /// system's query).
 ///
 /// **Then the lower-level forms**, for what the first ten do not say: query shapes and
-/// filters (`With`, `Without`, `Fresh`, `Snapshot`), a system's other parameters (`Local`,
+/// filters (`With`, `Without`, `Fresh`, `Snapshot`, and change detection: `Changed`, `Added`,
+/// `Ref`), a system's other parameters (`Local`,
 /// `Rng`, and the event queues' `EventWriter` and `EventReader`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
 /// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
 /// run conditions and named resources (`Condition`, `not`, `resource_equals`,
@@ -93,8 +94,8 @@ pub mod prelude {
 
     // Query shapes and filters, a system's other parameters, registration options.
     pub use laige_world::{
-        Bundle, ComponentOptions, Fresh, Local, Rng, Snapshot, StateHash, StateHasher, With,
-        Without,
+        Added, Bundle, Changed, ComponentOptions, Fresh, Local, Mut, Ref, Rng, Snapshot, StateHash,
+        StateHasher, With, Without,
     };
     // Run conditions and named resources (docs/api/conditions.md).
     pub use laige_world::{

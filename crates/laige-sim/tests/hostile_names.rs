@@ -169,6 +169,12 @@ fn cases(name: &'static str) -> Vec<Case> {
             component: name,
             expected: "a resource",
         }),
+        echo(RegisterError::Untracked {
+            name,
+            param: name,
+            component: name,
+            filter: "Changed",
+        }),
         echo(RegisterError::ParamConflict {
             name,
             component: name,
@@ -407,6 +413,11 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(QueryError::ResourceInQuery {
             system: Some(name),
             component: name,
+        }),
+        echo(QueryError::Untracked {
+            system: Some(name),
+            component: name,
+            filter: "Added",
         }),
         echo(QueryError::NotSingle {
             system: Some(name),

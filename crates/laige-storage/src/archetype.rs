@@ -63,7 +63,7 @@ impl Archetype {
         }
         let columns = ids
             .iter()
-            .map(|&c| Column::new(components.get(c)))
+            .map(|&c| Column::for_table(components.get(c)))
             .collect();
         // Hashing is fixed at registration for types stored on entities (only resources,
         // which never get a table, are made hashed later), so the table can keep it.
@@ -291,10 +291,12 @@ impl Archetype {
         for (column, &component) in self.columns.as_mut_slice().iter_mut().zip(&self.components) {
             if let Some(j) = dst.column_index(component) {
                 let src = column.ptr_at(column.len());
+                // The value keeps its change ticks as it moves.
+                let ticks = column.removed_ticks();
                 // SAFETY: `src` is the value just left past the end, of `component`'s type, and
                 // `dst.columns[j]` stores that same type and has room; the value is moved, so
                 // nothing here touches it again.
-                unsafe { dst.columns_mut()[j].push(src) };
+                unsafe { dst.columns_mut()[j].push(src, ticks) };
             }
         }
         moved

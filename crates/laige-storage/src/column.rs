@@ -1,9 +1,11 @@
 //! One type-erased, growable, correctly aligned column of an archetype table.
 
 mod block;
+mod ticks;
 
 pub(crate) use block::ColumnBlock;
 pub use block::TableColumn;
+pub use ticks::{CHANGE_BLOCK_ROWS, ColumnTicks, ComponentTicks, TickKind};
 
 use std::alloc::{self, Layout};
 use std::ptr::{self, NonNull};
@@ -25,6 +27,9 @@ pub struct Column {
     cap: usize,
     item: Layout,
     drop: Option<DropFn>,
+    /// The rows' change ticks, for a tracked component's table column; `None` otherwise, so
+    /// an untracked column pays one pointer test per structural change and nothing per row.
+    ticks: Option<Box<ColumnTicks>>,
 }
 
 // SAFETY: a column only holds values of a component type, and every component type is
@@ -53,7 +58,28 @@ impl Column {
             cap,
             item,
             drop: info.drop,
+            ticks: None,
         }
+    }
+
+    /// An empty table column for `info`'s type, with change ticks when it is tracked.
+    pub(crate) fn for_table(info: &ComponentInfo) -> Self {
+        Self {
+            ticks: info.is_tracked().then(Box::default),
+            ..Self::new(info)
+        }
+    }
+
+    /// The rows' change ticks, when the component is tracked.
+    #[inline]
+    pub fn ticks(&self) -> Option<&ColumnTicks> {
+        self.ticks.as_deref()
+    }
+
+    /// The change ticks, mutably (structural changes and rollback restores).
+    #[inline]
+    pub(crate) fn ticks_mut(&mut self) -> Option<&mut ColumnTicks> {
+        self.ticks.as_deref_mut()
     }
 
     /// The number of values.
@@ -90,6 +116,9 @@ impl Column {
 
     /// Makes room for at least `min_cap` values; a no-op when there is room already.
     pub(crate) fn reserve_total(&mut self, min_cap: usize) {
+        if let Some(ticks) = &mut self.ticks {
+            ticks.reserve_total(min_cap);
+        }
         if min_cap <= self.cap {
             return;
         }
@@ -121,8 +150,12 @@ impl Column {
     ///
     /// `src` points to a valid value of the column's type, which the caller gives up (it
     /// must not be used or dropped afterwards); `len < cap`.
+    /// A tracked column records `ticks` for the row.
     #[inline]
-    pub(crate) unsafe fn push(&mut self, src: *const u8) {
+    pub(crate) unsafe fn push(&mut self, src: *const u8, ticks: ComponentTicks) {
+        if let Some(column) = &mut self.ticks {
+            column.push(ticks);
+        }
         debug_assert!(self.len < self.cap);
         // SAFETY: `len < cap`, so the destination row is inside the allocation; the source is
         // a valid value of this type, and cannot overlap a row the column has not handed out.
@@ -170,6 +203,9 @@ impl Column {
     #[inline]
     pub(crate) unsafe fn swap_remove_to_end(&mut self, row: usize) {
         debug_assert!(row < self.len);
+        if let Some(ticks) = &mut self.ticks {
+            ticks.swap_remove(row);
+        }
         let last = self.len - 1;
         if row != last {
             // SAFETY: both rows are in bounds and distinct, so the ranges do not overlap.
@@ -178,6 +214,15 @@ impl Column {
             };
         }
         self.len = last;
+    }
+
+    /// The change ticks of the row [`Column::swap_remove_to_end`] last left past the end
+    /// (zero for an untracked column).
+    #[inline]
+    pub(crate) fn removed_ticks(&self) -> ComponentTicks {
+        self.ticks
+            .as_ref()
+            .map_or_else(ComponentTicks::default, |it| it.removed())
     }
 
     /// Drops the value just past the end, left there by [`Column::swap_remove_to_end`].
@@ -193,14 +238,18 @@ impl Column {
         }
     }
 
-    /// Drops the value at `row` and moves the value at `src` in its place.
+    /// Drops the value at `row` and moves the value at `src` in its place; a tracked column
+    /// marks the row changed at `tick`.
     ///
     /// # Safety
     ///
     /// `row < len`; `src` points to a valid value of the column's type, which the caller
     /// gives up; `src` is not inside this column.
-    pub(crate) unsafe fn replace(&mut self, row: usize, src: *mut u8) {
+    pub(crate) unsafe fn replace(&mut self, row: usize, src: *mut u8, tick: u64) {
         debug_assert!(row < self.len);
+        if let Some(ticks) = &mut self.ticks {
+            ticks.set_changed(row, tick);
+        }
         let at = self.ptr_at(row);
         // Swap first, so the old value sits at `src` when its drop runs: if that drop
         // panics, the column still holds a valid new value.
@@ -223,6 +272,9 @@ impl Column {
     /// Empties the column without dropping its values, returning how many it held; the
     /// caller drops them with [`Column::drop_forgotten`] (or leaks them).
     pub(crate) fn forget_all(&mut self) -> usize {
+        if let Some(ticks) = &mut self.ticks {
+            ticks.clear();
+        }
         std::mem::replace(&mut self.len, 0)
     }
 
@@ -264,6 +316,7 @@ impl std::fmt::Debug for Column {
             .field("len", &self.len)
             .field("cap", &self.cap)
             .field("item", &self.item)
+            .field("tracked", &self.ticks.is_some())
             .finish()
     }
 }

@@ -109,6 +109,7 @@ pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
 pub struct ComponentOptions<T> {
     hash: Option<HashFn>,
     clone_fn: Option<CloneFn>,
+    tracked: bool,
     component: PhantomData<fn() -> T>,
 }
 
@@ -119,6 +120,7 @@ impl<T: Component> ComponentOptions<T> {
         Self {
             hash: None,
             clone_fn: None,
+            tracked: false,
             component: PhantomData,
         }
     }
@@ -144,7 +146,23 @@ impl<T: Component> ComponentOptions<T> {
     }
 }
 
+impl<T: Component> ComponentOptions<T> {
+    /// The component is tracked: each table row keeps the tick its value was added at and
+    /// the tick it last changed at, with summaries per block of rows and per table, so
+    /// `Changed<T>` and `Added<T>` filters and `Ref<T>` work (docs/api/changes.md). An
+    /// untracked component keeps no ticks and pays nothing for them.
+    pub const fn tracked(mut self) -> Self {
+        self.tracked = true;
+        self
+    }
+}
+
 impl<T> ComponentOptions<T> {
+    /// Whether the component keeps change ticks.
+    pub const fn is_tracked(&self) -> bool {
+        self.tracked
+    }
+
     /// Whether the value enters the state hash.
     pub const fn is_hashed(&self) -> bool {
         self.hash.is_some()
@@ -181,6 +199,7 @@ impl<T> fmt::Debug for ComponentOptions<T> {
             .field("component", &type_name::<T>())
             .field("hashed", &self.is_hashed())
             .field("versioned", &self.is_versioned())
+            .field("tracked", &self.is_tracked())
             .finish()
     }
 }
@@ -198,6 +217,8 @@ pub struct ComponentInfo {
     resource: bool,
     /// A named resource's name (`"terrain"` of `Grid "terrain"`); `None` for every other.
     label: Option<&'static str>,
+    /// Whether its table columns keep change ticks (`ComponentOptions::tracked`).
+    tracked: bool,
 }
 
 impl ComponentInfo {
@@ -235,6 +256,11 @@ impl ComponentInfo {
     /// `World::end_tick`, for snapshot reads.
     pub fn is_versioned(&self) -> bool {
         self.clone_fn.is_some()
+    }
+
+    /// Whether its table columns keep change ticks (`ComponentOptions::tracked`).
+    pub fn is_tracked(&self) -> bool {
+        self.tracked
     }
 
     /// Whether the type is a resource (a singleton stored in the world, see
@@ -391,6 +417,7 @@ impl Components {
             clone_fn,
             resource: false,
             label: None,
+            tracked: false,
         });
         self.by_type.insert(type_id, id);
         Ok(id)
@@ -419,6 +446,7 @@ impl Components {
             clone_fn: None,
             resource: true,
             label: Some(label),
+            tracked: false,
         });
         self.resources.insert(id);
         self.named.push((TypeId::of::<T>(), label, id));
@@ -443,6 +471,12 @@ impl Components {
             .iter()
             .filter(move |&&(ty, _, _)| ty == type_id)
             .map(|&(_, name, _)| name)
+    }
+
+    /// Makes the registered type `id` keep change ticks in its table columns; only before
+    /// any table has it (registration).
+    pub(crate) fn mark_tracked(&mut self, id: ComponentId) {
+        self.infos[id.index()].tracked = true;
     }
 
     /// Makes the registered type `id` a resource.

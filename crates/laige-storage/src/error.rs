@@ -296,6 +296,16 @@ pub enum QueryError {
         /// How many rows matched: 0, or 2 for two or more (counting stops at the second).
         matched: usize,
     },
+    /// A change filter (`Changed<T>`, `Added<T>`) or `Ref<T>` names a component that keeps
+    /// no change ticks. Event `ecs/query_untracked` (`system`, `component`, `filter`).
+    Untracked {
+        /// The system running the query; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The component's type name.
+        component: &'static str,
+        /// What asked: `Changed`, `Added` or `Ref`.
+        filter: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -414,6 +424,17 @@ laige_diag::diagnostics! {
                      one (use `iter`, or narrow the query with a `With<..>` filter)"
                 )
             }
+        };
+    Untracked { %system, %component, %filter }
+        => warn query_untracked { system = system.unwrap_or(""), component, filter }
+        |f| {
+            write_system_prefix(f, system)?;
+            write!(
+                f,
+                "`{filter}<{component}>` needs change ticks, which `{component}` does not keep: \
+                 register it tracked, with `ComponentOptions::<{component}>::new().tracked()` \
+                 or `#[component(tracked)]`"
+            )
         };
     Unmatched { %system, system_id, %component }
         => warn query_unmatched { system, system_id = system_id.get(), component }

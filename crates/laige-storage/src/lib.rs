@@ -8,8 +8,9 @@
 //! the layer above (`laige-query`).
 //!
 //! What it deliberately does **not** know: systems as things that run, declared access,
-//! schedules, runners, executors, commands, PRNG streams and ticks. The tick layer above it (`laige-world`) owns
-//! those; it creates a [`Storage`], applies structural changes to it between tracks, and hands
+//! schedules, runners, executors, commands and PRNG streams; change ticks are plain numbers the
+//! tick layer hands down ([`Storage::advance_change_tick`]), never counted or read from a clock
+//! here. The tick layer above it (`laige-world`) owns those; it creates a [`Storage`], applies structural changes to it between tracks, and hands
 //! each running system a view under the access the scheduler proved disjoint. Data flows one
 //! way: this crate never calls back up.
 //!
@@ -52,6 +53,7 @@ pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE};
+pub use column::{CHANGE_BLOCK_ROWS, ColumnTicks, ComponentTicks, TickKind};
 pub use component::{
     Component, ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX_COMPONENT_TYPES,
 };

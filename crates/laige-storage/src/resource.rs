@@ -13,6 +13,7 @@ use laige_registry::ComponentId;
 
 use crate::StateHasher;
 use crate::column::Column;
+use crate::column::ComponentTicks;
 use crate::component::{ComponentInfo, Components};
 
 /// One resource type's value: a column of length 0 (removed) or 1.
@@ -75,11 +76,11 @@ impl Resources {
         if column.len() == 1 {
             // SAFETY: row 0 holds the old value; `src` is a valid value of the column's type
             // outside the column, given up by the caller.
-            unsafe { column.replace(0, src) }
+            unsafe { column.replace(0, src, 0) }
         } else {
             // SAFETY: the column is empty with room for one; `src` is a valid value of its
             // type, given up by the caller.
-            unsafe { column.push(src) }
+            unsafe { column.push(src, ComponentTicks::default()) }
         }
     }
 

@@ -1,6 +1,7 @@
 //! The storage a system context borrows: entities, component types and archetype tables.
 
 mod batch;
+mod changes;
 mod ops;
 mod owner;
 mod state_hash;
@@ -56,6 +57,8 @@ pub struct Storage {
     with_component: Vec<Vec<TableColumn>>,
     diag: Diagnostics,
     identity: u64,
+    /// The change tick structural changes stamp tracked values with (see `storage/changes.rs`).
+    change_tick: u64,
 }
 
 impl std::fmt::Debug for Storage {
@@ -92,6 +95,7 @@ impl Storage {
             with_component: Vec::new(),
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
+            change_tick: changes::FIRST_TICK,
         }
     }
 

@@ -24,11 +24,17 @@ impl World {
         laige_runner::check(schedule, &self.registry)?;
         let mut first_error = None;
         for track in schedule.tracks() {
+            // Change ticks as in a tick (one per system, one for the commands), so the frame
+            // systems' change filters and writes work; the fixed systems' filters see the
+            // same rows either way (ticks only order runs, and the state hash has none).
+            self.assign_change_ticks(track);
             let mut host = SystemHost::new(&mut self.storage, &self.registry, &mut self.systems);
             self.runtime
                 .runner
                 .run_checked(track, &self.registry, &mut host);
-            if host.unsettled() > 0
+            let unsettled = host.unsettled();
+            self.storage.advance_change_tick();
+            if unsettled > 0
                 && let Some(err) = self.settle_track(track)
             {
                 first_error.get_or_insert(err);

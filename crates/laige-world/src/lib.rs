@@ -112,8 +112,8 @@ pub use host::SystemHost;
 pub use laige_derive::{Component, StateHash};
 pub use laige_query::Claim;
 pub use laige_query::{
-    Filtered, Fresh, Prepared, Queries, QueryData, QueryIter, ReadOnlyQueryData, Snapshot,
-    SystemMeta, With, Without,
+    Added, Changed, Filtered, Fresh, Mut, Prepared, Queries, QueryData, QueryIter,
+    ReadOnlyQueryData, Ref, RunTicks, Snapshot, SystemMeta, With, Without,
 };
 pub use laige_record::{
     CHECKSUM_MAGIC, CHECKSUM_VERSION, ChecksumRecord, CompareError, CounterTrack, Culprit, Desync,
@@ -122,9 +122,9 @@ pub use laige_record::{
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_storage::{
-    Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, Components, Entity,
-    Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
-    StateHasher, Storage, WorldError,
+    Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, ComponentTicks,
+    Components, Entity, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError,
+    SnapshotView, StateHash, StateHasher, Storage, WorldError,
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;

@@ -126,6 +126,7 @@ impl World {
         self.begin_events_tick(schedule);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
+            self.assign_change_ticks(track);
             self.prepare_gate(schedule);
             self.observe_track_start();
             let unsettled = if self.runtime.executor.is_some() {
@@ -154,6 +155,8 @@ impl World {
                 self.report_gate_skips(track);
             }
             self.runtime.gate.end_track();
+            // The track's commands apply at a tick after every system of the track.
+            self.storage.advance_change_tick();
             // A track whose systems left no panic, failure or command costs nothing more.
             if unsettled > 0
                 && let Some(err) = self.settle_track(track)
@@ -170,6 +173,18 @@ impl World {
         match first_error {
             Some(err) => Err(err),
             None => self.commands_skipped().map_or(Ok(()), Err),
+        }
+    }
+
+    /// Gives each system of `track` the change tick its run starts at: one tick each, in the
+    /// track's schedule order, so a system ordered after another (explicitly or by a
+    /// conflict) runs at a later tick, on any runner and worker count.
+    pub(crate) fn assign_change_ticks(&mut self, track: &[SystemId]) {
+        for &id in track {
+            let tick = self.storage.advance_change_tick();
+            if let Some(state) = self.systems.get_mut(id.index()) {
+                state.set_next_tick(tick);
+            }
         }
     }
 

@@ -10,7 +10,9 @@ use laige_registry::{ComponentId, Registry, SystemId};
 use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
 use crate::runtime::Runtime;
-use crate::{Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
+use crate::{
+    ComponentTicks, Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions,
+};
 use laige_query::{Prepared, Queries, QueryData};
 use laige_storage::StorageOwner;
 use laige_storage::archetype::Archetype;
@@ -215,8 +217,25 @@ impl World {
     /// # Errors
     ///
     /// As for [`World::get`].
+    ///
+    /// A tracked `T` is marked changed at the world's current change tick, whether or not
+    /// the caller writes through the reference.
     pub fn get_mut<T: 'static>(&mut self, entity: Entity) -> Result<&mut T, WorldError> {
         self.storage.get_mut(entity, "get_mut")
+    }
+
+    /// The change ticks of `entity`'s `T`: the tick it was added at and the tick it last
+    /// changed at (docs/api/changes.md). `None` when the entity is stale, has no `T`, or `T`
+    /// is not tracked.
+    pub fn component_ticks<T: 'static>(&mut self, entity: Entity) -> Option<ComponentTicks> {
+        let component = self.storage.components().id_of::<T>()?;
+        self.storage.component_ticks(entity, component)
+    }
+
+    /// The world's change tick: what its next write outside a system is stamped with. It
+    /// moves on once per system run and once per command application, in schedule order.
+    pub fn change_tick(&self) -> u64 {
+        self.storage.change_tick()
     }
 
     /// Whether `entity` has a `T`.

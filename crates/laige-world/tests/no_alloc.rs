@@ -494,6 +494,90 @@ fn a_tick_spawning_and_despawning_as_many_allocates_nothing() {
     );
 }
 
+/// A tracked `Pos` and `Spark`: a writer marking a few rows through `Mut`, one marking
+/// every row through `&mut`, `Changed`/`Added` readers with `iter`, `each_chunk` and
+/// `par_each`, `Ref` reads, and churn through commands (spawns stamp ticks, despawns
+/// swap-remove them).
+#[derive(Debug, Default)]
+struct ChangedCount(usize);
+
+fn change_setup() -> (World, laige_scheduler::Schedule) {
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().tracked())
+        .unwrap();
+    world
+        .register_component_with(ComponentOptions::<Spark>::new().tracked())
+        .unwrap();
+    world.register_component::<Vel>().unwrap();
+    world.insert_resource(ChangedCount::default()).unwrap();
+    world
+        .spawn_batch((0..2000).map(|i| (Pos(i as f32, 0.0), Vel(1.0, 0.0))))
+        .unwrap();
+    fn few(mut q: Query<'_, (Entity, laige_world::Mut<'_, Pos>)>, mut rng: Rng<'_>) {
+        let pick = rng.next_range(0, 50);
+        for (e, mut pos) in q.iter_mut().unwrap() {
+            if e.index() % 50 == pick {
+                pos.0 += 1.0;
+            }
+        }
+    }
+    fn all(mut q: Query<'_, &mut Vel>) {
+        q.each(|v| v.0 += 1.0).unwrap();
+    }
+    fn watch(
+        mut q: Query<'_, (Entity, &Pos), laige_world::Changed<Pos>>,
+        added: Query<'_, Entity, laige_world::Added<Spark>>,
+        refs: Query<'_, laige_world::Ref<'_, Pos>, With<Vel>>,
+        mut count: ResMut<'_, ChangedCount>,
+    ) {
+        let mut n = q.iter().unwrap().count();
+        q.each_chunk(|entities, _| n += entities.len()).unwrap();
+        q.par_each(|_, (_, pos)| {
+            black_box(pos);
+        })
+        .unwrap();
+        n += added.iter().unwrap().count();
+        n += refs.iter().unwrap().filter(|it| it.is_changed()).count();
+        count.0 = n;
+    }
+    world.system("Few", few).register().unwrap();
+    world.system("All", all).register().unwrap();
+    world
+        .system("Churn", churn)
+        .reads::<Spark>()
+        .register()
+        .unwrap();
+    world
+        .system("Watch", watch)
+        .after("Few, Churn")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+#[test]
+fn change_detection_allocates_nothing() {
+    let (mut world, schedule) = change_setup();
+    for _ in 0..50 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let before = allocs();
+    let mut seen = 0;
+    for _ in 0..100 {
+        world.run_systems(&schedule).unwrap();
+        seen += world.resource::<ChangedCount>().unwrap().0;
+    }
+    let counted = allocs() - before;
+    assert!(seen > 0, "the watcher saw changes");
+    println!("changes-zeroalloc iterations=100 allocs={counted} seen={seen}");
+    assert_eq!(counted, 0, "change detection allocated {counted} times");
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum GameState {
     Menu,

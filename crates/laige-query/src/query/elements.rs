@@ -1,4 +1,5 @@
-//! The data elements of a query: `&T`, `&mut T`, their `Option`s, and `Entity`.
+//! The data elements of a query: `&T`, `&mut T`, their `Option`s, and `Entity`. A `&mut T`
+//! of a tracked `T` marks the rows it hands out changed (`mark_rows`, which the loops call).
 
 use std::ptr::NonNull;
 use std::slice;
@@ -9,6 +10,7 @@ use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::declare::ParamInit;
 use crate::{Entity, QueryError};
 use laige_storage::archetype::Archetype;
+use laige_storage::column::ColumnTicks;
 
 /// The typed column base of `component` in `archetype`, if it has it.
 #[inline]
@@ -128,16 +130,81 @@ unsafe impl<T: Send + Sync + 'static> QueryData for &T {
     }
 }
 
+/// What a `&mut T` element resolved: the component, whether it keeps change ticks, and
+/// the tick its rows are marked with.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteState {
+    id: Option<ComponentId>,
+    tracked: bool,
+    tick: u64,
+}
+
+impl WriteState {
+    fn init<T: 'static>(desc: &mut QueryDesc<'_>, required: bool) -> Result<Self, QueryError> {
+        let id = desc.write::<T>(required)?;
+        let tracked = id.is_some_and(|id| desc.is_tracked(id));
+        Ok(Self {
+            id,
+            tracked,
+            tick: desc.run_ticks().this_run(),
+        })
+    }
+
+    /// The change ticks of the element's column in `archetype`, when tracked and present.
+    #[inline]
+    fn ticks(&self, archetype: &Archetype) -> Option<NonNull<ColumnTicks>> {
+        if !self.tracked {
+            return None;
+        }
+        let index = archetype.column_index(self.id?)?;
+        archetype.columns()[index].ticks().map(NonNull::from)
+    }
+}
+
+/// The cursor of a `&mut T` element in one table, with the column's change ticks when `T`
+/// is tracked (the rows it hands out are marked there).
+#[derive(Debug)]
+pub struct WriteFetch<T> {
+    cursor: NonNull<T>,
+    ticks: Option<NonNull<ColumnTicks>>,
+    tick: u64,
+}
+
+impl<T> Clone for WriteFetch<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for WriteFetch<T> {}
+
+impl<T> WriteFetch<T> {
+    /// Marks rows `first..first + len` changed, when the column is tracked.
+    ///
+    /// # Safety
+    ///
+    /// The rows are the table's, and the caller holds write access to them.
+    #[inline]
+    unsafe fn mark(&self, first: usize, len: usize) {
+        if let Some(ticks) = self.ticks {
+            // SAFETY: the ticks belong to a column of a table of the storage the query
+            // borrows (tables and their column blocks never move while it is borrowed); the
+            // caller holds write access to these rows.
+            unsafe { ticks.as_ref().mark_changed(first, len, self.tick) }
+        }
+    }
+}
+
 // SAFETY: `init` records a write of `T` (required), which rejects any other access to `T`
-// in the same query; `item`/`chunk` only touch `T`'s column.
+// in the same query; `item`/`chunk` only touch `T`'s column, and `mark_rows` only its ticks.
 unsafe impl<T: Send + Sync + 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
     type Chunk<'a> = &'a mut [T];
-    type State = Option<ComponentId>;
-    type Fetch = NonNull<T>;
+    type State = WriteState;
+    type Fetch = WriteFetch<T>;
 
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
-        desc.write::<T>(true)
+        WriteState::init::<T>(desc, true)
     }
 
     // The column pointers are those of `&T`; only the items differ.
@@ -147,7 +214,11 @@ unsafe impl<T: Send + Sync + 'static> QueryData for &mut T {
 
     #[inline]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        <&T>::fetch(state, archetype)
+        WriteFetch {
+            cursor: <&T>::fetch(&state.id, archetype),
+            ticks: state.ticks(archetype),
+            tick: state.tick,
+        }
     }
 
     #[inline]
@@ -157,27 +228,37 @@ unsafe impl<T: Send + Sync + 'static> QueryData for &mut T {
         driver: ComponentId,
         driver_column: NonNull<u8>,
     ) -> Self::Fetch {
-        // SAFETY: forwarded from the caller.
-        unsafe { <&T>::fetch_driven(state, archetype, driver, driver_column) }
+        WriteFetch {
+            // SAFETY: forwarded from the caller.
+            cursor: unsafe { <&T>::fetch_driven(&state.id, archetype, driver, driver_column) },
+            ticks: state.ticks(archetype),
+            tick: state.tick,
+        }
     }
 
     #[inline(always)]
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> &'a mut T {
         // SAFETY: at a row, exclusive write access for `'a`, and each row yielded once.
-        unsafe { &mut *advance(fetch).as_ptr() }
+        unsafe { &mut *advance(&mut fetch.cursor).as_ptr() }
     }
 
     #[inline]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
         // SAFETY: forwarded from the caller.
-        unsafe { <&T>::skip_rows(fetch, rows) }
+        unsafe { skip(&mut fetch.cursor, rows) }
     }
 
     #[inline]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a mut [T] {
         // SAFETY: `len` initialised values, exclusive write access for `'a`, one chunk per
         // archetype.
-        unsafe { slice::from_raw_parts_mut(fetch.as_ptr(), len) }
+        unsafe { slice::from_raw_parts_mut(fetch.cursor.as_ptr(), len) }
+    }
+
+    #[inline]
+    unsafe fn mark_rows(fetch: &Self::Fetch, first: usize, len: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { fetch.mark(first, len) }
     }
 }
 
@@ -222,15 +303,16 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Option<&T> {
     }
 }
 
-// SAFETY: `init` records a write of `T` (optional); only `T`'s column is touched.
+// SAFETY: `init` records a write of `T` (optional); only `T`'s column and its ticks are
+// touched.
 unsafe impl<T: Send + Sync + 'static> QueryData for Option<&mut T> {
     type Item<'a> = Option<&'a mut T>;
     type Chunk<'a> = Option<&'a mut [T]>;
-    type State = Option<ComponentId>;
-    type Fetch = Option<NonNull<T>>;
+    type State = WriteState;
+    type Fetch = Option<WriteFetch<T>>;
 
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError> {
-        desc.write::<T>(false)
+        WriteState::init::<T>(desc, false)
     }
 
     fn declare(init: &mut ParamInit<'_>) {
@@ -239,25 +321,40 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Option<&mut T> {
 
     #[inline]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch {
-        column(archetype, *state)
+        column(archetype, state.id).map(|cursor| WriteFetch {
+            cursor,
+            ticks: state.ticks(archetype),
+            tick: state.tick,
+        })
     }
 
     #[inline(always)]
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Option<&'a mut T> {
+        let p = fetch.as_mut()?;
         // SAFETY: as for `&mut T`, when the archetype has the column.
-        fetch.as_mut().map(|p| unsafe { &mut *advance(p).as_ptr() })
+        Some(unsafe { &mut *advance(&mut p.cursor).as_ptr() })
     }
 
     #[inline]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { <Option<&T>>::skip_rows(fetch, rows) }
+        if let Some(p) = fetch {
+            // SAFETY: forwarded from the caller, when the archetype has the column.
+            unsafe { skip(&mut p.cursor, rows) }
+        }
     }
 
     #[inline]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Option<&'a mut [T]> {
         // SAFETY: as for `&mut T`, when the archetype has the column.
-        fetch.map(|p| unsafe { slice::from_raw_parts_mut(p.as_ptr(), len) })
+        fetch.map(|p| unsafe { slice::from_raw_parts_mut(p.cursor.as_ptr(), len) })
+    }
+
+    #[inline]
+    unsafe fn mark_rows(fetch: &Self::Fetch, first: usize, len: usize) {
+        if let Some(fetch) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { fetch.mark(first, len) }
+        }
     }
 }
 

@@ -70,8 +70,9 @@ macro_rules! filter {
 filter!(With, true);
 filter!(Without, false);
 
-/// A filter of a typed system's `Query`: [`With<T>`], [`Without<T>`], or a tuple of them. It narrows the
-/// matched entities and yields nothing.
+/// A filter of a typed system's `Query`: [`With<T>`], [`Without<T>`],
+/// [`Changed<T>`](super::Changed), [`Added<T>`](super::Added), or a tuple of them. It narrows
+/// the matched entities and yields nothing.
 pub trait QueryFilter: QueryData {}
 
 impl<T: 'static> QueryFilter for With<T> {}

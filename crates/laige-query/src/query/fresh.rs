@@ -136,6 +136,25 @@ unsafe impl<Q: QueryData, F: QueryFilter> QueryData for Filtered<Q, F> {
         // SAFETY: forwarded from the caller.
         unsafe { <(Q, F)>::chunk(fetch, len).0 }
     }
+
+    const FILTERS_ROWS: bool = <(Q, F)>::FILTERS_ROWS;
+
+    #[inline]
+    fn may_match(fetch: &Self::Fetch) -> bool {
+        <(Q, F)>::may_match(fetch)
+    }
+
+    #[inline]
+    unsafe fn block_rows(fetch: &Self::Fetch, block: usize) -> u64 {
+        // SAFETY: forwarded from the caller.
+        unsafe { <(Q, F)>::block_rows(fetch, block) }
+    }
+
+    #[inline]
+    unsafe fn mark_rows(fetch: &Self::Fetch, first: usize, len: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { <(Q, F)>::mark_rows(fetch, first, len) }
+    }
 }
 
 // SAFETY: `&T`'s items.

@@ -12,7 +12,7 @@ use super::Checks;
 use super::{Matcher, Prepared, QueryData, QueryDesc};
 use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
-use laige_storage::column::TableColumn;
+use laige_storage::column::{CHANGE_BLOCK_ROWS, TableColumn};
 
 /// Resolves and checks `Q`; reports a refusal.
 #[inline(always)]
@@ -174,7 +174,24 @@ pub struct QueryIter<'s, Q: QueryData> {
     fetch: MaybeUninit<Q::Fetch>,
     /// Rows left in the current table.
     rows: usize,
+    /// With change filters: where the rows are visited by block masks instead.
+    filtered: FilteredCursor,
     _items: PhantomData<Q::Item<'s>>,
+}
+
+/// Where a query with change filters is in its current table: rows are visited by the
+/// masks of their blocks, so a block whose summary is old is skipped unread.
+#[derive(Clone, Copy, Debug, Default)]
+struct FilteredCursor {
+    /// The row the fetch cursors are at.
+    row: usize,
+    /// The table's rows.
+    rows: usize,
+    /// The next block to read a mask of.
+    next_block: usize,
+    /// The block `mask` is of, and its rows still to visit.
+    block: usize,
+    mask: u64,
 }
 
 impl<'s, Q: QueryData> QueryIter<'s, Q> {
@@ -192,17 +209,125 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             state,
             fetch: MaybeUninit::uninit(),
             rows: 0,
+            filtered: FilteredCursor::default(),
             _items: PhantomData,
         })
     }
 
     /// Moves on to the next matched table; `false` at the end. Borrows the table walk alone,
     /// so the row cursors stay in registers across a `for` loop.
+    /// A query without change filters hands out every row of a table it enters, so its
+    /// `&mut` elements mark them all changed here, at once.
     #[inline(always)]
     fn next_table(tables: &mut Tables<'s>, state: &Q::State) -> Option<(Q::Fetch, usize)> {
         let table = tables.next_table()?;
         // SAFETY: `Tables` yields only tables the query's matcher accepts.
-        Some((unsafe { table.fetch::<Q>(state) }, table.rows))
+        let fetch = unsafe { table.fetch::<Q>(state) };
+        // SAFETY: the table's rows, under the access `new`'s caller promised.
+        unsafe { Q::mark_rows(&fetch, 0, table.rows) };
+        Some((fetch, table.rows))
+    }
+
+    /// [`Iterator::next`] for a query with change filters: the next row its masks keep,
+    /// marked (for its `&mut` elements) as it is handed out.
+    #[inline]
+    fn next_filtered(&mut self) -> Option<Q::Item<'s>> {
+        let at = &mut self.filtered;
+        loop {
+            if at.mask != 0 {
+                let row = at.block * CHANGE_BLOCK_ROWS + at.mask.trailing_zeros() as usize;
+                at.mask &= at.mask - 1;
+                // SAFETY: a mask is only set once the table's fetch is.
+                let fetch = unsafe { self.fetch.assume_init_mut() };
+                // SAFETY: `row` is a row of the table (masks keep no row past its end) at or
+                // after the cursors' row; access is `new`'s caller's promise; each row is
+                // yielded once (its bit is cleared).
+                unsafe {
+                    Q::skip_rows(fetch, row - at.row);
+                    Q::mark_rows(fetch, row, 1);
+                    at.row = row + 1;
+                    return Some(Q::next_item(fetch));
+                }
+            }
+            if at.next_block * CHANGE_BLOCK_ROWS < at.rows {
+                at.block = at.next_block;
+                at.next_block += 1;
+                // SAFETY: the block is the table's; a mask is read once the fetch is set.
+                let rows = unsafe { Q::block_rows(self.fetch.assume_init_ref(), at.block) };
+                at.mask = rows & valid_rows(at.rows - at.block * CHANGE_BLOCK_ROWS);
+                continue;
+            }
+            let table = self.tables.next_table()?;
+            // SAFETY: `Tables` yields only tables the query's matcher accepts.
+            let fetch = unsafe { table.fetch::<Q>(&self.state) };
+            if !Q::may_match(&fetch) {
+                continue;
+            }
+            self.fetch = MaybeUninit::new(fetch);
+            *at = FilteredCursor {
+                rows: table.rows,
+                ..FilteredCursor::default()
+            };
+        }
+    }
+}
+
+/// The bits of the rows that exist in a block with `left` rows from its start on.
+#[inline(always)]
+fn valid_rows(left: usize) -> u64 {
+    if left >= CHANGE_BLOCK_ROWS {
+        u64::MAX
+    } else {
+        (1u64 << left) - 1
+    }
+}
+
+/// Calls `f(first_row, len)` for each run of consecutive rows in `first..end` that `Q`'s
+/// block masks keep, in row order (a run may span blocks).
+///
+/// # Safety
+///
+/// `fetch` comes from a matched table with at least `end` rows; the caller has `Q`'s access.
+#[inline]
+pub(crate) unsafe fn for_each_run<Q: QueryData>(
+    fetch: &Q::Fetch,
+    first: usize,
+    end: usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    let mut open: Option<usize> = None;
+    let mut block = first / CHANGE_BLOCK_ROWS;
+    while block * CHANGE_BLOCK_ROWS < end {
+        let base = block * CHANGE_BLOCK_ROWS;
+        // SAFETY: the block is the table's (below `end`); access is the caller's.
+        let mut mask = unsafe { Q::block_rows(fetch, block) } & valid_rows(end - base);
+        if base < first {
+            mask &= !((1u64 << (first - base)) - 1);
+        }
+        let mut pos = 0u32;
+        while pos < 64 {
+            let rest = mask >> pos;
+            let zeros = if rest == 0 {
+                64 - pos
+            } else {
+                rest.trailing_zeros()
+            };
+            if zeros > 0 {
+                if let Some(start) = open.take() {
+                    f(start, base + pos as usize - start);
+                }
+                pos += zeros;
+                if pos >= 64 {
+                    break;
+                }
+            }
+            open.get_or_insert(base + pos as usize);
+            pos += (mask >> pos).trailing_ones();
+        }
+        block += 1;
+    }
+    if let Some(start) = open {
+        f(start, end - start);
     }
 }
 
@@ -211,6 +336,9 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Q::Item<'s>> {
+        if Q::FILTERS_ROWS {
+            return self.next_filtered();
+        }
         if self.rows == 0 {
             let (fetch, rows) = Self::next_table(&mut self.tables, &self.state)?;
             self.fetch = MaybeUninit::new(fetch);
@@ -225,6 +353,9 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
+        if Q::FILTERS_ROWS {
+            return (0, None);
+        }
         (self.rows, None)
     }
 
@@ -232,6 +363,12 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
+        if Q::FILTERS_ROWS {
+            while let Some(item) = self.next_filtered() {
+                acc = f(acc, item);
+            }
+            return acc;
+        }
         if self.rows != 0 {
             // SAFETY: as for `next`: `rows` above zero means `fetch` is set.
             let mut fetch = unsafe { self.fetch.assume_init() };
@@ -295,14 +432,26 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
     for_each_table(storage, &matcher, |table| {
         // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
         let fetch = unsafe { table.fetch::<Q>(&state) };
-        // SAFETY: the entity column holds `rows` entities, which nothing writes meanwhile
-        // (it changes only under `&mut Storage`); the whole table is matched; access is the
-        // caller's promise; each table is yielded once per call.
-        let (entities, chunk) = unsafe {
-            let entities = slice::from_raw_parts(table.entities().as_ptr(), table.rows);
-            (entities, Q::chunk(&fetch, table.rows))
+        let mut run = |first: usize, len: usize| {
+            let mut at = fetch;
+            // SAFETY: the entity column holds `rows` entities, which nothing writes meanwhile
+            // (it changes only under `&mut Storage`); `first..first + len` are rows of the
+            // matched table; access is the caller's promise; each run is yielded once per
+            // call, and runs do not overlap.
+            let (entities, chunk) = unsafe {
+                Q::skip_rows(&mut at, first);
+                Q::mark_rows(&at, first, len);
+                let entities = slice::from_raw_parts(table.entities().as_ptr().add(first), len);
+                (entities, Q::chunk(&at, len))
+            };
+            f(entities, chunk);
         };
-        f(entities, chunk);
+        if !Q::FILTERS_ROWS {
+            run(0, table.rows);
+        } else if Q::may_match(&fetch) {
+            // SAFETY: the matched table has `rows` rows; access is the caller's promise.
+            unsafe { for_each_run::<Q>(&fetch, 0, table.rows, run) };
+        }
     });
     Ok(())
 }
@@ -338,10 +487,18 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
         return None;
     }
     let mut fetch = Q::fetch(state, table);
+    let row = location.row() as usize;
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.
     unsafe {
-        Q::skip_rows(&mut fetch, location.row() as usize);
+        if Q::FILTERS_ROWS {
+            let kept = Q::block_rows(&fetch, row / CHANGE_BLOCK_ROWS) >> (row % CHANGE_BLOCK_ROWS);
+            if !Q::may_match(&fetch) || kept & 1 == 0 {
+                return None;
+            }
+        }
+        Q::skip_rows(&mut fetch, row);
+        Q::mark_rows(&fetch, row, 1);
         Some(Q::next_item(&mut fetch))
     }
 }

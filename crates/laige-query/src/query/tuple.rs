@@ -73,6 +73,31 @@ macro_rules! tuple_query {
                 // SAFETY: forwarded from the caller, element by element.
                 ($(unsafe { $name::chunk($name, len) },)*)
             }
+
+            const FILTERS_ROWS: bool = false $(|| $name::FILTERS_ROWS)*;
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case)]
+            fn may_match(fetch: &Self::Fetch) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::may_match($name))*
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case)]
+            unsafe fn block_rows(fetch: &Self::Fetch, block: usize) -> u64 {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                u64::MAX $(& unsafe { $name::block_rows($name, block) })*
+            }
+
+            #[inline]
+            #[allow(unused_variables, non_snake_case)]
+            unsafe fn mark_rows(fetch: &Self::Fetch, first: usize, len: usize) {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller, element by element.
+                $(unsafe { $name::mark_rows($name, first, len) };)*
+            }
         }
 
         // SAFETY: every element only reads.

@@ -96,7 +96,7 @@ impl Storage {
             };
             // The table has room for the row: its length is below its capacity, which
             // every column has at least.
-            fill(&mut RowWriter::new(table));
+            fill(&mut RowWriter::new(table, self.change_tick));
             table.push_entity(entity);
         }
         if let Err(err) = outcome {

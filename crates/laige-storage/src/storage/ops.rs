@@ -8,18 +8,21 @@ use std::ptr;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
+use crate::column::ComponentTicks;
 use crate::entity::{Entities, Location};
 use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
 pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
+    /// The change tick the row's tracked values are added at.
+    tick: u64,
 }
 
 impl<'a> RowWriter<'a> {
-    /// The writer of a new row of `archetype`, which has room for it.
-    pub(super) fn new(archetype: &'a mut Archetype) -> Self {
-        Self { archetype }
+    /// The writer of a new row of `archetype`, which has room for it, added at `tick`.
+    pub(super) fn new(archetype: &'a mut Archetype, tick: u64) -> Self {
+        Self { archetype, tick }
     }
 
     /// Moves the value at `src` into `component`'s column.
@@ -36,7 +39,7 @@ impl<'a> RowWriter<'a> {
         };
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
         // write per row; `spawn_with` and `spawn_rows_with` reserve room for the row.
-        unsafe { self.archetype.columns_mut()[col].push(src) }
+        unsafe { self.archetype.columns_mut()[col].push(src, ComponentTicks::new(self.tick)) }
     }
 }
 
@@ -83,7 +86,7 @@ impl Storage {
             }));
         };
         table.reserve_one();
-        fill(&mut RowWriter { archetype: table });
+        fill(&mut RowWriter::new(table, self.change_tick));
         table.push_entity(entity);
         Ok(entity)
     }
@@ -115,8 +118,9 @@ impl Storage {
         let from = location.archetype;
         let row = location.row as usize;
         if let Some(col) = self.archetypes[from as usize].column_index(component) {
+            let tick = self.change_tick;
             // SAFETY: `row` is the live entity's row; `src` is a valid value of the column's type.
-            unsafe { self.archetypes[from as usize].columns_mut()[col].replace(row, src) };
+            unsafe { self.archetypes[from as usize].columns_mut()[col].replace(row, src, tick) };
             return;
         }
         let to = self.add_target(from, component);
@@ -134,7 +138,7 @@ impl Storage {
             .column_index(component)
             .expect("the target has the added component");
         // SAFETY: `src` is a valid value of `component`'s type, given up by the caller.
-        unsafe { dst.columns_mut()[col].push(src) };
+        unsafe { dst.columns_mut()[col].push(src, ComponentTicks::new(self.change_tick)) };
         finish_move(&mut self.entities, dst, to, entity, location, moved);
     }
 

@@ -47,11 +47,18 @@ impl StorageOwner {
     /// # Errors
     ///
     /// As for [`StorageOwner::get`].
+    ///
+    /// A tracked `T` is marked changed at the current change tick.
     pub fn get_mut<T: 'static>(
         &mut self,
         entity: Entity,
         op: &'static str,
     ) -> Result<&mut T, WorldError> {
+        // Marked before the pointer is taken (a stale entity or a missing `T` marks nothing),
+        // so no later `&mut` of the storage follows it.
+        if let Some(component) = self.0.components().id_of::<T>() {
+            self.0.mark_changed(entity, component);
+        }
         let ptr = self.value_ptr_of::<T>(entity, op)?;
         // SAFETY: as for `get`; `&mut self` excludes every other access.
         Ok(unsafe { &mut *ptr.cast::<T>() })

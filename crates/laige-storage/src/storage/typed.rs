@@ -23,6 +23,9 @@ impl Storage {
     ) -> Result<ComponentId, RegisterComponentError> {
         let (hash, clone_fn) = options.erased();
         let id = self.components.register::<T>(hash, clone_fn)?;
+        if options.is_tracked() {
+            self.components.mark_tracked(id);
+        }
         if options.is_versioned() {
             let info = *self.components.get(id);
             self.snapshots.add(&info);

@@ -91,6 +91,9 @@ pub struct SystemState {
     /// The run condition, evaluated before each run (`.run_if(..)`).
     condition: Option<BoxedCondition>,
     failure: Option<BoxError>,
+    /// The change tick the system's next run starts at (assigned per tick, in schedule
+    /// order, by `World::run_systems`).
+    next_tick: u64,
     /// The panic this system's last run ended in, until the tick settles it. Boxed, so the
     /// state every run touches stays small; only a panic allocates it, and a panic allocated
     /// already.
@@ -110,6 +113,7 @@ impl fmt::Debug for SystemState {
             .field("typed", &self.typed.is_some())
             .field("conditional", &self.condition.is_some())
             .field("failure", &self.failure)
+            .field("next_tick", &self.next_tick)
             .field("panicked", &self.panicked)
             .finish()
     }
@@ -144,6 +148,16 @@ impl SystemState {
         self.failure.take()
     }
 
+    /// The change tick the system's next run starts at.
+    pub fn next_tick(&self) -> u64 {
+        self.next_tick
+    }
+
+    /// Sets the change tick of the system's next run (`World::run_systems` does, per tick).
+    pub(crate) fn set_next_tick(&mut self, tick: u64) {
+        self.next_tick = tick;
+    }
+
     /// The meta, command buffer and PRNG, to build a context from.
     pub fn parts_mut(&mut self) -> (&SystemMeta, &mut CommandBuffer, &mut Prng) {
         (&self.meta, &mut self.commands, &mut self.rng)
@@ -172,19 +186,28 @@ impl SystemState {
     /// proof). A typed system's failure is kept (see [`SystemState::failure`]) until its
     /// commands are next applied, which drops them with it.
     ///
+    /// The run starts at the change tick the world assigned it ([`SystemState::next_tick`]):
+    /// its change filters see what changed after its previous run's tick.
+    ///
     /// A system with a run condition (`.run_if(..)`) evaluates it first, over the same view;
     /// returns false when it was false and the system did not run. A condition that cannot
     /// fetch its parameters (a missing resource) fails the system's run instead.
     #[inline]
     pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) -> bool {
-        let mut view = storage.view(&self.meta);
+        let before = self.meta.run_ticks();
+        self.meta.begin_run(self.next_tick);
         // A reactive system with nothing to read is skipped (not a condition's skip: the run
-        // ends unsettled, and the host records why).
-        self.events_skipped =
-            !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id()));
+        // ends unsettled, and the host records why). A skipped run leaves the change ticks
+        // as they were, so the next run sees every change since the last one that ran.
+        self.events_skipped = !self.reactive.is_empty() && {
+            let view = storage.view(&self.meta);
+            !self.reactive.iter().any(|it| it(&view, self.meta.id()))
+        };
         if self.events_skipped {
+            self.meta.undo_run(before);
             return true;
         }
+        let mut view = storage.view(&self.meta);
         if let Some(condition) = &mut self.condition {
             let verdict = evaluate_condition(
                 condition,
@@ -195,7 +218,10 @@ impl SystemState {
             );
             match verdict {
                 Verdict::Run => {}
-                Verdict::Skip => return false,
+                Verdict::Skip => {
+                    self.meta.undo_run(before);
+                    return false;
+                }
                 Verdict::Failed => return true,
             }
         }
@@ -411,6 +437,7 @@ impl World {
             typed,
             condition,
             failure: None,
+            next_tick: 0,
             panicked: None,
             reactive: Vec::new(),
             events_skipped: false,
