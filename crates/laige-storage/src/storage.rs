@@ -2,9 +2,11 @@
 
 mod batch;
 mod ops;
+mod state;
 mod state_hash;
 
 pub use ops::RowWriter;
+pub use state::{StorageState, StorageStateError};
 mod typed;
 
 use std::collections::BTreeMap;
