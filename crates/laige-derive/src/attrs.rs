@@ -12,6 +12,10 @@ pub(crate) struct ComponentAttrs {
     pub hashed: Option<Span>,
     /// The span of the `versioned` key, when given.
     pub versioned: Option<Span>,
+    /// The span of the `saved` key, when given.
+    pub saved: Option<Span>,
+    /// The span of the `saved_copy` key, when given.
+    pub saved_copy: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -30,11 +34,15 @@ pub(crate) fn component(attrs: &[Attribute]) -> syn::Result<ComponentAttrs> {
                 set_flag(&meta, &mut res.hashed)
             } else if meta.path.is_ident("versioned") {
                 set_flag(&meta, &mut res.versioned)
+            } else if meta.path.is_ident("saved") {
+                set_flag(&meta, &mut res.saved)
+            } else if meta.path.is_ident("saved_copy") {
+                set_flag(&meta, &mut res.saved_copy)
             } else if meta.path.is_ident("crate") {
                 set_crate(&meta, &mut res.krate)
             } else {
                 Err(meta.error(format!(
-                    "unknown `component` option `{}`; expected `hashed`, `versioned` or `crate = path`",
+                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `saved`, `saved_copy` or `crate = path`",
                     path_name(&meta.path)
                 )))
             }

@@ -24,6 +24,8 @@
 //! - `hashed`: the value enters `World::state_hash` (needs `StateHash`);
 //! - `versioned`: the component keeps a frozen copy of its values for snapshot readers
 //!   (needs `Clone`);
+//! - `saved`: `World::save_state` saves it, cloning (needs `Clone`; `versioned` implies it);
+//! - `saved_copy`: `World::save_state` saves it as bytes, whole columns at once (needs `Copy`);
 //! - `crate = path`: where the laige items are, when the default cannot find them (below).
 //!
 //! The options become `Component::component_options()`, which

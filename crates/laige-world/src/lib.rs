@@ -83,6 +83,7 @@ mod resources;
 mod run;
 mod runtime;
 mod snapshots;
+mod state;
 mod system;
 mod tick_error;
 mod tick_report;
@@ -112,12 +113,13 @@ pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterErro
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, Components, Entity,
     Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
-    StateHasher, Storage, WorldError,
+    StateHasher, Storage, StorageState, StorageStateError, WorldError,
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::Prng;
+pub use state::{StateError, WorldState};
 pub use system::{
     BoxError, IntoSystem, Local, ParamFetch, ParamInit, Query, QueryFilter, Res, ResMut, Rng,
     SystemOutput, SystemParam, SystemWorld, WithContext,

@@ -39,6 +39,7 @@
 //! ```
 
 mod function;
+mod locals;
 mod params;
 
 use std::error::Error;
@@ -53,6 +54,7 @@ use crate::par::BatchScratch;
 use crate::{Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
+pub(crate) use locals::{LocalValue, unbox_locals};
 pub use laige_query::QueryFilter;
 pub use laige_query::declare::ParamInit;
 pub(crate) use laige_query::declare::ParamNeeds;
@@ -81,6 +83,8 @@ pub struct SystemWorld<'w> {
     pub(crate) commands: &'w mut CommandBuffer,
     pub(crate) rng: &'w mut Prng,
     pub(crate) batches: &'w BatchScratch,
+    /// The system's `Local` values, in parameter order.
+    pub(crate) locals: &'w mut [Box<dyn LocalValue>],
 }
 
 /// What a typed system's parameters are fetched from for one run: each parameter's checked
@@ -93,6 +97,8 @@ pub struct ParamFetch<'w> {
     commands: Option<&'w mut CommandBuffer>,
     rng: Option<&'w mut Prng>,
     batches: &'w BatchScratch,
+    /// The `Local` values not fetched yet this run, in parameter order.
+    locals: &'w mut [Box<dyn LocalValue>],
 }
 
 impl<'w> ParamFetch<'w> {
@@ -103,6 +109,21 @@ impl<'w> ParamFetch<'w> {
             commands: Some(world.commands),
             rng: Some(world.rng),
             batches: world.batches,
+            locals: world.locals,
+        }
+    }
+
+    /// The next `Local` value: parameters fetch in the order they were set up, so the
+    /// `k`-th `Local` fetched is the `k`-th one registered.
+    pub(crate) fn next_local<T: 'static>(&mut self) -> Result<&'w mut T, QueryError> {
+        let locals = std::mem::take(&mut self.locals);
+        let Some((first, rest)) = locals.split_first_mut() else {
+            return Err(self.part_taken::<T>());
+        };
+        self.locals = rest;
+        match first.as_any_mut().downcast_mut::<T>() {
+            Some(value) => Ok(value),
+            None => Err(self.part_taken::<T>()),
         }
     }
 
@@ -242,23 +263,45 @@ impl<F: IntoSystem<M>, M> ErasedSystem for FunctionSystem<F, M> {
 /// The box is only reached through `&mut` (`run`), so it sits in an [`Exclusive`]: sharing the
 /// World between threads shares no access to the function or its state, which lets a system
 /// be any `FnMut + Send`, with no `Sync` bound.
-pub(crate) struct BoxedSystem(Exclusive<Box<dyn ErasedSystem>>);
+pub(crate) struct BoxedSystem {
+    function: Exclusive<Box<dyn ErasedSystem>>,
+    /// Its `Local` values, in parameter order.
+    locals: Exclusive<Vec<Box<dyn LocalValue>>>,
+}
 
 impl BoxedSystem {
     /// Sets up `function`'s parameters through `init` and boxes it with their state.
     pub(crate) fn new<F: IntoSystem<M>, M: 'static>(function: F, init: &mut ParamInit<'_>) -> Self {
         let state = F::init(init);
-        Self(Exclusive::new(Box::new(FunctionSystem {
-            function,
-            state,
-            _marker: PhantomData,
-        })))
+        Self {
+            function: Exclusive::new(Box::new(FunctionSystem {
+                function,
+                state,
+                _marker: PhantomData,
+            })),
+            locals: Exclusive::new(Vec::new()),
+        }
     }
 
-    /// One run; a failure is stored in `failure`, which is left alone otherwise.
+    /// Gives the system the `Local` values its registration kept.
+    pub(crate) fn set_locals(&mut self, locals: Vec<Box<dyn LocalValue>>) {
+        *self.locals.get_mut() = locals;
+    }
+
+    /// The system's `Local` values, in parameter order.
+    pub(crate) fn locals_mut(&mut self) -> &mut [Box<dyn LocalValue>] {
+        self.locals.get_mut()
+    }
+
+    /// One run; a failure is stored in `failure`, which is left alone otherwise. The
+    /// world's `locals` field is replaced by the system's own.
     #[inline]
     pub(crate) fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
-        self.0.get_mut().run(world, failure);
+        let world = SystemWorld {
+            locals: self.locals.get_mut(),
+            ..world
+        };
+        self.function.get_mut().run(world, failure);
     }
 }
 

@@ -14,7 +14,9 @@ use laige_executor::{PanicMessage, drop_payload};
 use super::names::{NameList, SystemHandle, SystemNames, intern};
 use crate::observers::in_system_span;
 use crate::par::BatchScratch;
-use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
+use crate::system::{
+    BoxError, BoxedSystem, IntoSystem, LocalValue, ParamInit, ParamNeeds, SystemWorld, unbox_locals,
+};
 use crate::{
     CommandBuffer, Prng, Queries, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World,
 };
@@ -133,6 +135,8 @@ impl SystemState {
                     commands: &mut self.commands,
                     rng: &mut self.rng,
                     batches: &self.batches,
+                    // The box hands the run its own.
+                    locals: &mut [],
                 };
                 typed.run(world, &mut self.failure);
             }
@@ -149,6 +153,19 @@ impl SystemState {
             // Only the world makes a typed mark, and always with its box.
             (None, None) => {}
         }
+    }
+
+    /// A typed system's `Local` values, in parameter order (none for a low-level system).
+    pub(crate) fn locals_mut(&mut self) -> &mut [Box<dyn LocalValue>] {
+        match &mut self.typed {
+            Some(typed) => typed.locals_mut(),
+            None => &mut [],
+        }
+    }
+
+    /// Sets the PRNG stream (a restore).
+    pub(crate) fn set_rng(&mut self, rng: Prng) {
+        self.rng = rng;
     }
 
     /// Whether the tick has nothing to do for this system after its run: no panic to report,
@@ -253,8 +270,10 @@ impl World {
         let name = intern(name.into());
         let known = self.storage.components().len();
         let mut init = ParamInit::new(&mut self.storage, name);
-        let boxed = BoxedSystem::new(system, &mut init);
-        let typed = Some((boxed, init.into_needs()));
+        let mut boxed = BoxedSystem::new(system, &mut init);
+        let mut needs = init.into_needs();
+        boxed.set_locals(unbox_locals(needs.take_locals()));
+        let typed = Some((boxed, needs));
         self.register_new_resource_types(known);
         SystemBuilder::new(self, SystemDef::new(name, SystemRun::TYPED), typed)
     }
