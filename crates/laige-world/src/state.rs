@@ -154,7 +154,7 @@ trait Section {
 /// - the entity allocator (generations and the free list), so restored handles are the
 ///   same handles and the next spawns hand out the same ones;
 /// - the resource values, and the snapshots of versioned components;
-/// - every system's PRNG stream and `Local` values;
+/// - every system's PRNG stream (and its `par_each` batches' streams) and `Local` values;
 /// - the tick number, whether the first tick ran, and the skips asked for the next tick.
 ///
 /// It keeps its buffers: once it has held a world of a given shape (the same registry and
@@ -289,7 +289,9 @@ impl Section for StorageSection {
 #[derive(Debug, Default)]
 struct SystemsSection {
     names: Vec<&'static str>,
-    rngs: Vec<Prng>,
+    /// Per system its PRNG stream and how many `par_each` loops it ran (the root of its
+    /// batches' streams).
+    rngs: Vec<(Prng, u64)>,
     locals: Vec<SavedLocals>,
 }
 
@@ -313,7 +315,7 @@ impl Section for SystemsSection {
         self.rngs.clear();
         self.locals.resize_with(world.systems.len(), SavedLocals::default);
         for (system, saved) in world.systems.iter_mut().zip(&mut self.locals) {
-            self.rngs.push(*system.rng());
+            self.rngs.push(system.random_state());
             let locals = system.locals_mut();
             if saved.types.len() != locals.len()
                 || saved.types.iter().zip(locals.iter()).any(|(a, b)| *a != b.type_name())
@@ -348,7 +350,7 @@ impl Section for SystemsSection {
 
     fn restore(&self, world: &mut World) {
         for ((system, rng), saved) in world.systems.iter_mut().zip(&self.rngs).zip(&self.locals) {
-            system.set_rng(*rng);
+            system.set_random_state(rng.0, rng.1);
             for (local, value) in system.locals_mut().iter_mut().zip(&saved.values) {
                 if let Some(value) = value {
                     local.restore(&**value);

@@ -163,9 +163,15 @@ impl SystemState {
         }
     }
 
-    /// Sets the PRNG stream (a restore).
-    pub(crate) fn set_rng(&mut self, rng: Prng) {
+    /// The PRNG stream and the `par_each` loop count: the system's random state.
+    pub(crate) fn random_state(&mut self) -> (Prng, u64) {
+        (self.rng, self.batches.loops_run())
+    }
+
+    /// Sets the PRNG stream and the `par_each` loop count (a restore).
+    pub(crate) fn set_random_state(&mut self, rng: Prng, loops: u64) {
         self.rng = rng;
+        self.batches.set_loops_run(loops);
     }
 
     /// Whether the tick has nothing to do for this system after its run: no panic to report,
