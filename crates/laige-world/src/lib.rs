@@ -119,7 +119,7 @@ pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::Prng;
-pub use state::{StateError, WorldState};
+pub use state::{StateError, StateRing, WorldState};
 pub use system::{
     BoxError, IntoSystem, Local, ParamFetch, ParamInit, Query, QueryFilter, Res, ResMut, Rng,
     SystemOutput, SystemParam, SystemWorld, WithContext,

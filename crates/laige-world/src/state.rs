@@ -9,11 +9,15 @@
 //! kind of state (event queues, change ticks) is one more field and one more impl, listed in
 //! [`WorldState::sections`] and [`WorldState::sections_mut`].
 
+mod ring;
+
 use std::any::Any;
 
 use laige_storage::{StorageState, StorageStateError};
 
 use crate::{Prng, World};
+
+pub use ring::StateRing;
 
 /// Why a world could not be saved into a [`WorldState`], or a state restored into a world.
 /// Nothing was changed then; the error also went out as its `ecs/...` event.
@@ -60,6 +64,15 @@ pub enum StateError {
     },
     /// The state holds no world yet. Event `ecs/state_empty`.
     Empty,
+    /// A [`StateRing`] holds no state of tick `tick`. Event `ecs/state_tick_not_held`.
+    TickNotHeld {
+        /// The tick asked for.
+        tick: u64,
+        /// The oldest tick the ring holds (0 when it holds none).
+        oldest: u64,
+        /// The newest.
+        newest: u64,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -100,10 +113,16 @@ laige_diag::diagnostics! {
             described(world),
             described(state)
         );
+    TickNotHeld { tick, oldest, newest }
+        => warn state_tick_not_held { tick = *tick, oldest = *oldest, newest = *newest }
+        "the rollback ring holds no state of tick {tick} (it holds ticks {oldest} to {newest}): \
+         roll back at most its capacity, and save every tick";
     Empty => warn state_empty {}
         "the state holds no world yet: save into it (`world.save_state(&mut state)`) before \
          restoring it";
 }
+
+impl std::error::Error for StateError {}
 
 /// `name` in backticks, or "none" for `""`.
 fn described(name: impl std::fmt::Display) -> String {

@@ -445,3 +445,22 @@ fn requested_skips_are_part_of_the_state() {
     assert_eq!(run(&mut world, 1), first[1..]);
     assert_eq!(world.last_skip(grow), None);
 }
+
+#[test]
+fn the_ring_rolls_back_eight_ticks_and_refuses_what_it_no_longer_holds() {
+    let mut world = game(4, 80, On::Threads(2));
+    let mut ring = laige_world::StateRing::new(9);
+    let schedule = world.schedule().unwrap();
+    let mut hashes = Vec::new();
+    for _ in 0..20 {
+        ring.save(&mut world).unwrap();
+        world.run_systems(&schedule).unwrap();
+        hashes.push(world.state_hash());
+    }
+    assert_eq!(ring.held(), Some((11, 19)));
+    ring.roll_back(&mut world, 8).unwrap();
+    assert_eq!(world.ticks_run(), 12);
+    assert_eq!(run(&mut world, 8), hashes[12..]);
+    let err = ring.load(&mut world, 3).unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @"the rollback ring holds no state of tick 3 (it holds ticks 11 to 19): roll back at most its capacity, and save every tick");
+}
