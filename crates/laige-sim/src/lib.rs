@@ -78,7 +78,8 @@ pub use laige_registry::system;
 /// filters (`With`, `Without`, `Fresh`, `Snapshot`), a system's other parameters (`Local`,
 /// `Rng`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
 /// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
-/// a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
+/// a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`),
+/// rollback (`WorldState`, `StateRing`, `StateError`), and
 /// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
 /// `SystemDef`, `SystemId`, `Layout`, `Schedule`, `ChosenMode`, `ExecutorOptions`, `Mode`,
 /// `TimingStats`, `Diagnostics`).
@@ -98,6 +99,8 @@ pub mod prelude {
     pub use laige_world::{
         Batch, BoxError, Prng, SystemContext, SystemFn, SystemHandle, TickError,
     };
+    // Rollback and save games: a world's whole state, and the ring of the last ticks'.
+    pub use laige_world::{StateError, StateRing, WorldState};
     // Scheduling, execution and timing.
     pub use laige_diag::Diagnostics;
     pub use laige_executor::{ChosenMode, ExecutorOptions, Mode};
