@@ -214,6 +214,12 @@ impl WorldState {
         self.storage.0.value_bytes()
     }
 
+    /// The bytes a save copies: the value bytes plus the entity columns and the entity
+    /// allocator's tables.
+    pub fn copied_bytes(&self) -> usize {
+        self.storage.0.copied_bytes()
+    }
+
     /// The storage's part of the state.
     pub fn storage(&self) -> &StorageState {
         &self.storage.0

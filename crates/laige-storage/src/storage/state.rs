@@ -149,6 +149,17 @@ impl StorageState {
         tables + resources + snapshots
     }
 
+    /// The bytes a save copies: [`StorageState::value_bytes`] plus the tables' entity
+    /// columns, the entity slot table and the free list.
+    pub fn copied_bytes(&self) -> usize {
+        let entities: usize = self.tables.iter().map(|t| t.entities.len()).sum();
+        let snapshot_entities: usize = self.snapshots.iter().map(|(_, e, _)| e.len()).sum();
+        self.value_bytes()
+            + (entities + snapshot_entities) * size_of::<Entity>()
+            + self.slots.len() * size_of::<Slot>()
+            + self.free.len() * size_of::<u32>()
+    }
+
     /// The names of the saved component and resource types, by id: what a state's file
     /// form carries to match another build's registry.
     pub fn type_names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
@@ -497,5 +508,132 @@ impl FromIterator<ComponentId> for SmallIds {
 impl SmallIds {
     fn as_slice(&self) -> &[ComponentId] {
         &self.ids[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+    use crate::{Component, ComponentOptions};
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Pos(u64);
+    impl Component for Pos {}
+    /// Heap-owning, saved by `Clone`.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Name(String);
+    impl Component for Name {}
+    /// Clones panic while `PANIC` is set.
+    #[derive(Debug, PartialEq)]
+    struct Fragile(Box<u32>);
+    impl Component for Fragile {}
+    static PANIC: AtomicBool = AtomicBool::new(false);
+    impl Clone for Fragile {
+        fn clone(&self) -> Self {
+            assert!(!PANIC.load(Ordering::Relaxed), "clone refused");
+            Self(self.0.clone())
+        }
+    }
+
+    fn storage() -> Storage {
+        let mut s = Storage::new(0, u32::MAX, laige_diag::Diagnostics::default());
+        s.register_component(ComponentOptions::<Pos>::new().saved_copy())
+            .unwrap();
+        s.register_component(ComponentOptions::<Name>::new().saved().versioned())
+            .unwrap();
+        s.register_component(ComponentOptions::<Fragile>::new().saved())
+            .unwrap();
+        s.register_resource::<Vec<u8>>().unwrap();
+        s.save_resource::<Vec<u8>>();
+        s
+    }
+
+    fn rows(s: &Storage) -> Vec<(Entity, Option<u64>)> {
+        let pos = s.component_id::<Pos>().unwrap();
+        s.entities()
+            .iter_live()
+            .map(|(e, loc)| {
+                let value = s.value_ptr(loc, pos).map(|ptr| {
+                    // SAFETY: a live entity's `Pos`; `&s` excludes writers.
+                    unsafe { *ptr.cast::<Pos>() }.0
+                });
+                (e, value)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_restore_brings_back_rows_handles_resources_and_snapshots() {
+        let mut s = storage();
+        let a = s.spawn_batch([(Pos(1), Name("a".into()))]).unwrap()[0];
+        s.spawn_batch([(Pos(2),), (Pos(3),)]).unwrap();
+        s.put_resource(vec![1u8, 2]).unwrap();
+        s.refresh_snapshots();
+        let mut state = StorageState::default();
+        s.save_state(&mut state).unwrap();
+        let before = rows(&s);
+
+        let location = s.entities().location(a).unwrap();
+        assert!(s.despawn_at(a, location));
+        s.spawn_batch([(Pos(9), Fragile(Box::new(1)))]).unwrap();
+        s.take_resource::<Vec<u8>>();
+        s.refresh_snapshots();
+        assert!(s.restore_state(&state).unwrap(), "the Fragile table is gone");
+
+        assert_eq!(rows(&s), before);
+        assert!(s.is_alive(a));
+        assert_eq!(s.take_resource::<Vec<u8>>(), Some(vec![1, 2]));
+        let name = s.component_id::<Name>().unwrap();
+        // SAFETY: `Name` is the type registered as `name`.
+        let view = unsafe { s.snapshots().view::<Name>(name) }.unwrap();
+        assert_eq!(view.get(a), Some(&Name("a".into())));
+        // The next spawn reuses the slot the save had free: none, so a new index.
+        let next = s.spawn_batch([(Pos(4),)]).unwrap()[0];
+        assert_eq!(next.index(), 3);
+    }
+
+    #[test]
+    fn an_unsaved_type_is_named_and_a_foreign_registry_refused() {
+        let mut s = storage();
+        struct Plain;
+        impl Component for Plain {}
+        s.register_component(ComponentOptions::<Plain>::new())
+            .unwrap();
+        let mut state = StorageState::default();
+        assert_eq!(
+            s.save_state(&mut state),
+            Err(StorageStateError::NotSaved {
+                component: std::any::type_name::<Plain>(),
+                resource: false
+            })
+        );
+        assert_eq!(s.check_state(&state), Err(StorageStateError::Empty));
+        let other = storage();
+        other.save_state(&mut state).unwrap();
+        assert!(matches!(
+            s.check_state(&state),
+            Err(StorageStateError::ComponentsDiffer { id: 5, .. })
+        ));
+    }
+
+    #[test]
+    fn a_clone_that_panics_mid_restore_leaves_the_storage_empty_and_sound() {
+        let mut s = storage();
+        s.spawn_batch((0..4).map(|i| (Pos(i), Fragile(Box::new(i as u32)))))
+            .unwrap();
+        let mut state = StorageState::default();
+        s.save_state(&mut state).unwrap();
+        s.clear();
+        PANIC.store(true, Ordering::Relaxed);
+        let res = catch_unwind(AssertUnwindSafe(|| s.restore_state(&state)));
+        PANIC.store(false, Ordering::Relaxed);
+        assert!(res.is_err());
+        assert_eq!(s.len(), 0);
+        assert!(s.archetypes().iter().all(|t| t.is_empty()));
+        // Still usable, and the state still restores.
+        s.restore_state(&state).unwrap();
+        assert_eq!(s.len(), 4);
     }
 }
