@@ -142,12 +142,12 @@ impl Gate {
     pub(crate) fn save_requests(&self, out: &mut Vec<(u8, u32)>) {
         out.clear();
         if self.requested_any {
-            out.extend(self.requested.iter().zip(&self.cause).map(|(&status, cause)| {
-                match status {
+            out.extend(self.requested.iter().zip(&self.cause).map(
+                |(&status, cause)| match status {
                     code::PENDING => (status, NO_CAUSE),
                     _ => (status, cause.load(Ordering::Relaxed)),
-                }
-            }));
+                },
+            ));
         }
     }
 

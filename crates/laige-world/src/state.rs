@@ -289,7 +289,10 @@ struct StorageSection(StorageState);
 
 impl Section for StorageSection {
     fn save(&mut self, world: &mut World) -> Result<(), StateError> {
-        world.storage.save_state(&mut self.0).map_err(StateError::from)
+        world
+            .storage
+            .save_state(&mut self.0)
+            .map_err(StateError::from)
     }
 
     fn check(&self, world: &mut World) -> Result<(), StateError> {
@@ -338,12 +341,17 @@ impl Section for SystemsSection {
             self.locals.clear();
         }
         self.rngs.clear();
-        self.locals.resize_with(world.systems.len(), SavedLocals::default);
+        self.locals
+            .resize_with(world.systems.len(), SavedLocals::default);
         for (system, saved) in world.systems.iter_mut().zip(&mut self.locals) {
             self.rngs.push(system.random_state());
             let locals = system.locals_mut();
             if saved.types.len() != locals.len()
-                || saved.types.iter().zip(locals.iter()).any(|(a, b)| *a != b.type_name())
+                || saved
+                    .types
+                    .iter()
+                    .zip(locals.iter())
+                    .any(|(a, b)| *a != b.type_name())
             {
                 saved.types.clear();
                 saved.types.extend(locals.iter().map(|it| it.type_name()));

@@ -54,10 +54,10 @@ use crate::par::BatchScratch;
 use crate::{Prng, QueryError, Storage, SystemMeta};
 
 pub use function::WithContext;
-pub(crate) use locals::{LocalValue, unbox_locals};
 pub use laige_query::QueryFilter;
 pub use laige_query::declare::ParamInit;
 pub(crate) use laige_query::declare::ParamNeeds;
+pub(crate) use locals::{LocalValue, unbox_locals};
 pub use params::{Local, Query, Res, ResMut, Rng};
 
 /// Sets up parameter `P` in `init`, attributing what it needs to it (a tuple of parameters

@@ -5,8 +5,8 @@
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_world::{
-    Commands, Component, ComponentOptions, Entity, Local, Query, ResMut, Rng, Snapshot,
-    StateError, StateHash, StateHasher, With, World, WorldOptions, WorldState,
+    Commands, Component, ComponentOptions, Entity, Local, Query, ResMut, Rng, Snapshot, StateError,
+    StateHash, StateHasher, With, World, WorldOptions, WorldState,
 };
 use proptest::prelude::*;
 
@@ -112,7 +112,9 @@ fn game(seed: u64, entities: u32, on: On) -> World {
     world.save_resource::<Score>().unwrap();
     for i in 0..entities {
         let i = i64::from(i);
-        world.spawn((Pos(i), Vel(i % 7 - 3), Heat(i as u32))).unwrap();
+        world
+            .spawn((Pos(i), Vel(i % 7 - 3), Heat(i as u32)))
+            .unwrap();
     }
     world
         .system("Move", |mut q: Query<'_, (&mut Pos, &Vel)>| {
@@ -232,9 +234,16 @@ fn rolls_back_to_the_same_world(seed: u64, entities: u32, t: usize, k: usize, on
     world.restore_state(&state).unwrap();
     assert_eq!(world.ticks_run(), t as u64);
     let again = run(&mut world, k);
-    assert_eq!(again, first, "the ticks after a restore are the ticks after the save");
+    assert_eq!(
+        again, first,
+        "the ticks after a restore are the ticks after the save"
+    );
     assert_eq!(handles(&mut world), first_handles);
-    assert_eq!(record(&world), first_record, "the checksum record reads as one run's");
+    assert_eq!(
+        record(&world),
+        first_record,
+        "the checksum record reads as one run's"
+    );
 
     let mut straight = game(seed, entities, on);
     let hashes = run(&mut straight, t + k);
@@ -343,8 +352,17 @@ fn a_component_that_is_not_saved_is_named_by_the_save() {
     world.register_component::<Plain>().unwrap();
     let mut state = WorldState::new();
     let err = world.save_state(&mut state).unwrap_err();
-    assert!(matches!(err, StateError::NotSaved { resource: false, .. }));
-    assert!(!state.is_saved(), "a refused save leaves the state as it was");
+    assert!(matches!(
+        err,
+        StateError::NotSaved {
+            resource: false,
+            ..
+        }
+    ));
+    assert!(
+        !state.is_saved(),
+        "a refused save leaves the state as it was"
+    );
     insta::assert_snapshot!(err.to_string(), @"component `rollback::a_component_that_is_not_saved_is_named_by_the_save::Plain` is not saved, so a save would lose it: register it with `ComponentOptions::saved()` (it needs `Clone`) or `saved_copy()` (`Copy`), or `#[component(saved)]` / `#[component(saved_copy)]`");
 }
 
@@ -371,7 +389,10 @@ fn restoring_into_another_registry_names_the_difference() {
 
     let mut fewer = game(1, 10, On::Sequential);
     let mut extra = game(1, 10, On::Sequential);
-    extra.system("Extra", |_: Commands<'_>| {}).register().unwrap();
+    extra
+        .system("Extra", |_: Commands<'_>| {})
+        .register()
+        .unwrap();
     let mut longer = WorldState::new();
     extra.save_state(&mut longer).unwrap();
     let err = fewer.restore_state(&longer).unwrap_err();
@@ -388,7 +409,10 @@ fn another_function_under_the_same_name_is_refused_by_its_locals() {
         if local_is_u8 {
             world.system("S", |_: Local<'_, u8>| {}).register().unwrap();
         } else {
-            world.system("S", |_: Local<'_, u16>| {}).register().unwrap();
+            world
+                .system("S", |_: Local<'_, u16>| {})
+                .register()
+                .unwrap();
         }
         world
     };
@@ -402,13 +426,16 @@ fn another_function_under_the_same_name_is_refused_by_its_locals() {
 fn restored_local_state_is_the_saved_one() {
     let mut world = World::default();
     world
-        .system("Count", |mut n: Local<'_, Vec<u32>>, mut commands: Commands<'_>| {
-            let len = n.len() as u32;
-            n.push(len);
-            if n.len() == 3 {
-                commands.spawn(());
-            }
-        })
+        .system(
+            "Count",
+            |mut n: Local<'_, Vec<u32>>, mut commands: Commands<'_>| {
+                let len = n.len() as u32;
+                n.push(len);
+                if n.len() == 3 {
+                    commands.spawn(());
+                }
+            },
+        )
         .register()
         .unwrap();
     let schedule = world.schedule().unwrap();

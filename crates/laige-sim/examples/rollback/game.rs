@@ -34,7 +34,9 @@ pub struct Fired(pub u32);
 
 /// The players' true inputs: a pure function of the tick (what each peer pressed).
 pub fn input_for(tick: u64, player: usize) -> i8 {
-    let mixed = tick.wrapping_mul(0x9E37_79B9).rotate_left(player as u32 * 7 + 3);
+    let mixed = tick
+        .wrapping_mul(0x9E37_79B9)
+        .rotate_left(player as u32 * 7 + 3);
     (mixed % 5) as i8 - 2
 }
 

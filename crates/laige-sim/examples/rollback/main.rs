@@ -22,8 +22,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rollback.from + rollback.ticks,
         rollback.ticks
     );
-    println!("on time:          state hash {:#018x}", reference.state_hash());
-    println!("rolled back {}:    state hash {:#018x}", rollback.ticks, late.state_hash());
+    println!(
+        "on time:          state hash {:#018x}",
+        reference.state_hash()
+    );
+    println!(
+        "rolled back {}:    state hash {:#018x}",
+        rollback.ticks,
+        late.state_hash()
+    );
     let desync = late
         .checksums()
         .expect("recorded")

@@ -261,10 +261,12 @@ impl Storage {
         if !state.same_types(&self.components) {
             // Another registry: none of the state's columns can be reused.
             state.types.clear();
-            state.types.extend(self.components.iter().map(|info| SavedType {
-                type_id: info.type_id(),
-                name: info.name(),
-            }));
+            state
+                .types
+                .extend(self.components.iter().map(|info| SavedType {
+                    type_id: info.type_id(),
+                    name: info.name(),
+                }));
             state.tables.clear();
             state.resources.clear();
             state.snapshots.clear();
@@ -311,7 +313,11 @@ impl Storage {
         let mut at = 0;
         for (id, src) in self.resources.columns() {
             let info = self.components.get(id);
-            if state.resources.get(at).is_none_or(|(saved, _)| *saved != id) {
+            if state
+                .resources
+                .get(at)
+                .is_none_or(|(saved, _)| *saved != id)
+            {
                 state.resources.insert(at, (id, Column::new(info)));
             }
             let save = save_fn(info).expect("checked above");
@@ -324,7 +330,11 @@ impl Storage {
         let mut at = 0;
         for (id, entities, src) in self.snapshots.stores() {
             let info = self.components.get(id);
-            if state.snapshots.get(at).is_none_or(|(saved, ..)| *saved != id) {
+            if state
+                .snapshots
+                .get(at)
+                .is_none_or(|(saved, ..)| *saved != id)
+            {
                 state
                     .snapshots
                     .insert(at, (id, Vec::new(), Column::new(info)));
@@ -433,7 +443,11 @@ impl Storage {
         }
         let held = self.resources.columns().map(|(id, _)| id);
         for id in held.collect::<SmallIds>().as_slice() {
-            if state.resources.binary_search_by_key(id, |(s, _)| *s).is_err() {
+            if state
+                .resources
+                .binary_search_by_key(id, |(s, _)| *s)
+                .is_err()
+            {
                 // A slot made since the save: the state held no value there.
                 self.resources.column_mut(components.get(*id)).clear();
             }
@@ -580,7 +594,10 @@ mod tests {
         s.spawn_batch([(Pos(9), Fragile(Box::new(1)))]).unwrap();
         s.take_resource::<Vec<u8>>();
         s.refresh_snapshots();
-        assert!(s.restore_state(&state).unwrap(), "the Fragile table is gone");
+        assert!(
+            s.restore_state(&state).unwrap(),
+            "the Fragile table is gone"
+        );
 
         assert_eq!(rows(&s), before);
         assert!(s.is_alive(a));

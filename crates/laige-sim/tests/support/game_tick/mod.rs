@@ -38,8 +38,18 @@ pub fn build(entities: u32, seed: u64) -> Result<(World, Schedule), Box<dyn std:
         capacity: entities + entities / 4,
         ..WorldOptions::default()
     });
-    world.register_component_with(ComponentOptions::<Transform>::new().hashed().versioned().saved_copy())?;
-    world.register_component_with(ComponentOptions::<Health>::new().hashed().versioned().saved_copy())?;
+    world.register_component_with(
+        ComponentOptions::<Transform>::new()
+            .hashed()
+            .versioned()
+            .saved_copy(),
+    )?;
+    world.register_component_with(
+        ComponentOptions::<Health>::new()
+            .hashed()
+            .versioned()
+            .saved_copy(),
+    )?;
     world.register_component_with(ComponentOptions::<Velocity>::new().hashed().saved_copy())?;
     world.register_component_with(ComponentOptions::<Team>::new().hashed().saved_copy())?;
     world.register_component_with(ComponentOptions::<Target>::new().hashed().saved_copy())?;
