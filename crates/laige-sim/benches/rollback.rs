@@ -15,7 +15,6 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use laige_sim::prelude::*;
 
 #[path = "../tests/support/game_tick/mod.rs"]
-#[allow(dead_code)]
 mod game_tick;
 
 /// A 4x4 f32 matrix, column-major.

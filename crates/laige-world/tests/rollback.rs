@@ -144,7 +144,7 @@ fn game(seed: u64, entities: u32, on: On) -> World {
                         commands.spawn((Pos(pos.0 + 1), Vel(-1), bag));
                     }
                 }
-                if *ticks % 3 == 0 {
+                if ticks.is_multiple_of(3) {
                     commands.spawn((Pos(i64::from(*ticks)), Marker));
                 }
                 Ok::<(), laige_world::QueryError>(())

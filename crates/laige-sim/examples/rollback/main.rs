@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ticks = 120;
     let reference = game::on_time(seed, ticks)?;
     let (late, rollback) = game::with_late_input(seed, ticks, 40, 8)?;
+    let predicted = game::predicted_only(seed, ticks, 40, 8)?;
     println!(
         "seed {seed}, {ticks} ticks: player 1's inputs for ticks {}..{} arrived {} ticks late",
         rollback.from,
@@ -25,6 +26,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "on time:          state hash {:#018x}",
         reference.state_hash()
+    );
+    println!(
+        "predicted only:   state hash {:#018x}",
+        predicted.state_hash()
     );
     println!(
         "rolled back {}:    state hash {:#018x}",
