@@ -2,10 +2,12 @@
 
 mod batch;
 mod ops;
+mod owner;
 mod state;
 mod state_hash;
 
 pub use ops::RowWriter;
+pub use owner::StorageOwner;
 pub use state::{StorageState, StorageStateError};
 mod typed;
 

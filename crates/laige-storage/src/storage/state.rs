@@ -250,11 +250,15 @@ impl Storage {
     /// order, the resources and the snapshots of versioned components. Reuses the state's
     /// buffers: once it held a storage of this shape, it allocates nothing.
     ///
+    /// Takes `&mut self` although it only reads: a running system's view hands out a shared
+    /// `&Storage` while other systems write columns, so reading every value needs the proof
+    /// that no view is open.
+    ///
     /// # Errors
     ///
     /// [`StorageStateError::NotSaved`] naming the first registered type (by id) that was
     /// not registered as saved; `state` is left as it was.
-    pub fn save_state(&self, state: &mut StorageState) -> Result<(), StorageStateError> {
+    pub fn save_state(&mut self, state: &mut StorageState) -> Result<(), StorageStateError> {
         if let Some(err) = self.first_unsaved() {
             return Err(err);
         }
@@ -305,7 +309,7 @@ impl Storage {
             {
                 let save = save_fn(self.components.get(component)).expect("checked above");
                 // SAFETY: the state's column was made for this component's type (same
-                // registry, same signature); `&self` excludes writers.
+                // registry, same signature); `&mut self` excludes every view, so every writer.
                 unsafe { copy_column(src, dst, save) };
             }
         }
@@ -321,7 +325,8 @@ impl Storage {
                 state.resources.insert(at, (id, Column::new(info)));
             }
             let save = save_fn(info).expect("checked above");
-            // SAFETY: the state's column was made for `id`'s type; `&self` excludes writers.
+            // SAFETY: the state's column was made for `id`'s type; `&mut self` excludes
+            // writers.
             unsafe { copy_column(src, &mut state.resources[at].1, save) };
             at += 1;
         }
@@ -627,7 +632,7 @@ mod tests {
             })
         );
         assert_eq!(s.check_state(&state), Err(StorageStateError::Empty));
-        let other = storage();
+        let mut other = storage();
         other.save_state(&mut state).unwrap();
         assert!(matches!(
             s.check_state(&state),
