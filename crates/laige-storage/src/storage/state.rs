@@ -457,15 +457,23 @@ impl Storage {
                 self.resources.column_mut(components.get(*id)).clear();
             }
         }
-        for ((id, entities, values), (saved_id, saved_entities, saved_values)) in
-            self.snapshots.stores_mut().zip(&state.snapshots)
-        {
-            debug_assert_eq!(id, *saved_id);
-            entities.clear();
-            entities.extend_from_slice(saved_entities);
-            let save = save_fn(components.get(id)).expect("saved");
-            // SAFETY: both columns store `id`'s type (same registry).
-            unsafe { copy_column(saved_values, values, save) };
+        // Matched by id: a world may version a type the state's world did not (or not
+        // version one it did), and each store holds only its own type.
+        for (id, entities, values) in self.snapshots.stores_mut() {
+            match state.snapshots.binary_search_by_key(&id, |(s, ..)| *s) {
+                Ok(at) => {
+                    let (_, saved_entities, saved_values) = &state.snapshots[at];
+                    entities.clear();
+                    entities.extend_from_slice(saved_entities);
+                    let save = save_fn(components.get(id)).expect("saved");
+                    // SAFETY: both columns store `id`'s type (the same registry, checked).
+                    unsafe { copy_column(saved_values, values, save) };
+                }
+                Err(_) => {
+                    entities.clear();
+                    values.clear();
+                }
+            }
         }
         self.entities
             .restore_from(&state.slots, &state.free, state.live);
