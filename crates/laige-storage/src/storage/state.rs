@@ -649,6 +649,39 @@ mod tests {
     }
 
     #[test]
+    fn snapshot_stores_are_matched_by_component_not_by_position() {
+        // The same types, but `Name` is versioned only in the saving storage, and `Pos` only
+        // in the restoring one: no store's values may land in another type's store.
+        let register = |name_versioned: bool| {
+            let mut s = Storage::new(0, u32::MAX, laige_diag::Diagnostics::default());
+            let pos = ComponentOptions::<Pos>::new().saved_copy();
+            let name = ComponentOptions::<Name>::new().saved();
+            if name_versioned {
+                s.register_component(pos).unwrap();
+                s.register_component(name.versioned()).unwrap();
+            } else {
+                s.register_component(pos.versioned()).unwrap();
+                s.register_component(name).unwrap();
+            }
+            s
+        };
+        let mut a = register(true);
+        let e = a.spawn_batch([(Pos(5), Name("n".into()))]).unwrap()[0];
+        a.refresh_snapshots();
+        let mut state = StorageState::default();
+        a.save_state(&mut state).unwrap();
+        let mut b = register(false);
+        b.spawn_batch([(Pos(1),)]).unwrap();
+        b.refresh_snapshots();
+        b.restore_state(&state).unwrap();
+        assert!(b.is_alive(e));
+        let pos = b.component_id::<Pos>().unwrap();
+        // SAFETY: `Pos` is the type registered as `pos`.
+        let view = unsafe { b.snapshots().view::<Pos>(pos) }.unwrap();
+        assert!(view.is_empty(), "the state held no snapshot of `Pos`");
+    }
+
+    #[test]
     fn a_clone_that_panics_mid_restore_leaves_the_storage_empty_and_sound() {
         let mut s = storage();
         s.spawn_batch((0..4).map(|i| (Pos(i), Fragile(Box::new(i as u32)))))
