@@ -68,6 +68,7 @@
 #[allow(unsafe_code)]
 mod command;
 mod context;
+mod frame;
 mod gate;
 pub mod host;
 mod observe;

@@ -214,7 +214,7 @@ impl World {
     /// commands: their panics are settled first, then the commands applied (a failed run's
     /// dropped). The first error of the two.
     #[inline(never)]
-    fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
+    pub(crate) fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
         let panicked = self.settle_panics(track);
         let finished = self.finish_track(track);
         panicked.or(finished.err())
