@@ -14,6 +14,10 @@ pub(crate) struct ComponentAttrs {
     pub versioned: Option<Span>,
     /// The span of the `tracked` key, when given.
     pub tracked: Option<Span>,
+    /// The span of the `saved` key, when given.
+    pub saved: Option<Span>,
+    /// The span of the `saved_copy` key, when given.
+    pub saved_copy: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -34,11 +38,15 @@ pub(crate) fn component(attrs: &[Attribute]) -> syn::Result<ComponentAttrs> {
                 set_flag(&meta, &mut res.versioned)
             } else if meta.path.is_ident("tracked") {
                 set_flag(&meta, &mut res.tracked)
+            } else if meta.path.is_ident("saved") {
+                set_flag(&meta, &mut res.saved)
+            } else if meta.path.is_ident("saved_copy") {
+                set_flag(&meta, &mut res.saved_copy)
             } else if meta.path.is_ident("crate") {
                 set_crate(&meta, &mut res.krate)
             } else {
                 Err(meta.error(format!(
-                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked` or `crate = path`",
+                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked`, `saved`, `saved_copy` or `crate = path`",
                     path_name(&meta.path)
                 )))
             }

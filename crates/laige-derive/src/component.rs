@@ -54,12 +54,30 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     if let Some(span) = attrs.tracked {
         options = quote_spanned!(span=> #options.tracked());
     }
+    if let Some(span) = attrs.saved {
+        options = quote_spanned!(span=> #options.saved());
+        if generic {
+            where_clause
+                .predicates
+                .push(parse_quote_spanned!(span=> #name #ty_generics: ::core::clone::Clone));
+        }
+    }
+    if let Some(span) = attrs.saved_copy {
+        options = quote_spanned!(span=> #options.saved_copy());
+        if generic {
+            where_clause
+                .predicates
+                .push(parse_quote_spanned!(span=> #name #ty_generics: ::core::marker::Copy));
+        }
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
-    let options_fn = (attrs.hashed.is_some()
+    let any_option = attrs.hashed.is_some()
         || attrs.versioned.is_some()
-        || attrs.tracked.is_some())
-    .then(|| {
+        || attrs.tracked.is_some()
+        || attrs.saved.is_some()
+        || attrs.saved_copy.is_some();
+    let options_fn = any_option.then(|| {
         quote! {
             #[inline]
             fn component_options() -> #krate::ComponentOptions<Self> {

@@ -26,6 +26,8 @@
 //!   (needs `Clone`);
 //! - `tracked`: the component keeps change ticks, for `Changed<T>`, `Added<T>` and `Ref<T>`
 //!   (docs/api/changes.md);
+//! - `saved`: `World::save_state` saves it, cloning (needs `Clone`; `versioned` implies it);
+//! - `saved_copy`: `World::save_state` saves it as bytes, whole columns at once (needs `Copy`);
 //! - `crate = path`: where the laige items are, when the default cannot find them (below).
 //!
 //! The options become `Component::component_options()`, which

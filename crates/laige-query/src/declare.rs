@@ -1,7 +1,7 @@
 //! What a typed system's parameters need, collected once at registration: checked against
 //! each other here, then merged with the builder's declarations into the registry's list.
 
-use std::any::type_name;
+use std::any::{Any, type_name};
 
 use laige_registry::{Access, ComponentId, ComponentSet, Io, IoList, RegisterError};
 
@@ -84,6 +84,9 @@ pub struct ParamInit<'w> {
     error: Option<RegisterError>,
     /// What the parameter being set up reaches, for its view.
     claim: Claim,
+    /// The system's own state kept outside its function (a `Local`'s value), in parameter
+    /// order; the tick layer knows the boxed type.
+    locals: Vec<Box<dyn Any + Send>>,
 }
 
 impl<'w> ParamInit<'w> {
@@ -102,7 +105,24 @@ impl<'w> ParamInit<'w> {
             required: Vec::new(),
             error: None,
             claim: Claim::default(),
+            locals: Vec::new(),
         }
+    }
+
+    /// Keeps `value`, a parameter's own state, with the system (in parameter order), where
+    /// the tick layer can save and restore it; the run hands the values back in that order.
+    /// Returns its position among the values kept so far, which the run hands back under.
+    #[doc(hidden)]
+    pub fn local(&mut self, value: Box<dyn Any + Send>) -> usize {
+        self.locals.push(value);
+        self.locals.len() - 1
+    }
+
+    /// Takes the values [`ParamInit::local`] kept so far, for a holder that keeps its own (a
+    /// run condition's).
+    #[doc(hidden)]
+    pub fn take_locals(&mut self) -> Vec<Box<dyn Any + Send>> {
+        std::mem::take(&mut self.locals)
     }
 
     /// Starts setting up the parameter named `param`, attributing what it needs to it (a
@@ -366,6 +386,7 @@ impl<'w> ParamInit<'w> {
             parts: self.parts,
             required: self.required,
             error: self.error,
+            locals: self.locals,
         }
     }
 }
@@ -381,9 +402,16 @@ pub struct ParamNeeds {
     parts: Vec<(&'static str, &'static str)>,
     required: Vec<(ComponentId, &'static str)>,
     error: Option<RegisterError>,
+    locals: Vec<Box<dyn Any + Send>>,
 }
 
 impl ParamNeeds {
+    /// The parameters' own state that [`ParamInit::local`] kept, in parameter order.
+    #[doc(hidden)]
+    pub fn take_locals(&mut self) -> Vec<Box<dyn Any + Send>> {
+        std::mem::take(&mut self.locals)
+    }
+
     /// The resources the system cannot run without (id and type name), in parameter order;
     /// taken before [`ParamNeeds::finish`].
     #[doc(hidden)]

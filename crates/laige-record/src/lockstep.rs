@@ -79,6 +79,9 @@ pub struct ChecksumRecord {
     capacity: usize,
     /// How many ticks were recorded in all; the ring holds the last `capacity`.
     recorded: u64,
+    /// The first recording still held by number (0 unless a rewind moved it): the ticks
+    /// before it were overwritten by ones a rewind then dropped.
+    oldest: u64,
     /// `capacity` rows of `width()` words.
     rows: Vec<u64>,
     /// A live record's schedule stamp (0 for a record read from a file) and its slots.
@@ -134,6 +137,7 @@ impl ChecksumRecord {
             systems: Vec::new(),
             capacity: capacity.max(1),
             recorded: 0,
+            oldest: 0,
             rows: Vec::new(),
             schedule: 0,
             slots: Vec::new(),
@@ -152,6 +156,7 @@ impl ChecksumRecord {
             systems,
             capacity: ticks.max(1),
             recorded: ticks as u64,
+            oldest: 0,
             rows,
             schedule: 0,
             slots: Vec::new(),
@@ -174,12 +179,12 @@ impl ChecksumRecord {
 
     /// How many ticks the record holds (at most its capacity).
     pub fn len(&self) -> usize {
-        self.recorded.min(self.capacity as u64) as usize
+        (self.recorded - self.oldest).min(self.capacity as u64) as usize
     }
 
     /// Whether it holds no tick.
     pub fn is_empty(&self) -> bool {
-        self.recorded == 0
+        self.len() == 0
     }
 
     /// How many ticks it keeps: the last ones.
@@ -271,7 +276,20 @@ impl ChecksumRecord {
         self.slots = slots;
         self.track_slots = track_slots;
         self.recorded = 0;
+        self.oldest = 0;
         self.rows = vec![0; self.capacity * self.width()];
+    }
+
+    /// Drops the ticks numbered `tick` or later that the record holds, newest first: after
+    /// a world restores a state saved before tick `tick`, its record reads as if those
+    /// ticks never ran, and the ticks it runs again are recorded in their place.
+    pub fn rewind_to(&mut self, tick: u64) {
+        self.oldest = self
+            .oldest
+            .max(self.recorded.saturating_sub(self.capacity as u64));
+        while self.recorded > self.oldest && self.row(self.slot(self.recorded - 1))[0] >= tick {
+            self.recorded -= 1;
+        }
     }
 
     /// Checksums what the systems of track `t` wrote, into the current row.

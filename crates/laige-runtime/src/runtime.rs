@@ -97,6 +97,14 @@ impl Runtime {
                 .insert_resource(FrameTime::default())
                 .map_err(RuntimeError::Resource)?;
         }
+        // A rollback (`World::save_state`) keeps the fixed time with the rest of the state;
+        // the frame time comes along so the save does not refuse the world.
+        world
+            .save_resource::<FixedTime>()
+            .map_err(RuntimeError::Resource)?;
+        world
+            .save_resource::<FrameTime>()
+            .map_err(RuntimeError::Resource)?;
         Ok(())
     }
 

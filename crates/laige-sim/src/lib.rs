@@ -81,7 +81,8 @@ pub use laige_registry::system;
 /// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
 /// run conditions and named resources (`Condition`, `not`, `resource_equals`,
 /// `resource_matches`, `every_n_ticks`, `not_empty`, `Pending`, `SkipReason`, `NamedRes`, `NamedResMut`,
-/// `ResourceName`, `resource_name!`), a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
+/// `ResourceName`, `resource_name!`), a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`),
+/// rollback (`WorldState`, `StateRing`, `StateError`), and
 /// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
 /// `SystemDef`, `SystemId`, `Layout`, `Schedule`, `ChosenMode`, `ExecutorOptions`, `Mode`,
 /// `TimingStats`, `Diagnostics`).
@@ -108,6 +109,8 @@ pub mod prelude {
     pub use laige_world::{
         Batch, BoxError, Prng, SystemContext, SystemFn, SystemHandle, TickError,
     };
+    // Rollback and save games: a world's whole state, and the ring of the last ticks'.
+    pub use laige_world::{StateError, StateRing, WorldState};
     // Scheduling, execution and timing.
     pub use laige_diag::Diagnostics;
     pub use laige_executor::{ChosenMode, ExecutorOptions, Mode};

@@ -243,6 +243,21 @@ impl Archetype {
         }
     }
 
+    /// The entity column and the value columns, mutably: for a restore, which rewrites
+    /// them all and leaves them of equal length.
+    pub(crate) fn rows_mut(&mut self) -> (&mut Vec<Entity>, &mut [Column]) {
+        (&mut self.entities, self.columns.as_mut_slice())
+    }
+
+    /// Empties the table when its columns may hold different numbers of values (a restore
+    /// interrupted by a panicking `clone`): each column drops the values it counts.
+    pub(crate) fn clear_uneven(&mut self) {
+        self.entities.clear();
+        for column in self.columns.as_mut_slice() {
+            column.clear();
+        }
+    }
+
     /// Appends `entity` to the entity column, completing a row whose values were already
     /// pushed to every column.
     #[inline]

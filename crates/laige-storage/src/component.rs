@@ -78,6 +78,42 @@ unsafe fn clone_erased<T: Clone>(src: *const u8, dst: *mut u8) {
     unsafe { ptr::write(dst.cast::<T>(), (*src.cast::<T>()).clone()) }
 }
 
+/// Clones the `T` at `src` into the live `T` at `dst` with `Clone::clone_from`, which reuses
+/// `dst`'s allocations (a warm save or restore of a `Vec` allocates nothing).
+///
+/// # Safety
+///
+/// `src` and `dst` point to valid, aligned, distinct `T`s; no one else accesses them meanwhile.
+unsafe fn clone_from_erased<T: Clone>(src: *const u8, dst: *mut u8) {
+    // SAFETY: the caller guarantees two valid, distinct, unaliased `T`s.
+    unsafe { (*dst.cast::<T>()).clone_from(&*src.cast::<T>()) }
+}
+
+/// A type-erased `clone_from`: `(src, dst)`, both live values.
+pub type CloneFromFn = unsafe fn(*const u8, *mut u8);
+
+/// How a saved component's values are copied into a world state and back
+/// (`Storage::save_state`): as bytes, or through its `Clone` impl.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SaveFn {
+    /// A `Copy` type: whole columns are copied as bytes.
+    Bytes,
+    /// A `Clone` type: values are cloned into the state, and back with `clone_from`.
+    Clone {
+        clone: CloneFn,
+        clone_from: CloneFromFn,
+    },
+}
+
+impl SaveFn {
+    fn cloned<T: Clone>() -> Self {
+        Self::Clone {
+            clone: clone_erased::<T>,
+            clone_from: clone_from_erased::<T>,
+        }
+    }
+}
+
 /// A type-erased drop function.
 pub type DropFn = unsafe fn(*mut u8);
 /// A type-erased clone function: `(src, dst)`.
@@ -110,6 +146,7 @@ pub struct ComponentOptions<T> {
     hash: Option<HashFn>,
     clone_fn: Option<CloneFn>,
     tracked: bool,
+    save: Option<SaveFn>,
     component: PhantomData<fn() -> T>,
 }
 
@@ -121,6 +158,7 @@ impl<T: Component> ComponentOptions<T> {
             hash: None,
             clone_fn: None,
             tracked: false,
+            save: None,
             component: PhantomData,
         }
     }
@@ -142,6 +180,30 @@ impl<T: Component> ComponentOptions<T> {
         T: Clone,
     {
         self.clone_fn = Some(clone_erased::<T>);
+        if self.save.is_none() {
+            self.save = Some(SaveFn::cloned::<T>());
+        }
+        self
+    }
+
+    /// The component is saved by `World::save_state` (rollback, save games): its values are
+    /// cloned into the state and back with `T::clone_from`, so a warm save reuses the
+    /// state's own allocations. A versioned component is saved this way already.
+    pub fn saved(mut self) -> Self
+    where
+        T: Clone,
+    {
+        self.save = Some(SaveFn::cloned::<T>());
+        self
+    }
+
+    /// The component is saved by `World::save_state` as bytes: whole columns are copied
+    /// with one `memcpy` each, the fastest form. Needs `T: Copy`.
+    pub fn saved_copy(mut self) -> Self
+    where
+        T: Copy,
+    {
+        self.save = Some(SaveFn::Bytes);
         self
     }
 }
@@ -173,9 +235,19 @@ impl<T> ComponentOptions<T> {
         self.clone_fn.is_some()
     }
 
+    /// Whether `World::save_state` saves the component.
+    pub const fn is_saved(&self) -> bool {
+        self.save.is_some()
+    }
+
     /// The type-erased hash and clone functions the options chose.
     pub(crate) const fn erased(&self) -> (Option<HashFn>, Option<CloneFn>) {
         (self.hash, self.clone_fn)
+    }
+
+    /// How the options save the component, if they do.
+    pub(crate) const fn save_fn(&self) -> Option<SaveFn> {
+        self.save
     }
 }
 
@@ -200,6 +272,7 @@ impl<T> fmt::Debug for ComponentOptions<T> {
             .field("hashed", &self.is_hashed())
             .field("versioned", &self.is_versioned())
             .field("tracked", &self.is_tracked())
+            .field("saved", &self.is_saved())
             .finish()
     }
 }
@@ -214,6 +287,7 @@ pub struct ComponentInfo {
     pub(crate) drop: Option<DropFn>,
     pub(crate) hash: Option<HashFn>,
     pub(crate) clone_fn: Option<CloneFn>,
+    pub(crate) save: Option<SaveFn>,
     resource: bool,
     /// A named resource's name (`"terrain"` of `Grid "terrain"`); `None` for every other.
     label: Option<&'static str>,
@@ -261,6 +335,13 @@ impl ComponentInfo {
     /// Whether its table columns keep change ticks (`ComponentOptions::tracked`).
     pub fn is_tracked(&self) -> bool {
         self.tracked
+    }
+
+    /// Whether `World::save_state` saves its values (registered with
+    /// [`ComponentOptions::saved`], [`ComponentOptions::saved_copy`] or
+    /// [`ComponentOptions::versioned`], or a resource marked saved).
+    pub fn is_saved(&self) -> bool {
+        self.save.is_some()
     }
 
     /// Whether the type is a resource (a singleton stored in the world, see
@@ -415,6 +496,7 @@ impl Components {
             drop,
             hash,
             clone_fn,
+            save: None,
             resource: false,
             label: None,
             tracked: false,
@@ -447,6 +529,7 @@ impl Components {
             resource: true,
             label: Some(label),
             tracked: false,
+            save: None,
         });
         self.resources.insert(id);
         self.named.push((TypeId::of::<T>(), label, id));
@@ -490,6 +573,18 @@ impl Components {
         let info = &mut self.infos[id.index()];
         debug_assert!(info.type_id == TypeId::of::<T>());
         info.hash = Some(Self::hash_fn::<T>());
+    }
+
+    /// Makes the values of `id` (of type `T`) saved by cloning.
+    pub(crate) fn set_saved<T: Clone + 'static>(&mut self, id: ComponentId) {
+        let info = &mut self.infos[id.index()];
+        debug_assert!(info.type_id == TypeId::of::<T>());
+        info.save = Some(SaveFn::cloned::<T>());
+    }
+
+    /// Sets how component `id` is saved (at registration, from its options).
+    pub(crate) fn set_save_fn(&mut self, id: ComponentId, save: Option<SaveFn>) {
+        self.infos[id.index()].save = save;
     }
 
     /// The ids of the resource types.

@@ -84,7 +84,7 @@ impl Location {
 const DEAD: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
-struct Slot {
+pub(crate) struct Slot {
     generation: NonZeroU32,
     /// [`DEAD`] when the slot is free.
     archetype: u32,
@@ -262,6 +262,26 @@ impl Entities {
                     },
                 )
             })
+    }
+
+    /// Copies the slot table and the free list into `slots` and `free` (reusing their
+    /// buffers) and returns the live count: what a saved state keeps of the allocator.
+    pub(crate) fn save_into(&self, slots: &mut Vec<Slot>, free: &mut Vec<u32>) -> u32 {
+        slots.clear();
+        slots.extend_from_slice(&self.slots);
+        free.clear();
+        free.extend_from_slice(&self.free);
+        self.live
+    }
+
+    /// Makes the table the one [`Entities::save_into`] copied out, so the next spawns hand
+    /// out the same handles. The caller has restored every table to match `slots`.
+    pub(crate) fn restore_from(&mut self, slots: &[Slot], free: &[u32], live: u32) {
+        self.slots.clear();
+        self.slots.extend_from_slice(slots);
+        self.free.clear();
+        self.free.extend_from_slice(free);
+        self.live = live;
     }
 
     /// Gives the slot of `index` the generation `generation`, as if it had been reused that

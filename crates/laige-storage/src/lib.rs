@@ -61,4 +61,4 @@ pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
 pub use snapshot::SnapshotView;
-pub use storage::{Storage, StorageOwner};
+pub use storage::{Storage, StorageOwner, StorageState, StorageStateError};

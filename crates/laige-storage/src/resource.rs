@@ -106,6 +106,31 @@ impl Resources {
         true
     }
 
+    /// Every resource slot (held or removed) with its one-row column, in ascending id.
+    pub(crate) fn columns(&self) -> impl Iterator<Item = (ComponentId, &Column)> + '_ {
+        self.slots.iter().map(|s| (s.id, &s.column))
+    }
+
+    /// The column of resource `info.id()`, made (empty, with room for one) when it has none.
+    pub(crate) fn column_mut(&mut self, info: &ComponentInfo) -> &mut Column {
+        let at = match self.position(info.id()) {
+            Ok(at) => at,
+            Err(at) => {
+                let mut column = Column::new(info);
+                column.reserve_total(1);
+                self.slots.insert(
+                    at,
+                    Slot {
+                        id: info.id(),
+                        column,
+                    },
+                );
+                at
+            }
+        };
+        &mut self.slots[at].column
+    }
+
     /// Feeds every held value of a hashed resource to `h`, in ascending id: the id (u16),
     /// then the bytes of its [`StateHash`].
     pub(crate) fn hash(&self, components: &Components, h: &mut StateHasher) {

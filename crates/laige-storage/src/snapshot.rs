@@ -80,6 +80,22 @@ impl Snapshots {
         );
     }
 
+    /// Every store's component, entities and values, in ascending id.
+    pub(crate) fn stores(&self) -> impl Iterator<Item = (ComponentId, &[Entity], &Column)> + '_ {
+        self.stores
+            .iter()
+            .map(|s| (s.component, s.entities.as_slice(), &s.values))
+    }
+
+    /// Every store's component, entities and values, mutably, in ascending id.
+    pub(crate) fn stores_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (ComponentId, &mut Vec<Entity>, &mut Column)> + '_ {
+        self.stores
+            .iter_mut()
+            .map(|s| (s.component, &mut s.entities, &mut s.values))
+    }
+
     fn get(&self, component: ComponentId) -> Option<&Store> {
         self.stores
             .binary_search_by_key(&component, |s| s.component)

@@ -4,10 +4,12 @@ mod batch;
 mod changes;
 mod ops;
 mod owner;
+mod state;
 mod state_hash;
 
 pub use ops::RowWriter;
 pub use owner::StorageOwner;
+pub use state::{StorageState, StorageStateError};
 mod typed;
 
 use std::collections::BTreeMap;

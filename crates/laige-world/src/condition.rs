@@ -32,7 +32,7 @@ use std::marker::PhantomData;
 
 use laige_executor::Exclusive;
 
-use crate::system::{ParamFetch, ParamInit, SystemParam, init_param};
+use crate::system::{LocalValue, ParamFetch, ParamInit, SystemParam, init_param, unbox_locals};
 use crate::{Local, Query, QueryError, QueryFilter, ReadOnlyQueryData, Res};
 
 mod sealed {
@@ -307,13 +307,22 @@ trait ErasedCondition: Send {
 struct ConditionFn<C: Evaluate<M>, M> {
     condition: C,
     state: C::State,
+    /// The condition's own `Local` values (its parameters' state kept between ticks).
+    locals: Vec<Box<dyn LocalValue>>,
     _marker: PhantomData<fn() -> M>,
 }
 
 impl<C: Evaluate<M>, M> ErasedCondition for ConditionFn<C, M> {
     #[inline]
     fn holds<'a>(&'a mut self, fetch: &mut ParamFetch<'a>) -> Result<bool, QueryError> {
-        self.condition.evaluate(&mut self.state, fetch)
+        let Self {
+            condition,
+            state,
+            locals,
+            ..
+        } = self;
+        fetch.set_locals(locals);
+        condition.evaluate(state, fetch)
     }
 }
 
@@ -337,9 +346,11 @@ impl BoxedCondition {
     /// Sets `condition`'s parameters up through `init` and boxes it with their state.
     pub(crate) fn new<C: Condition<M>, M: 'static>(condition: C, init: &mut ParamInit<'_>) -> Self {
         let state = C::init(init);
+        let locals = unbox_locals(init.take_locals());
         Self(Exclusive::new(Box::new(ConditionFn {
             condition,
             state,
+            locals,
             _marker: PhantomData,
         })))
     }

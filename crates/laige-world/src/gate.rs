@@ -137,6 +137,38 @@ impl Gate {
         true
     }
 
+    /// Copies the skips asked for the next tick into `out` (status and cause per system,
+    /// reusing its buffer): what a saved world state keeps of the gate.
+    pub(crate) fn save_requests(&self, out: &mut Vec<(u8, u32)>) {
+        out.clear();
+        if self.requested_any {
+            out.extend(self.requested.iter().zip(&self.cause).map(
+                |(&status, cause)| match status {
+                    code::PENDING => (status, NO_CAUSE),
+                    _ => (status, cause.load(Ordering::Relaxed)),
+                },
+            ));
+        }
+    }
+
+    /// Makes the skips asked for the next tick those [`Gate::save_requests`] copied out, for
+    /// a world of `systems` systems.
+    pub(crate) fn restore_requests(&mut self, from: &[(u8, u32)], systems: usize) {
+        self.size_for(systems);
+        self.requested.fill(code::PENDING);
+        self.requested_any = false;
+        for (index, &(status, cause)) in from.iter().enumerate() {
+            if status != code::PENDING {
+                self.request(index, status, cause);
+            }
+        }
+    }
+
+    /// Forgets the predecessor table: the tables it was built over changed (a restore).
+    pub(crate) fn forget_preds(&mut self) {
+        self.preds_key = None;
+    }
+
     /// Whether the predecessor table is the one `key` needs.
     pub(crate) fn preds_match(&self, key: PredsKey) -> bool {
         self.preds_key == Some(key)

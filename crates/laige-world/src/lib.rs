@@ -86,6 +86,7 @@ mod resources;
 mod run;
 mod runtime;
 mod snapshots;
+mod state;
 mod system;
 mod tick_error;
 mod tick_report;
@@ -124,12 +125,13 @@ pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterErro
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, ComponentTicks,
     Components, Entity, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError,
-    SnapshotView, StateHash, StateHasher, Storage, WorldError,
+    SnapshotView, StateHash, StateHasher, Storage, StorageState, StorageStateError, WorldError,
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
 pub use par::{Batch, PAR_BATCH_ROWS};
 pub use prng::Prng;
+pub use state::{StateError, StateRing, WorldState};
 pub use system::{
     BoxError, IntoSystem, Local, NamedRes, NamedResMut, NamedState, ParamFetch, ParamInit, Query,
     QueryFilter, Res, ResMut, ResourceName, Rng, SystemOutput, SystemParam, SystemWorld,

@@ -86,6 +86,17 @@ impl BatchScratch {
         self.loops.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// How many `par_each` loops the system ran: the per-loop part of its batches' PRNG
+    /// streams, which a saved world state keeps.
+    pub(crate) fn loops_run(&mut self) -> u64 {
+        self.loops().count
+    }
+
+    /// Sets the loop count (a restore).
+    pub(crate) fn set_loops_run(&mut self, count: u64) {
+        self.loops().count = count;
+    }
+
     /// Whether no batch recorded into its buffer since the last apply.
     #[inline]
     pub(crate) fn is_idle(&mut self) -> bool {

@@ -49,6 +49,21 @@ impl World {
         Ok(id)
     }
 
+    /// Makes the resource type `T` saved by [`World::save_state`] (cloned into the state,
+    /// and back with `clone_from`), registering it as a resource the first time. Every
+    /// registered resource type must be saved for a save to succeed.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::insert_resource`].
+    pub fn save_resource<T: Clone + Send + Sync + 'static>(
+        &mut self,
+    ) -> Result<ComponentId, WorldError> {
+        let id = self.resource_id::<T>()?;
+        self.storage.save_resource::<T>();
+        Ok(id)
+    }
+
     /// The id of resource type `T`, registering it the first time.
     fn resource_id<T: Send + Sync + 'static>(&mut self) -> Result<ComponentId, WorldError> {
         match self.storage.components().id_of::<T>() {

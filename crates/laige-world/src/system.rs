@@ -39,6 +39,7 @@
 //! ```
 
 mod function;
+mod locals;
 mod named;
 mod params;
 
@@ -57,6 +58,7 @@ pub use function::WithContext;
 pub use laige_query::QueryFilter;
 pub use laige_query::declare::ParamInit;
 pub(crate) use laige_query::declare::ParamNeeds;
+pub(crate) use locals::{LocalValue, unbox_locals};
 pub use named::{NamedRes, NamedResMut, NamedState, ResourceName};
 pub use params::{Local, Query, Res, ResMut, Rng};
 
@@ -83,6 +85,8 @@ pub struct SystemWorld<'w> {
     pub(crate) commands: &'w mut CommandBuffer,
     pub(crate) rng: &'w mut Prng,
     pub(crate) batches: &'w BatchScratch,
+    /// The system's `Local` values, in parameter order.
+    pub(crate) locals: &'w mut [Box<dyn LocalValue>],
 }
 
 /// What a typed system's parameters are fetched from for one run: each parameter's checked
@@ -95,6 +99,10 @@ pub struct ParamFetch<'w> {
     commands: Option<&'w mut CommandBuffer>,
     rng: Option<&'w mut Prng>,
     batches: &'w BatchScratch,
+    /// The `Local` values not fetched yet this run, in parameter order.
+    locals: &'w mut [Box<dyn LocalValue>],
+    /// The position of `locals[0]` among its holder's values.
+    locals_base: usize,
 }
 
 impl<'w> ParamFetch<'w> {
@@ -105,7 +113,34 @@ impl<'w> ParamFetch<'w> {
             commands: Some(world.commands),
             rng: Some(world.rng),
             batches: world.batches,
+            locals: world.locals,
+            locals_base: 0,
         }
+    }
+
+    /// The `Local` value at `index` among its holder's values. Parameters fetch in the order
+    /// they were set up, so indices only grow within a run; a run condition's combinator
+    /// that short-circuits skips values, which is why they are found by index.
+    pub(crate) fn local_at<T: 'static>(&mut self, index: usize) -> Result<&'w mut T, QueryError> {
+        let locals = std::mem::take(&mut self.locals);
+        let Some(skip) = index.checked_sub(self.locals_base) else {
+            return Err(self.part_taken::<T>());
+        };
+        let Some((first, rest)) = locals.get_mut(skip..).and_then(|it| it.split_first_mut()) else {
+            return Err(self.part_taken::<T>());
+        };
+        self.locals = rest;
+        self.locals_base = index + 1;
+        match first.as_any_mut().downcast_mut::<T>() {
+            Some(value) => Ok(value),
+            None => Err(self.part_taken::<T>()),
+        }
+    }
+
+    /// Hands the fetch a run condition's own `Local` values.
+    pub(crate) fn set_locals(&mut self, locals: &'w mut [Box<dyn LocalValue>]) {
+        self.locals = locals;
+        self.locals_base = 0;
     }
 
     /// What a run condition's parameters are fetched from: the view of the system it gates,
@@ -122,6 +157,8 @@ impl<'w> ParamFetch<'w> {
             commands: None,
             rng: None,
             batches,
+            locals: &mut [],
+            locals_base: 0,
         }
     }
 
@@ -273,23 +310,45 @@ impl<F: IntoSystem<M>, M> ErasedSystem for FunctionSystem<F, M> {
 /// The box is only reached through `&mut` (`run`), so it sits in an [`Exclusive`]: sharing the
 /// World between threads shares no access to the function or its state, which lets a system
 /// be any `FnMut + Send`, with no `Sync` bound.
-pub(crate) struct BoxedSystem(Exclusive<Box<dyn ErasedSystem>>);
+pub(crate) struct BoxedSystem {
+    function: Exclusive<Box<dyn ErasedSystem>>,
+    /// Its `Local` values, in parameter order.
+    locals: Exclusive<Vec<Box<dyn LocalValue>>>,
+}
 
 impl BoxedSystem {
     /// Sets up `function`'s parameters through `init` and boxes it with their state.
     pub(crate) fn new<F: IntoSystem<M>, M: 'static>(function: F, init: &mut ParamInit<'_>) -> Self {
         let state = F::init(init);
-        Self(Exclusive::new(Box::new(FunctionSystem {
-            function,
-            state,
-            _marker: PhantomData,
-        })))
+        Self {
+            function: Exclusive::new(Box::new(FunctionSystem {
+                function,
+                state,
+                _marker: PhantomData,
+            })),
+            locals: Exclusive::new(Vec::new()),
+        }
     }
 
-    /// One run; a failure is stored in `failure`, which is left alone otherwise.
+    /// Gives the system the `Local` values its registration kept.
+    pub(crate) fn set_locals(&mut self, locals: Vec<Box<dyn LocalValue>>) {
+        *self.locals.get_mut() = locals;
+    }
+
+    /// The system's `Local` values, in parameter order.
+    pub(crate) fn locals_mut(&mut self) -> &mut [Box<dyn LocalValue>] {
+        self.locals.get_mut()
+    }
+
+    /// One run; a failure is stored in `failure`, which is left alone otherwise. The
+    /// world's `locals` field is replaced by the system's own.
     #[inline]
     pub(crate) fn run(&mut self, world: SystemWorld<'_>, failure: &mut Option<BoxError>) {
-        self.0.get_mut().run(world, failure);
+        let world = SystemWorld {
+            locals: self.locals.get_mut(),
+            ..world
+        };
+        self.function.get_mut().run(world, failure);
     }
 }
 

@@ -2,7 +2,8 @@
 //! and application (archetype moves), the state hash, refreshing snapshots of a versioned
 //! component (`end_tick`), snapshot reads, resource access, and typed systems (closures,
 //! `Local`, `Res`/`ResMut`, `Commands`, `Rng` and `rand` draws on it, fallible systems) run
-//! by `run_systems`.
+//! by `run_systems`, and a warm `save_state` / `restore_state` of a world of every kind of
+//! saved state.
 //!
 //! The shared counting allocator (`laige-testkit`) counts per thread and forwards to `System`.
 
@@ -165,7 +166,7 @@ impl laige_world::StateHash for Time {
 }
 
 /// What the snapshot reader computed: a plain resource.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Sum(f32);
 
 fn clock(ctx: &mut SystemContext<'_>) {
@@ -825,4 +826,100 @@ fn an_overflowing_queue_and_its_report_allocate_nothing() {
         "no reader: every stored event is reported"
     );
     assert_eq!(counted, 0, "an overflowing tick allocated {counted} times");
+}
+
+/// A heap-owning component saved by `Clone` (`clone_from` into the saved copy, which
+/// `#[derive(Clone)]` would not forward to the `Vec`'s).
+#[derive(Debug)]
+struct Bag(Vec<u32>);
+impl Clone for Bag {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.0.clone_from(&source.0);
+    }
+}
+impl Component for Bag {
+    fn component_options() -> ComponentOptions<Self> {
+        ComponentOptions::new().saved()
+    }
+}
+/// Saved as bytes, and versioned (its snapshot is saved too).
+#[derive(Clone, Copy, Debug)]
+struct Spot(u32);
+impl Component for Spot {
+    fn component_options() -> ComponentOptions<Self> {
+        ComponentOptions::new().saved_copy().versioned()
+    }
+}
+
+/// A world whose every part is saved: components as bytes and by `Clone`, a versioned
+/// one, a resource, and typed systems with PRNG draws, a `Local` and `par_each`.
+fn saved_setup() -> (World, laige_scheduler::Schedule) {
+    let mut world = World::new(WorldOptions {
+        capacity: 1000,
+        seed: 0x5A7E,
+        ..WorldOptions::default()
+    });
+    world.register_component::<Spot>().unwrap();
+    world.register_component::<Bag>().unwrap();
+    world.insert_resource(Sum::default()).unwrap();
+    world.save_resource::<Sum>().unwrap();
+    for i in 0..1000 {
+        world.spawn((Spot(i), Bag(vec![i; 4]))).unwrap();
+    }
+    world
+        .system(
+            "Shuffle",
+            |mut q: Query<'_, (&mut Spot, &Bag)>,
+             mut rng: Rng<'_>,
+             mut seen: Local<'_, Vec<u32>>| {
+                let roll = rng.next_range(0, 100);
+                seen.clear();
+                seen.extend([roll; 8]);
+                q.each(|(spot, bag)| spot.0 = spot.0.wrapping_add(roll ^ bag.0[0]))
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("Spread", |mut q: Query<'_, &mut Bag>| {
+            q.par_each(|batch, bag| bag.0[1] ^= batch.rng().next_u64() as u32)
+        })
+        .register()
+        .unwrap();
+    world
+        .system("Total", |q: Query<'_, &Spot>, mut sum: ResMut<'_, Sum>| {
+            sum.0 = q.iter()?.map(|it| it.0 as f32).sum();
+            Ok::<(), laige_world::QueryError>(())
+        })
+        .after("Shuffle")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+#[test]
+fn a_warm_save_and_a_warm_restore_allocate_nothing() {
+    let (mut world, schedule) = saved_setup();
+    let mut state = laige_world::WorldState::new();
+    // Warm-up: the state's buffers, and the tick's.
+    for _ in 0..3 {
+        world.run_systems(&schedule).unwrap();
+        world.save_state(&mut state).unwrap();
+        world.run_systems(&schedule).unwrap();
+        world.restore_state(&state).unwrap();
+    }
+    let before = allocs();
+    for _ in 0..20 {
+        world.save_state(&mut state).unwrap();
+        world.run_systems(&schedule).unwrap();
+        world.restore_state(&state).unwrap();
+        world.run_systems(&schedule).unwrap();
+        black_box(world.state_hash());
+    }
+    assert_eq!(allocs() - before, 0, "a warm save or restore allocated");
 }

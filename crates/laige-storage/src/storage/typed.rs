@@ -26,6 +26,7 @@ impl Storage {
         if options.is_tracked() {
             self.components.mark_tracked(id);
         }
+        self.components.set_save_fn(id, options.save_fn());
         if options.is_versioned() {
             let info = *self.components.get(id);
             self.snapshots.add(&info);
@@ -112,6 +113,19 @@ impl Storage {
         match self.resource_id::<T>() {
             Some(id) => {
                 self.components.set_hash::<T>(id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Makes the resource type `T` saved by `World::save_state` (cloned into the state and
+    /// back with `clone_from`). Returns `false` (and does nothing) when `T` is not a
+    /// registered resource type.
+    pub fn save_resource<T: Clone + 'static>(&mut self) -> bool {
+        match self.resource_id::<T>() {
+            Some(id) => {
+                self.components.set_saved::<T>(id);
                 true
             }
             None => false,

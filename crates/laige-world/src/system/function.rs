@@ -87,6 +87,7 @@ where
             commands,
             rng,
             batches,
+            ..
         } = world;
         let mut ctx = SystemContext::with_batches(view, meta, commands, rng, batches);
         self(&mut ctx).into_result()

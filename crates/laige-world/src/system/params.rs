@@ -357,7 +357,9 @@ impl SystemParam for Commands<'_> {
 /// A system parameter holding state of the system's own that persists between runs:
 /// `mut frames: Local<'_, u64>`, then `*frames += 1`. It starts as `T::default()`.
 ///
-/// A closure can keep state in what it captures instead.
+/// It needs `T: Clone`, so that [`World::save_state`](crate::World::save_state) saves it
+/// (with `clone_from`, which reuses the saved copy's allocations). State a closure keeps in
+/// what it captures is not saved: keep what a rollback must restore in a `Local`.
 pub struct Local<'a, T>(&'a mut T);
 
 impl<T> Deref for Local<'_, T> {
@@ -380,18 +382,23 @@ impl<T: fmt::Debug> fmt::Debug for Local<'_, T> {
     }
 }
 
-// The state is the system's own; it reaches nothing of the world.
-impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
-    type State = T;
+// The value is the system's own, kept beside its function so that a save reaches it; it
+// reaches nothing of the world.
+impl<T: Default + Clone + Send + 'static> SystemParam for Local<'_, T> {
+    /// The value's position among its holder's kept values.
+    type State = usize;
     type Item<'a> = Local<'a, T>;
 
-    fn init(_: &mut ParamInit<'_>) -> T {
-        T::default()
+    fn init(init: &mut ParamInit<'_>) -> usize {
+        init.local(super::locals::boxed_local(T::default()))
     }
 
     #[inline]
-    fn fetch<'a>(state: &'a mut T, _: &mut ParamFetch<'a>) -> Result<Local<'a, T>, QueryError> {
-        Ok(Local(state))
+    fn fetch<'a>(
+        index: &'a mut usize,
+        fetch: &mut ParamFetch<'a>,
+    ) -> Result<Local<'a, T>, QueryError> {
+        Ok(Local(fetch.local_at::<T>(*index)?))
     }
 }
 

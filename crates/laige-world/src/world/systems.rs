@@ -17,7 +17,8 @@ use crate::events::ReactiveCheck;
 use crate::observers::in_system_span;
 use crate::par::BatchScratch;
 use crate::system::{
-    BoxError, BoxedSystem, IntoSystem, ParamFetch, ParamInit, ParamNeeds, SystemWorld,
+    BoxError, BoxedSystem, IntoSystem, LocalValue, ParamFetch, ParamInit, ParamNeeds, SystemWorld,
+    unbox_locals,
 };
 use crate::{
     CommandBuffer, Prng, Queries, Storage, SystemContext, SystemFn, SystemMeta, SystemRun, World,
@@ -235,6 +236,8 @@ impl SystemState {
                     commands: &mut self.commands,
                     rng: &mut self.rng,
                     batches: &self.batches,
+                    // The box hands the run its own.
+                    locals: &mut [],
                 };
                 typed.run(world, &mut self.failure);
             }
@@ -257,6 +260,25 @@ impl SystemState {
     /// Whether a run condition decides whether the system runs.
     pub fn is_conditional(&self) -> bool {
         self.condition.is_some()
+    }
+
+    /// A typed system's `Local` values, in parameter order (none for a low-level system).
+    pub(crate) fn locals_mut(&mut self) -> &mut [Box<dyn LocalValue>] {
+        match &mut self.typed {
+            Some(typed) => typed.locals_mut(),
+            None => &mut [],
+        }
+    }
+
+    /// The PRNG stream and the `par_each` loop count: the system's random state.
+    pub(crate) fn random_state(&mut self) -> (Prng, u64) {
+        (self.rng, self.batches.loops_run())
+    }
+
+    /// Sets the PRNG stream and the `par_each` loop count (a restore).
+    pub(crate) fn set_random_state(&mut self, rng: Prng, loops: u64) {
+        self.rng = rng;
+        self.batches.set_loops_run(loops);
     }
 
     /// Whether the tick has nothing to do for this system after its run: no panic to report,
@@ -383,8 +405,10 @@ impl World {
         let name = intern(name.into());
         let known = self.storage.components().len();
         let mut init = ParamInit::new(&mut self.storage, name);
-        let boxed = BoxedSystem::new(system, &mut init);
-        let typed = Some((boxed, init.into_needs()));
+        let mut boxed = BoxedSystem::new(system, &mut init);
+        let mut needs = init.into_needs();
+        boxed.set_locals(unbox_locals(needs.take_locals()));
+        let typed = Some((boxed, needs));
         self.register_new_resource_types(known);
         SystemBuilder::new(self, SystemDef::new(name, SystemRun::TYPED), typed)
     }

@@ -38,22 +38,35 @@ pub fn build(entities: u32, seed: u64) -> Result<(World, Schedule), Box<dyn std:
         capacity: entities + entities / 4,
         ..WorldOptions::default()
     });
-    world.register_component_with(ComponentOptions::<Transform>::new().hashed().versioned())?;
-    world.register_component_with(ComponentOptions::<Health>::new().hashed().versioned())?;
-    world.register_component_with(ComponentOptions::<Velocity>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Team>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Target>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Cooldown>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Ai>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Sprite>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Lifetime>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Collider>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Cell>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Damage>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Buff>::new().hashed())?;
-    world.register_component_with(ComponentOptions::<Tag>::new().hashed())?;
+    world.register_component_with(
+        ComponentOptions::<Transform>::new()
+            .hashed()
+            .versioned()
+            .saved_copy(),
+    )?;
+    world.register_component_with(
+        ComponentOptions::<Health>::new()
+            .hashed()
+            .versioned()
+            .saved_copy(),
+    )?;
+    world.register_component_with(ComponentOptions::<Velocity>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Team>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Target>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Cooldown>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Ai>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Sprite>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Lifetime>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Collider>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Cell>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Damage>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Buff>::new().hashed().saved_copy())?;
+    world.register_component_with(ComponentOptions::<Tag>::new().hashed().saved_copy())?;
     world.insert_hashed_resource(Score::default())?;
     world.insert_hashed_resource(Clock::default())?;
+    // Saved, with every component, so a rollback can take the whole game back.
+    world.save_resource::<Score>()?;
+    world.save_resource::<Clock>()?;
     populate(&mut world, entities, seed)?;
     world.set_layout(
         Layout::new()
