@@ -12,6 +12,8 @@ pub(crate) struct ComponentAttrs {
     pub hashed: Option<Span>,
     /// The span of the `versioned` key, when given.
     pub versioned: Option<Span>,
+    /// The span of the `sparse` key, when given.
+    pub sparse: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -30,15 +32,24 @@ pub(crate) fn component(attrs: &[Attribute]) -> syn::Result<ComponentAttrs> {
                 set_flag(&meta, &mut res.hashed)
             } else if meta.path.is_ident("versioned") {
                 set_flag(&meta, &mut res.versioned)
+            } else if meta.path.is_ident("sparse") {
+                set_flag(&meta, &mut res.sparse)
             } else if meta.path.is_ident("crate") {
                 set_crate(&meta, &mut res.krate)
             } else {
                 Err(meta.error(format!(
-                    "unknown `component` option `{}`; expected `hashed`, `versioned` or `crate = path`",
+                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `sparse` or `crate = path`",
                     path_name(&meta.path)
                 )))
             }
         })?;
+    }
+    if let (Some(_), Some(sparse)) = (res.versioned, res.sparse) {
+        return Err(syn::Error::new(
+            sparse,
+            "a component cannot be both `sparse` and `versioned`: sparse components keep no \
+             snapshot; drop one of them",
+        ));
     }
     Ok(res)
 }

@@ -51,9 +51,13 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 .push(parse_quote_spanned!(span=> #name #ty_generics: ::core::clone::Clone));
         }
     }
+    if let Some(span) = attrs.sparse {
+        options = quote_spanned!(span=> #options.sparse());
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
-    let options_fn = (attrs.hashed.is_some() || attrs.versioned.is_some()).then(|| {
+    let any_option = attrs.hashed.is_some() || attrs.versioned.is_some() || attrs.sparse.is_some();
+    let options_fn = any_option.then(|| {
         quote! {
             #[inline]
             fn component_options() -> #krate::ComponentOptions<Self> {

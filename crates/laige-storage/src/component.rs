@@ -109,6 +109,7 @@ pub type HashFn = unsafe fn(*const u8, StateHasher) -> StateHasher;
 pub struct ComponentOptions<T> {
     hash: Option<HashFn>,
     clone_fn: Option<CloneFn>,
+    sparse: bool,
     component: PhantomData<fn() -> T>,
 }
 
@@ -119,8 +120,19 @@ impl<T: Component> ComponentOptions<T> {
         Self {
             hash: None,
             clone_fn: None,
+            sparse: false,
             component: PhantomData,
         }
+    }
+
+    /// The component is stored in a sparse set keyed by entity instead of in the archetype
+    /// tables: adding and removing it moves no row, at the price of a lookup per row where a
+    /// query reads it (see `docs/decisions/0013-sparse-components.md`). A sparse component
+    /// cannot be versioned: registering both is refused
+    /// ([`RegisterComponentError::SparseVersioned`]).
+    pub const fn sparse(mut self) -> Self {
+        self.sparse = true;
+        self
     }
 
     /// The value enters the state hash (`World::state_hash`) through its [`StateHash`] impl.
@@ -155,6 +167,11 @@ impl<T> ComponentOptions<T> {
         self.clone_fn.is_some()
     }
 
+    /// Whether the component is stored in a sparse set ([`ComponentOptions::sparse`]).
+    pub const fn is_sparse(&self) -> bool {
+        self.sparse
+    }
+
     /// The type-erased hash and clone functions the options chose.
     pub(crate) const fn erased(&self) -> (Option<HashFn>, Option<CloneFn>) {
         (self.hash, self.clone_fn)
@@ -181,6 +198,7 @@ impl<T> fmt::Debug for ComponentOptions<T> {
             .field("component", &type_name::<T>())
             .field("hashed", &self.is_hashed())
             .field("versioned", &self.is_versioned())
+            .field("sparse", &self.is_sparse())
             .finish()
     }
 }
@@ -196,6 +214,7 @@ pub struct ComponentInfo {
     pub(crate) hash: Option<HashFn>,
     pub(crate) clone_fn: Option<CloneFn>,
     resource: bool,
+    sparse: bool,
 }
 
 impl ComponentInfo {
@@ -242,6 +261,12 @@ impl ComponentInfo {
         self.resource
     }
 
+    /// Whether it is stored in a sparse set keyed by entity, outside the archetype tables
+    /// ([`ComponentOptions::sparse`]).
+    pub fn is_sparse(&self) -> bool {
+        self.sparse
+    }
+
     /// The Rust `TypeId`.
     pub fn type_id(&self) -> TypeId {
         self.type_id
@@ -261,6 +286,9 @@ pub enum RegisterComponentError {
     Duplicate(ComponentInfo),
     /// [`MAX_COMPONENT_TYPES`] types are registered.
     Full,
+    /// The options ask for a sparse and versioned component; sparse components keep no
+    /// snapshot.
+    SparseVersioned,
 }
 
 /// Collects what `TypeId`'s `Hash` impl feeds (a `u64` of its already well mixed bits, in
@@ -354,6 +382,7 @@ pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIndex,
     resources: ComponentSet,
+    sparse: ComponentSet,
 }
 
 impl Components {
@@ -378,6 +407,7 @@ impl Components {
             hash,
             clone_fn,
             resource: false,
+            sparse: false,
         });
         self.by_type.insert(type_id, id);
         Ok(id)
@@ -387,6 +417,24 @@ impl Components {
     pub(crate) fn mark_resource(&mut self, id: ComponentId) {
         self.infos[id.index()].resource = true;
         self.resources.insert(id);
+    }
+
+    /// Stores the registered component `id` in a sparse set.
+    pub(crate) fn mark_sparse(&mut self, id: ComponentId) {
+        self.infos[id.index()].sparse = true;
+        self.sparse.insert(id);
+    }
+
+    /// The ids of the sparse components, which no archetype table holds.
+    #[inline]
+    pub fn sparse(&self) -> &ComponentSet {
+        &self.sparse
+    }
+
+    /// Whether `id` is a sparse component.
+    #[inline]
+    pub fn is_sparse(&self, id: ComponentId) -> bool {
+        self.sparse.contains(id)
     }
 
     /// Makes the values of `id` (of type `T`) take part in the state hash.

@@ -106,6 +106,12 @@ pub enum WorldError {
         /// The type name.
         component: &'static str,
     },
+    /// A component was registered both sparse and versioned; sparse components keep no
+    /// snapshot. Event `ecs/component_sparse_versioned`.
+    SparseVersioned {
+        /// The type name.
+        component: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -173,6 +179,9 @@ laige_diag::diagnostics! {
     NotVersioned { %component } => warn snapshot_unversioned { component }
         "`{component}` keeps no snapshot (no previous-tick value): register it with \
          `world.register_component_with(ComponentOptions::<{component}>::new().versioned())`";
+    SparseVersioned { %component } => warn component_sparse_versioned { component }
+        "`{component}` cannot be both sparse and versioned: sparse components keep no snapshot; \
+         drop `.sparse()` (table storage) or `.versioned()` from its `ComponentOptions`";
 }
 
 /// The message of a stale handle, for both of its events.

@@ -48,6 +48,7 @@ mod error;
 mod hash;
 pub mod resource;
 pub mod snapshot;
+pub mod sparse;
 pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};
@@ -59,4 +60,5 @@ pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
 pub use snapshot::SnapshotView;
+pub use sparse::{SparseSet, SparseSets};
 pub use storage::Storage;

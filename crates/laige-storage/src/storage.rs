@@ -18,6 +18,7 @@ use crate::component::Components;
 use crate::entity::{Entities, Location};
 use crate::resource::Resources;
 use crate::snapshot::Snapshots;
+use crate::sparse::SparseSets;
 use crate::{Entity, WorldError};
 
 /// All component data of a world, without its systems.
@@ -44,6 +45,8 @@ pub struct Storage {
     archetypes: Vec<Archetype>,
     resources: Resources,
     snapshots: Snapshots,
+    /// The values of the sparse components, outside the tables.
+    sparse: SparseSets,
     by_signature: BTreeMap<[u64; 4], u32>,
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
@@ -85,6 +88,7 @@ impl Storage {
             archetypes: vec![empty],
             resources: Resources::default(),
             snapshots: Snapshots::default(),
+            sparse: SparseSets::default(),
             by_signature,
             canonical: vec![0],
             with_component: Vec::new(),
@@ -143,6 +147,12 @@ impl Storage {
     /// The snapshot stores of the versioned components.
     pub fn snapshots(&self) -> &Snapshots {
         &self.snapshots
+    }
+
+    /// The sets of the sparse components, which live outside the tables.
+    #[inline]
+    pub fn sparse_sets(&self) -> &SparseSets {
+        &self.sparse
     }
 
     /// The archetype tables in id order (id 0 is the empty set).
@@ -233,8 +243,12 @@ impl Storage {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// How many live entities have `component`: the sum of its columns' lengths.
+    /// How many live entities have `component`: the sum of its columns' lengths (the size
+    /// of its set, for a sparse component).
     pub fn rows_with(&self, component: ComponentId) -> usize {
+        if let Some(set) = self.sparse.get(component) {
+            return set.len();
+        }
         self.tables_with(component)
             .iter()
             // SAFETY: the entries belong to this storage, borrowed shared here, so no `&mut`

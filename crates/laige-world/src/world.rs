@@ -253,7 +253,7 @@ impl World {
     ) -> Result<*mut u8, WorldError> {
         let location = self.storage.locate(entity, op)?;
         let component = self.storage.require::<T>()?;
-        self.storage.value_ptr(location, component).ok_or_else(|| {
+        self.storage.component_ptr(entity, location, component).ok_or_else(|| {
             self.storage.report(WorldError::MissingComponent {
                 entity,
                 component: std::any::type_name::<T>(),
@@ -269,7 +269,10 @@ impl World {
     pub fn has<T: 'static>(&self, entity: Entity) -> Result<bool, WorldError> {
         let location = self.storage.locate(entity, "has")?;
         let component = self.storage.require::<T>()?;
-        Ok(self.storage.value_ptr(location, component).is_some())
+        Ok(self
+            .storage
+            .component_ptr(entity, location, component)
+            .is_some())
     }
 
     /// Whether `entity` is live. A pure query: stale is `false`, with no event.

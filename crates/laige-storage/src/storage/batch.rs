@@ -79,7 +79,7 @@ impl Storage {
         if hint > self.room() as usize {
             return (&[], Err(self.report(limit)));
         }
-        let archetype = self.archetype_for(signature);
+        let archetype = self.archetype_for(&self.table_signature(signature));
         self.entities.reserve(hint);
         let table = &mut self.archetypes[archetype as usize];
         table.reserve_rows(hint);
@@ -96,7 +96,7 @@ impl Storage {
             };
             // The table has room for the row: its length is below its capacity, which
             // every column has at least.
-            fill(&mut RowWriter::new(table));
+            fill(&mut RowWriter::new(table, &mut self.sparse, entity));
             table.push_entity(entity);
         }
         if let Err(err) = outcome {
@@ -122,7 +122,7 @@ impl Storage {
     pub fn reserve<B: Bundle>(&mut self, additional: usize) -> Result<(), WorldError> {
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
         self.refuse_resources(ids.set())?;
-        let archetype = self.archetype_for(ids.set());
+        let archetype = self.archetype_for(&self.table_signature(ids.set()));
         self.entities.reserve(additional);
         self.archetypes[archetype as usize].reserve_rows(additional);
         Ok(())

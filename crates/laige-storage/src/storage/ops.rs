@@ -9,17 +9,29 @@ use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
 use crate::entity::{Entities, Location};
+use crate::sparse::SparseSets;
 use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
+/// A sparse component's value goes to its set, keyed by the row's entity.
 pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
+    sparse: &'a mut SparseSets,
+    entity: Entity,
 }
 
 impl<'a> RowWriter<'a> {
-    /// The writer of a new row of `archetype`, which has room for it.
-    pub(super) fn new(archetype: &'a mut Archetype) -> Self {
-        Self { archetype }
+    /// The writer of `entity`'s new row of `archetype`, which has room for it.
+    pub(super) fn new(
+        archetype: &'a mut Archetype,
+        sparse: &'a mut SparseSets,
+        entity: Entity,
+    ) -> Self {
+        Self {
+            archetype,
+            sparse,
+            entity,
+        }
     }
 
     /// Moves the value at `src` into `component`'s column.
@@ -31,7 +43,14 @@ impl<'a> RowWriter<'a> {
     #[inline]
     pub unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
         let Some(col) = self.archetype.column_index(component) else {
-            debug_assert!(false, "component {component} is not in the row's archetype");
+            // Not in the table: a sparse component (the spawn left it out of the signature).
+            match self.sparse.get_mut(component) {
+                // SAFETY: the caller gives up a valid value of the set's type; the set
+                // takes it by a byte copy and never writes through `src`, since the entity
+                // is new and has no value to replace.
+                Some(set) => unsafe { set.insert(self.entity, src.cast_mut()) },
+                None => debug_assert!(false, "component {component} is not in the row's archetype"),
+            }
             return;
         };
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
@@ -73,7 +92,7 @@ impl Storage {
         fill: impl FnOnce(&mut RowWriter<'_>),
     ) -> Result<Entity, WorldError> {
         self.refuse_resources(signature)?;
-        let archetype = self.archetype_for(signature);
+        let archetype = self.archetype_for(&self.table_signature(signature));
         let table = &mut self.archetypes[archetype as usize];
         let row = table.len() as u32;
         let location = Location { archetype, row };
@@ -83,9 +102,30 @@ impl Storage {
             }));
         };
         table.reserve_one();
-        fill(&mut RowWriter { archetype: table });
+        fill(&mut RowWriter::new(table, &mut self.sparse, entity));
         table.push_entity(entity);
         Ok(entity)
+    }
+
+    /// The part of `signature` stored in tables: without the sparse components.
+    #[inline]
+    pub(crate) fn table_signature(&self, signature: &ComponentSet) -> ComponentSet {
+        signature.difference(self.components.sparse())
+    }
+
+    /// A pointer to `component`'s value of `entity`, live at `location`, if it has one: in
+    /// its table, or in the component's sparse set.
+    #[inline]
+    pub fn component_ptr(
+        &self,
+        entity: Entity,
+        location: Location,
+        component: ComponentId,
+    ) -> Option<*mut u8> {
+        match self.sparse.get(component) {
+            Some(set) => set.get_ptr(entity),
+            None => self.value_ptr(location, component),
+        }
     }
 
     /// A pointer to `component`'s value of the entity at `location`, if it has one.
@@ -112,6 +152,11 @@ impl Storage {
         component: ComponentId,
         src: *mut u8,
     ) {
+        if let Some(set) = self.sparse.get_mut(component) {
+            // SAFETY: `src` is a valid, writable value of the set's type, given up.
+            unsafe { set.insert(entity, src) };
+            return;
+        }
         let from = location.archetype;
         let row = location.row as usize;
         if let Some(col) = self.archetypes[from as usize].column_index(component) {
@@ -152,6 +197,10 @@ impl Storage {
         component: ComponentId,
         out: Option<*mut u8>,
     ) -> bool {
+        if let Some(set) = self.sparse.get_mut(component) {
+            // SAFETY: `out`, when given, is valid for one value of the set's type.
+            return unsafe { set.remove(entity, out) };
+        }
         let from = location.archetype;
         let row = location.row as usize;
         let Some(col) = self.archetypes[from as usize].column_index(component) else {
@@ -197,6 +246,7 @@ impl Storage {
             }
         }
         self.entities.clear();
+        self.sparse.clear();
         let mut rest = ClearRest(self.archetypes.iter_mut());
         rest.0.by_ref().for_each(Archetype::clear);
     }
@@ -218,6 +268,9 @@ impl Storage {
         for column in table.columns_mut() {
             // SAFETY: `remove_row_to_end` left one unclaimed value past each column's end.
             unsafe { column.drop_past_end() };
+        }
+        if !self.sparse.is_empty() {
+            self.sparse.remove_entity(entity);
         }
         true
     }

@@ -16,13 +16,21 @@ impl Storage {
     ///
     /// # Errors
     ///
-    /// [`RegisterComponentError`] when `T` is registered already or the id space is full.
+    /// [`RegisterComponentError`] when `T` is registered already, the id space is full, or
+    /// the options are both sparse and versioned.
     pub fn register_component<T: Send + Sync + 'static>(
         &mut self,
         options: ComponentOptions<T>,
     ) -> Result<ComponentId, RegisterComponentError> {
+        if options.is_sparse() && options.is_versioned() {
+            return Err(RegisterComponentError::SparseVersioned);
+        }
         let (hash, clone_fn) = options.erased();
         let id = self.components.register::<T>(hash, clone_fn)?;
+        if options.is_sparse() {
+            self.components.mark_sparse(id);
+            self.sparse.add(&self.components, id);
+        }
         if options.is_versioned() {
             let info = *self.components.get(id);
             self.snapshots.add(&info);
