@@ -19,7 +19,7 @@ use std::ptr::NonNull;
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::declare::{Claim, ParamInit};
-use crate::{QueryError, Storage};
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 use laige_storage::component::Components;
 use laige_storage::snapshot::{SnapshotView, Snapshots};
@@ -28,7 +28,9 @@ pub use elements::skip;
 pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
 pub use iter::QueryIter;
-pub(crate) use iter::{each_chunk_in, each_in, prepare as prepare_checked, prepared_in};
+pub(crate) use iter::{
+    each_chunk_in, each_in, prepare as prepare_checked, prepared_in, refuse_mixed_chunks,
+};
 pub use prepared::Prepared;
 pub use snapshot::Snapshot;
 
@@ -125,6 +127,47 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize);
 
+    /// [`QueryData::next_item`] in a query that touches a sparse component: the row is
+    /// `entity`'s, and passed the query's sparse conditions. An element of a sparse
+    /// component looks its value up in the component's set and leaves `fetch` alone (it is
+    /// not a column there); every other element steps its cursor as `next_item` does.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QueryData::next_item`], with `fetch` from [`QueryData::fetch`] (never
+    /// `fetch_driven`); `storage` is the one the query was checked on.
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn next_item_mixed<'a>(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &'a Storage,
+        entity: Entity,
+    ) -> Self::Item<'a> {
+        let _ = (state, storage, entity);
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::next_item(fetch) }
+    }
+
+    /// [`QueryData::skip_rows`] in a query that touches a sparse component: an element of a
+    /// sparse component leaves `fetch` alone.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QueryData::skip_rows`], with `fetch` from [`QueryData::fetch`].
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn skip_rows_mixed(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &Storage,
+        rows: usize,
+    ) {
+        let _ = (state, storage);
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::skip_rows(fetch, rows) }
+    }
+
     /// The chunk of a whole archetype of `len` rows.
     ///
     /// # Safety
@@ -156,6 +199,13 @@ pub struct Matcher {
     /// Whether the driver is the query's only condition: every table that has it matches.
     exact: bool,
     unmatchable: bool,
+    /// The sparse components matched entities must have, and must not have: tested per
+    /// row, since no table holds them.
+    sparse_required: ComponentSet,
+    sparse_excluded: ComponentSet,
+    /// Whether any element touches a sparse component: the rows are then walked one by
+    /// one, with their entities (see [`QueryData::next_item_mixed`]).
+    mixed: bool,
 }
 
 impl Matcher {
@@ -190,6 +240,21 @@ impl Matcher {
     pub fn unmatchable(&self) -> bool {
         self.unmatchable
     }
+
+    /// Whether the query touches a sparse component, so its rows are walked one by one.
+    #[inline]
+    pub(crate) fn mixed(&self) -> bool {
+        self.mixed
+    }
+
+    /// Whether `entity`, on a row of a table the query matches, passes its sparse
+    /// conditions.
+    #[inline]
+    pub(crate) fn row_matches(&self, storage: &Storage, entity: Entity) -> bool {
+        let sets = storage.sparse_sets();
+        let has = |id| sets.get(id).is_some_and(|set| set.contains(entity));
+        self.sparse_required.iter().all(has) && !self.sparse_excluded.iter().any(has)
+    }
 }
 
 /// What a query touches, built by [`QueryData::init`] and checked element by element.
@@ -209,6 +274,9 @@ pub struct QueryDesc<'a> {
     /// How many distinct components are required or excluded.
     conditions: u16,
     unmatchable: bool,
+    sparse_required: ComponentSet,
+    sparse_excluded: ComponentSet,
+    mixed: bool,
 }
 
 impl<'a> QueryDesc<'a> {
@@ -225,6 +293,9 @@ impl<'a> QueryDesc<'a> {
             driver: None,
             conditions: 0,
             unmatchable: false,
+            sparse_required: ComponentSet::EMPTY,
+            sparse_excluded: ComponentSet::EMPTY,
+            mixed: false,
         }
     }
 
@@ -244,6 +315,12 @@ impl<'a> QueryDesc<'a> {
     /// component with the fewest tables (which one wins a tie does not matter: every driver
     /// visits the same matching tables in the same ascending order).
     fn require(&mut self, id: ComponentId) {
+        if self.components().is_sparse(id) {
+            // No table holds it: tested per row instead.
+            self.sparse_required.insert(id);
+            self.mixed = true;
+            return;
+        }
         if !self.required.insert(id) {
             return;
         }
@@ -256,6 +333,11 @@ impl<'a> QueryDesc<'a> {
 
     /// Records that matched entities must not have `id`.
     fn exclude(&mut self, id: ComponentId) {
+        if self.components().is_sparse(id) {
+            self.sparse_excluded.insert(id);
+            self.mixed = true;
+            return;
+        }
         if self.excluded.insert(id) {
             self.conditions += 1;
         }
@@ -271,6 +353,9 @@ impl<'a> QueryDesc<'a> {
             driver: self.driver,
             exact: self.conditions == 1,
             unmatchable: self.unmatchable,
+            sparse_required: self.sparse_required,
+            sparse_excluded: self.sparse_excluded,
+            mixed: self.mixed,
         }
     }
 
@@ -351,6 +436,7 @@ impl<'a> QueryDesc<'a> {
         } else {
             self.reads.insert(id);
         }
+        self.mixed |= self.components().is_sparse(id);
         if required {
             self.require(id);
         }
@@ -365,7 +451,10 @@ impl<'a> QueryDesc<'a> {
         let Some(meta) = self.declared else {
             return Ok(());
         };
-        match meta.matching.difference(&self.required).iter().next() {
+        // A sparse component in the footprint narrows no table (ADR 0013), but a query must
+        // still require it, so the footprint keeps meaning "entities with all of these".
+        let required = self.required.union(&self.sparse_required);
+        match meta.matching.difference(&required).iter().next() {
             Some(component) => Err(QueryError::Unmatched {
                 system: meta.name,
                 system_id: meta.id,

@@ -272,6 +272,15 @@ pub enum QueryError {
         /// How many rows matched: 0, or 2 for two or more (counting stops at the second).
         matched: usize,
     },
+    /// `each_chunk` or `par_each_chunk` on a query that touches a sparse component, which
+    /// has no column to hand out as a slice. Event `ecs/query_sparse_chunk` (`system`,
+    /// `query`).
+    SparseChunk {
+        /// The system running the query; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The query's type.
+        query: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -387,6 +396,17 @@ laige_diag::diagnostics! {
                      one (use `iter`, or narrow the query with a `With<..>` filter)"
                 )
             }
+        };
+    SparseChunk { %system, %query }
+        => warn query_sparse_chunk { system = system.unwrap_or(""), query }
+        |f| {
+            write_system_prefix(f, system)?;
+            write!(
+                f,
+                "the query `{query}` touches a sparse component, whose values are in no table \
+                 column, so it has no chunks: loop over it with `each`, `iter` or `par_each`, or \
+                 register the component without `.sparse()`"
+            )
         };
     Unmatched { %system, system_id, %component }
         => warn query_unmatched { system, system_id = system_id.get(), component }

@@ -50,12 +50,15 @@ impl Matched<'_> {
     ///
     /// `state` comes from the [`QueryDesc`] whose matcher accepted the table.
     #[inline(always)]
-    unsafe fn fetch<Q: QueryData>(&self, state: &Q::State) -> Q::Fetch {
+    unsafe fn fetch<Q: QueryData>(&self, state: &Q::State, mixed: bool) -> Q::Fetch {
         match self.driver {
             // SAFETY: the table matched (the caller's promise), and the base is the driver's
-            // column in it (`for_each_table`).
-            Some((driver, column)) => unsafe { Q::fetch_driven(state, self.table, driver, column) },
-            None => Q::fetch(state, self.table),
+            // column in it (`for_each_table`). A mixed query takes the checked `fetch`: its
+            // sparse elements have no column here.
+            Some((driver, column)) if !mixed => unsafe {
+                Q::fetch_driven(state, self.table, driver, column)
+            },
+            _ => Q::fetch(state, self.table),
         }
     }
 
@@ -170,6 +173,10 @@ fn for_each_table<'s>(storage: &'s Storage, matcher: &Matcher, mut visit: impl F
 pub struct QueryIter<'s, Q: QueryData> {
     tables: Tables<'s>,
     state: Q::State,
+    /// For a query that touches a sparse component (`Matcher::mixed`): the storage its sets
+    /// are in, and the current table's entity cursor.
+    storage: &'s Storage,
+    entities: NonNull<Entity>,
     /// The current table's cursors, valid while `rows` is above zero.
     fetch: MaybeUninit<Q::Fetch>,
     /// Rows left in the current table.
@@ -190,6 +197,8 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
         Ok(Self {
             tables: Tables::new(storage, matcher),
             state,
+            storage,
+            entities: NonNull::dangling(),
             fetch: MaybeUninit::uninit(),
             rows: 0,
             _items: PhantomData,
@@ -202,7 +211,40 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
     fn next_table(tables: &mut Tables<'s>, state: &Q::State) -> Option<(Q::Fetch, usize)> {
         let table = tables.next_table()?;
         // SAFETY: `Tables` yields only tables the query's matcher accepts.
-        Some((unsafe { table.fetch::<Q>(state) }, table.rows))
+        Some((unsafe { table.fetch::<Q>(state, false) }, table.rows))
+    }
+
+    /// [`Iterator::next`] for a query that touches a sparse component: row by row, each
+    /// tested against the sparse conditions with its entity.
+    #[inline]
+    fn next_mixed(&mut self) -> Option<Q::Item<'s>> {
+        loop {
+            if self.rows == 0 {
+                let table = self.tables.next_table()?;
+                // SAFETY: `Tables` yields only tables the query's matcher accepts.
+                self.fetch = MaybeUninit::new(unsafe { table.fetch::<Q>(&self.state, true) });
+                self.entities = table.entities();
+                self.rows = table.rows;
+            }
+            self.rows -= 1;
+            // SAFETY: `rows` was above zero, so the entity cursor is at one of the current
+            // table's rows (each turn moves it on by one), and one step on stays in bounds or
+            // one past the end; the entity column changes only under `&mut Storage`.
+            let entity = unsafe {
+                let entity = *self.entities.as_ptr();
+                self.entities = self.entities.add(1);
+                entity
+            };
+            // SAFETY: `rows` was above zero, so `fetch` is set (by `Q::fetch`) and at the row.
+            let fetch = unsafe { self.fetch.assume_init_mut() };
+            if self.tables.matcher.row_matches(self.storage, entity) {
+                // SAFETY: as for `next`; the row is `entity`'s and passed the sparse
+                // conditions.
+                return Some(unsafe { Q::next_item_mixed(&self.state, fetch, self.storage, entity) });
+            }
+            // SAFETY: at a row of the table, so one step on is in bounds or one past the end.
+            unsafe { Q::skip_rows_mixed(&self.state, fetch, self.storage, 1) };
+        }
     }
 }
 
@@ -211,6 +253,9 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Q::Item<'s>> {
+        if self.tables.matcher.mixed() {
+            return self.next_mixed();
+        }
         if self.rows == 0 {
             let (fetch, rows) = Self::next_table(&mut self.tables, &self.state)?;
             self.fetch = MaybeUninit::new(fetch);
@@ -225,13 +270,21 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.rows, None)
+        // A mixed query may skip any of the current table's rows.
+        let lower = if self.tables.matcher.mixed() { 0 } else { self.rows };
+        (lower, None)
     }
 
     // A table at a time, as `each` has always run: the row loop has no table test in it.
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
+        if self.tables.matcher.mixed() {
+            while let Some(item) = self.next_mixed() {
+                acc = f(acc, item);
+            }
+            return acc;
+        }
         if self.rows != 0 {
             // SAFETY: as for `next`: `rows` above zero means `fetch` is set.
             let mut fetch = unsafe { self.fetch.assume_init() };
@@ -292,9 +345,10 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
     mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
 ) -> Result<(), QueryError> {
     let (state, matcher) = prepare::<Q>(storage, checks)?;
+    refuse_mixed_chunks::<Q>(storage, checks, &matcher)?;
     for_each_table(storage, &matcher, |table| {
         // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
-        let fetch = unsafe { table.fetch::<Q>(&state) };
+        let fetch = unsafe { table.fetch::<Q>(&state, false) };
         // SAFETY: the entity column holds `rows` entities, which nothing writes meanwhile
         // (it changes only under `&mut Storage`); the whole table is matched; access is the
         // caller's promise; each table is yielded once per call.
@@ -305,6 +359,24 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
         f(entities, chunk);
     });
     Ok(())
+}
+
+/// A reported [`QueryError::SparseChunk`] when `matcher`'s query touches a sparse component.
+pub(crate) fn refuse_mixed_chunks<Q: QueryData>(
+    storage: &Storage,
+    checks: Checks<'_>,
+    matcher: &Matcher,
+) -> Result<(), QueryError> {
+    if !matcher.mixed() {
+        return Ok(());
+    }
+    Err(refuse(
+        storage,
+        QueryError::SparseChunk {
+            system: checks.meta.map(|meta| meta.name),
+            query: std::any::type_name::<Q>(),
+        },
+    ))
 }
 
 /// Checks `Q` once, for [`Prepared::get`] lookups.
@@ -338,6 +410,17 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
         return None;
     }
     let mut fetch = Q::fetch(state, table);
+    if matcher.mixed() {
+        if !matcher.row_matches(storage, entity) {
+            return None;
+        }
+        // SAFETY: as below, for the mixed walk: the row is `entity`'s and passed the sparse
+        // conditions, and `fetch` comes from `Q::fetch`.
+        return unsafe {
+            Q::skip_rows_mixed(state, &mut fetch, storage, location.row() as usize);
+            Some(Q::next_item_mixed(state, &mut fetch, storage, entity))
+        };
+    }
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.
     unsafe {
