@@ -111,8 +111,8 @@ pub use laige_record::{
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, Components, Entity,
-    Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, StateHash,
-    StateHasher, Storage, WorldError,
+    Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError, SnapshotView, SparseSet,
+    SparseSets, StateHash, StateHasher, Storage, WorldError,
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;
