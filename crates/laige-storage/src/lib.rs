@@ -52,7 +52,7 @@ pub mod sparse;
 pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE};
+pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE, ValueSink};
 pub use component::{
     Component, ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX_COMPONENT_TYPES,
 };

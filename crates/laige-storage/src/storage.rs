@@ -48,6 +48,9 @@ pub struct Storage {
     /// The values of the sparse components, outside the tables.
     sparse: SparseSets,
     by_signature: BTreeMap<[u64; 4], u32>,
+    /// The signature `archetype_for` last looked up, and its archetype: spawns of one bundle
+    /// type in a row skip the map.
+    last_lookup: (ComponentSet, u32),
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
     canonical: Vec<u32>,
@@ -90,6 +93,7 @@ impl Storage {
             snapshots: Snapshots::default(),
             sparse: SparseSets::default(),
             by_signature,
+            last_lookup: (ComponentSet::EMPTY, 0),
             canonical: vec![0],
             with_component: Vec::new(),
             diag,
@@ -203,6 +207,16 @@ impl Storage {
 
     /// The archetype for `signature`, created (with the next id) when first needed.
     pub(crate) fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
+        if self.last_lookup.0 == *signature {
+            return self.last_lookup.1;
+        }
+        let id = self.archetype_lookup(signature);
+        self.last_lookup = (*signature, id);
+        id
+    }
+
+    /// [`Storage::archetype_for`] through the map.
+    fn archetype_lookup(&mut self, signature: &ComponentSet) -> u32 {
         let key = signature_key(signature);
         if let Some(&id) = self.by_signature.get(&key) {
             return id;

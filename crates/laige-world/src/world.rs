@@ -100,9 +100,8 @@ impl World {
         // SAFETY: `take` hands out one valid value per resolved component, in order, each of
         // the type of its id, and forgets them; the row is written exactly once per component.
         unsafe {
-            self.storage.spawn_with(ids.set(), |row| {
-                bundle.take(&ids, &mut |component, src| row.write(component, src));
-            })
+            self.storage
+                .spawn_with(ids.set(), |row| bundle.put_from(&ids, &mut 0, row))
         }
     }
 

@@ -35,11 +35,9 @@ impl Storage {
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
         let ids = &ids;
         let rows = bundles.into_iter().map(|bundle| {
-            move |row: &mut RowWriter<'_>| {
-                // SAFETY: `take` hands out each value of the resolved components once, as a
-                // valid value of its id's type, which it then forgets.
-                bundle.take(ids, &mut |id, src| unsafe { row.write(id, src) })
-            }
+            // `put_from` hands out each value of the resolved components once, as a valid
+            // value of its id's type, which it then forgets.
+            move |row: &mut RowWriter<'_>| bundle.put_from(ids, &mut 0, row)
         });
         // SAFETY: each row writes every component of the bundle's set once (above).
         let (spawned, outcome) = unsafe { self.spawn_rows_with(ids.set(), rows) };

@@ -8,6 +8,7 @@ use std::ptr;
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
+use crate::bundle::ValueSink;
 use crate::entity::{Entities, Location};
 use crate::sparse::SparseSets;
 use crate::{Entity, Storage, WorldError};
@@ -56,6 +57,19 @@ impl<'a> RowWriter<'a> {
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
         // write per row; `spawn_with` and `spawn_rows_with` reserve room for the row.
         unsafe { self.archetype.columns_mut()[col].push(src) }
+    }
+}
+
+impl ValueSink for RowWriter<'_> {
+    #[inline(always)]
+    unsafe fn put<T: 'static>(&mut self, id: ComponentId, value: *mut T) {
+        match self.archetype.column_index(id) {
+            // SAFETY: the caller gives up a valid `T`, the type of `id` and so of its
+            // column; the row's writer writes each component once, into reserved room.
+            Some(col) => unsafe { self.archetype.columns_mut()[col].push_typed(value) },
+            // SAFETY: as for `write` (a sparse component).
+            None => unsafe { self.write(id, value.cast::<u8>()) },
+        }
     }
 }
 
