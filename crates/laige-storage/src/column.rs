@@ -224,6 +224,18 @@ impl Column {
         self.len = len;
     }
 
+    /// Shortens the column by one without dropping the last value, which the caller moved
+    /// out.
+    ///
+    /// # Safety
+    ///
+    /// `len > 0`, and the last value was moved out (it is not used or dropped again).
+    #[inline]
+    pub(crate) unsafe fn forget_last(&mut self) {
+        debug_assert!(self.len > 0);
+        self.len -= 1;
+    }
+
     /// Swaps `row` with the last row and shortens the column by one, leaving the value that
     /// was at `row` just past the end (at `ptr_at(len)`) for the caller to move out or drop.
     ///

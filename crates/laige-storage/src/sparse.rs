@@ -12,7 +12,7 @@
 use laige_registry::ComponentId;
 
 use crate::Entity;
-use crate::column::Column;
+use crate::column::{Column, copy_value};
 use crate::component::{ComponentInfo, Components, HashFn};
 
 /// The index value of an entity slot that has no value in the set.
@@ -89,17 +89,87 @@ impl SparseSet {
         }
         let slot = entity.index() as usize;
         if self.index.len() <= slot {
-            // Grows to the highest slot index ever inserted, then never again.
-            self.index.resize(slot + 1, ABSENT);
+            self.grow_index(slot);
         }
         if self.entities.len() == self.entities.capacity() {
-            self.entities.reserve(self.entities.len().max(8));
+            self.grow();
         }
-        self.values.reserve_total(self.entities.capacity());
         // SAFETY: room was made above; `src` is a valid value of the type, given up.
         unsafe { self.values.push(src) };
         self.index[slot] = self.entities.len() as u32;
         self.entities.push(entity);
+    }
+
+    /// [`SparseSet::insert`] of a value of the set's type `T`, with typed moves.
+    ///
+    /// # Safety
+    ///
+    /// `T` is the set's type.
+    #[inline]
+    pub(crate) unsafe fn insert_typed<T>(&mut self, entity: Entity, value: T) {
+        let slot = entity.index() as usize;
+        if let Some(at) = self.position(entity) {
+            // SAFETY: `at` holds a live `T` (the caller's promise about the type); the new
+            // value is in place before the old one's drop runs, so a panicking drop leaves the
+            // set consistent.
+            drop(unsafe { std::ptr::replace(self.values.ptr_at(at).cast::<T>(), value) });
+            return;
+        }
+        if self.index.len() <= slot {
+            self.grow_index(slot);
+        }
+        if self.entities.len() == self.entities.capacity() {
+            self.grow();
+        }
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: there is room (the values' capacity is at least the entities'); the value
+        // is a valid `T`, given up (`ManuallyDrop`).
+        unsafe { self.values.push_typed::<T>(&*value) };
+        self.index[slot] = self.entities.len() as u32;
+        self.entities.push(entity);
+    }
+
+    /// [`SparseSet::remove`] of a value of the set's type `T`, returned, with typed moves.
+    ///
+    /// # Safety
+    ///
+    /// `T` is the set's type.
+    #[inline]
+    pub(crate) unsafe fn remove_typed<T>(&mut self, entity: Entity) -> Option<T> {
+        let at = self.position(entity)?;
+        let last = self.entities.len() - 1;
+        self.entities.swap_remove(at);
+        if let Some(&moved) = self.entities.get(at) {
+            self.index[moved.index() as usize] = at as u32;
+        }
+        self.index[entity.index() as usize] = ABSENT;
+        let (hole, end) = (self.values.ptr_at(at).cast::<T>(), self.values.ptr_at(last));
+        // SAFETY: rows `at` and `last` hold live `T`s (the caller's promise about the type);
+        // the value at `at` is read out, the last moved into its place (when they differ),
+        // and the column shortened by one, so each value has one owner. Nothing here panics.
+        unsafe {
+            let value = std::ptr::read(hole);
+            if at != last {
+                std::ptr::copy_nonoverlapping(end.cast::<T>(), hole, 1);
+            }
+            self.values.forget_last();
+            Some(value)
+        }
+    }
+
+    /// Makes the index reach entity slot `slot`: it grows to the highest slot index ever
+    /// inserted, then never again.
+    #[cold]
+    fn grow_index(&mut self, slot: usize) {
+        self.index.resize(slot + 1, ABSENT);
+    }
+
+    /// Doubles the room for values (the values' column keeps at least the entities'
+    /// capacity, so a check of the entities alone finds room for both).
+    #[cold]
+    fn grow(&mut self) {
+        self.entities.reserve(self.entities.len().max(8));
+        self.values.reserve_total(self.entities.capacity());
     }
 
     /// Removes `entity`'s value, moving it to `out` when given, else dropping it. Returns
@@ -125,9 +195,7 @@ impl SparseSet {
         match out {
             // SAFETY: the value past the end is live and unclaimed; `out` is valid for one
             // value of the type; copying it there moves it.
-            Some(out) => unsafe {
-                std::ptr::copy_nonoverlapping(past_end, out, self.values.item().size())
-            },
+            Some(out) => unsafe { copy_value(past_end, out, self.values.item().size()) },
             // SAFETY: the value past the end is live and unclaimed.
             None => unsafe { self.values.drop_past_end() },
         }

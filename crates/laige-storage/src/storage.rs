@@ -2,6 +2,7 @@
 
 mod batch;
 mod ops;
+mod sparse_ops;
 mod state_hash;
 
 pub use ops::RowWriter;
@@ -51,6 +52,9 @@ pub struct Storage {
     /// The signature `archetype_for` last looked up, and its archetype: spawns of one bundle
     /// type in a row skip the map.
     last_lookup: (ComponentSet, u32),
+    /// The component `require_mut` last found: a structural change repeated on one type
+    /// skips the type index.
+    last_required: Option<ComponentId>,
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
     canonical: Vec<u32>,
@@ -94,6 +98,7 @@ impl Storage {
             sparse: SparseSets::default(),
             by_signature,
             last_lookup: (ComponentSet::EMPTY, 0),
+            last_required: None,
             canonical: vec![0],
             with_component: Vec::new(),
             diag,
@@ -177,10 +182,19 @@ impl Storage {
     }
 
     /// The location of `entity`, or a reported stale error.
+    #[inline]
     pub fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
-        self.entities
-            .location(entity)
-            .ok_or_else(|| self.report(WorldError::StaleEntity { entity, op }))
+        match self.entities.location(entity) {
+            Some(location) => Ok(location),
+            None => Err(self.report_stale(entity, op)),
+        }
+    }
+
+    /// Reports a stale `entity`; out of line, off the hot path.
+    #[cold]
+    #[inline(never)]
+    fn report_stale(&self, entity: Entity, op: &'static str) -> WorldError {
+        self.report(WorldError::StaleEntity { entity, op })
     }
 
     /// The id of the component type `T`, or a reported error: unregistered, or a resource.
@@ -193,6 +207,19 @@ impl Storage {
             Some(id) => Ok(id),
             None => Err(self.report(WorldError::UnregisteredComponent { component })),
         }
+    }
+
+    /// [`Storage::require`], remembering the answer for the next call with the same type.
+    #[inline]
+    pub fn require_mut<T: 'static>(&mut self) -> Result<ComponentId, WorldError> {
+        if let Some(id) = self.last_required
+            && self.components.get(id).type_id() == std::any::TypeId::of::<T>()
+        {
+            return Ok(id);
+        }
+        let id = self.require::<T>()?;
+        self.last_required = Some(id);
+        Ok(id)
     }
 
     /// A reported error if `signature` names a resource type.

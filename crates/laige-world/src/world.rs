@@ -188,7 +188,11 @@ impl World {
         value: T,
     ) -> Result<(), WorldError> {
         let location = self.storage.locate(entity, "insert")?;
-        let component = self.storage.require::<T>()?;
+        let component = self.storage.require_mut::<T>()?;
+        // SAFETY: the entity is live (located above); `component` is `T`'s id.
+        let Err(value) = (unsafe { self.storage.insert_sparse(entity, component, value) }) else {
+            return Ok(());
+        };
         let mut value = ManuallyDrop::new(value);
         // SAFETY: the entity is live at `location`; `value` is a valid, aligned, writable `T`
         // (the type of `component`), given up: `ManuallyDrop` keeps it from being dropped
@@ -211,7 +215,11 @@ impl World {
         entity: Entity,
     ) -> Result<Option<T>, WorldError> {
         let location = self.storage.locate(entity, "remove")?;
-        let component = self.storage.require::<T>()?;
+        let component = self.storage.require_mut::<T>()?;
+        // SAFETY: `component` is `T`'s id.
+        if let Some(removed) = unsafe { self.storage.remove_sparse::<T>(entity, component) } {
+            return Ok(removed);
+        }
         let mut out = std::mem::MaybeUninit::<T>::uninit();
         // SAFETY: the entity is live at `location`; `out` is valid for one `T`.
         let had = unsafe {

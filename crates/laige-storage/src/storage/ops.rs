@@ -3,12 +3,12 @@
 //! Each keeps every table consistent (equal column lengths, entity locations up to date)
 //! before it runs any component's `Drop`, so a panicking drop leaks instead of corrupting.
 
-use std::ptr;
 
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
 use crate::bundle::ValueSink;
+use crate::column::copy_value;
 use crate::entity::{Entities, Location};
 use crate::sparse::SparseSets;
 use crate::{Entity, Storage, WorldError};
@@ -237,9 +237,7 @@ impl Storage {
             Some(out) => {
                 // SAFETY: the value past the end is live and unclaimed; `out` is valid for one
                 // value of its type; moving it claims it.
-                unsafe {
-                    ptr::copy_nonoverlapping(column.ptr_at(column.len()), out, column.item().size())
-                }
+                unsafe { copy_value(column.ptr_at(column.len()), out, column.item().size()) }
             }
             // SAFETY: the value past the end is live and unclaimed.
             None => unsafe { column.drop_past_end() },
