@@ -256,6 +256,18 @@ impl Archetype {
         }
     }
 
+    /// The columns and the entity column, to append whole runs of rows to: the caller
+    /// keeps their lengths equal before anything else reads the table.
+    pub(crate) fn columns_and_entities(
+        &mut self,
+    ) -> (&[ComponentId], &mut [Column], &mut Vec<Entity>) {
+        (
+            &self.components,
+            self.columns.as_mut_slice(),
+            &mut self.entities,
+        )
+    }
+
     /// Appends `entity` to the entity column, completing a row whose values were already
     /// pushed to every column.
     #[inline]

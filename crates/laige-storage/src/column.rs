@@ -224,6 +224,20 @@ impl Column {
         self.len = len;
     }
 
+    /// Appends the `count` values stored one after another at `src`, in one copy.
+    ///
+    /// # Safety
+    ///
+    /// `src` points to `count` valid values of the column's type, packed, which the caller
+    /// gives up; `len + count <= cap`.
+    #[inline]
+    pub(crate) unsafe fn extend_packed(&mut self, src: *const u8, count: usize) {
+        debug_assert!(self.len + count <= self.cap);
+        // SAFETY: room for `count` more rows (the caller's promise), packed like the source.
+        unsafe { ptr::copy_nonoverlapping(src, self.ptr_at(self.len), count * self.item.size()) };
+        self.len += count;
+    }
+
     /// Shortens the column by one without dropping the last value, which the caller moved
     /// out.
     ///

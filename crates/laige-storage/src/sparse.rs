@@ -266,9 +266,7 @@ impl SparseSets {
 
     /// The sparse components' ids and sets, in ascending id.
     pub fn iter(&self) -> impl Iterator<Item = (ComponentId, &SparseSet)> + '_ {
-        self.ids
-            .iter()
-            .filter_map(|&id| Some((id, self.get(id)?)))
+        self.ids.iter().filter_map(|&id| Some((id, self.get(id)?)))
     }
 
     /// Whether any component is sparse.
@@ -337,8 +335,7 @@ mod tests {
 
     fn value(set: &SparseSet, e: Entity) -> Option<u64> {
         // SAFETY: the pointer is to a live `Tracked` of the set, read while nothing writes.
-        set.get_ptr(e)
-            .map(|p| unsafe { &*p.cast::<Tracked>() }.0)
+        set.get_ptr(e).map(|p| unsafe { &*p.cast::<Tracked>() }.0)
     }
 
     #[test]
@@ -357,7 +354,11 @@ mod tests {
         assert!(unsafe { s.remove(a, None) });
         assert_eq!(DROPS.with(Cell::get), 2);
         assert!(!s.contains(a));
-        assert_eq!(value(&s, c), Some(3), "the value moved into the hole is still found");
+        assert_eq!(
+            value(&s, c),
+            Some(3),
+            "the value moved into the hole is still found"
+        );
         assert_eq!(value(&s, b), Some(20));
         // SAFETY: nothing to remove.
         assert!(!unsafe { s.remove(a, None) });
@@ -369,7 +370,11 @@ mod tests {
         // SAFETY: `remove` moved the value there.
         assert_eq!(unsafe { out.assume_init() }, Tracked(3));
         // The moved-out value and the temporary it was compared with.
-        assert_eq!(DROPS.with(Cell::get), 4, "the moved-out value dropped once, here");
+        assert_eq!(
+            DROPS.with(Cell::get),
+            4,
+            "the moved-out value dropped once, here"
+        );
         let order: Vec<_> = s.iter_by_entity().map(|(e, _)| e).collect();
         assert_eq!(order, [b]);
         s.clear();

@@ -417,7 +417,8 @@ impl World {
             .map(|it| *it.signature())
             .collect();
         let components = self.storage.components();
-        let live = LiveTables::new(&tables, components.resources()).with_sparse(components.sparse());
+        let live =
+            LiveTables::new(&tables, components.resources()).with_sparse(components.sparse());
         self.registry.conflicts(Some(&live))
     }
 

@@ -260,12 +260,14 @@ impl World {
     ) -> Result<*mut u8, WorldError> {
         let location = self.storage.locate(entity, op)?;
         let component = self.storage.require::<T>()?;
-        self.storage.component_ptr(entity, location, component).ok_or_else(|| {
-            self.storage.report(WorldError::MissingComponent {
-                entity,
-                component: std::any::type_name::<T>(),
+        self.storage
+            .component_ptr(entity, location, component)
+            .ok_or_else(|| {
+                self.storage.report(WorldError::MissingComponent {
+                    entity,
+                    component: std::any::type_name::<T>(),
+                })
             })
-        })
     }
 
     /// Whether `entity` has a `T`.

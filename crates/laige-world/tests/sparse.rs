@@ -85,7 +85,11 @@ fn adding_and_removing_moves_no_row() {
     world.insert(es[3], Label("x".into())).unwrap();
     let after: Vec<_> = es.iter().map(|&e| world.archetype_of_row(e)).collect();
     assert_eq!(before, after, "same table, same row");
-    assert_eq!(world.archetypes().len(), 2, "no table was made for the sparse component");
+    assert_eq!(
+        world.archetypes().len(),
+        2,
+        "no table was made for the sparse component"
+    );
     assert_eq!(world.get::<Stun>(es[1]).unwrap(), &Stun(3));
     assert!(world.has::<Stun>(es[3]).unwrap());
     assert!(!world.has::<Stun>(es[0]).unwrap());
@@ -98,7 +102,10 @@ fn adding_and_removing_moves_no_row() {
     world.get_mut::<Stun>(es[1]).unwrap().0 += 1;
     assert_eq!(world.remove::<Stun>(es[1]).unwrap(), Some(Stun(31)));
     assert_eq!(world.remove::<Stun>(es[1]).unwrap(), None);
-    assert_eq!(world.remove::<Label>(es[3]).unwrap(), Some(Label("x".into())));
+    assert_eq!(
+        world.remove::<Label>(es[3]).unwrap(),
+        Some(Label("x".into()))
+    );
     let last: Vec<_> = es.iter().map(|&e| world.archetype_of_row(e)).collect();
     assert_eq!(before, last);
 }
@@ -139,10 +146,16 @@ fn queries_mix_sparse_and_table_components_in_table_order() {
         [(es[1], 1.0), (es[2], 2.0), (es[4], 4.0), (other, 10.0)]
     );
     assert_eq!(world.get::<Stun>(es[4]).unwrap(), &Stun(104));
-    assert_eq!(world.get::<Stun>(bare).unwrap(), &Stun(9), "not matched: no Pos");
+    assert_eq!(
+        world.get::<Stun>(bare).unwrap(),
+        &Stun(9),
+        "not matched: no Pos"
+    );
 
     let mut only: Vec<_> = Vec::new();
-    world.each::<(Entity, &Stun)>(|(e, _)| only.push(e)).unwrap();
+    world
+        .each::<(Entity, &Stun)>(|(e, _)| only.push(e))
+        .unwrap();
     assert_eq!(only, [bare, es[1], es[2], es[4], other]);
 
     let mut with = 0;
@@ -200,9 +213,7 @@ fn chunks_of_a_sparse_query_are_refused_with_the_fix() {
 #[test]
 fn spawn_with_sparse_components_and_despawn_cleans_them_up() {
     let mut world = world();
-    let a = world
-        .spawn((Pos(1.0), Stun(1), Label("a".into())))
-        .unwrap();
+    let a = world.spawn((Pos(1.0), Stun(1), Label("a".into()))).unwrap();
     let batch = world
         .spawn_batch((0..3).map(|i| (Pos(i as f32), Stun(10 + i))))
         .unwrap()

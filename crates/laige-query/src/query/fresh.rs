@@ -9,8 +9,8 @@ use laige_registry::{Access, ComponentId};
 
 use super::QueryFilter;
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
-use crate::{Entity, QueryError, Storage};
 use crate::declare::ParamInit;
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 
 /// A query element that reads `T` as it is this tick: it yields what `&T` yields, and a

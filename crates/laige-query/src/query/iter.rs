@@ -240,7 +240,9 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             if self.tables.matcher.row_matches(self.storage, entity) {
                 // SAFETY: as for `next`; the row is `entity`'s and passed the sparse
                 // conditions.
-                return Some(unsafe { Q::next_item_mixed(&self.state, fetch, self.storage, entity) });
+                return Some(unsafe {
+                    Q::next_item_mixed(&self.state, fetch, self.storage, entity)
+                });
             }
             // SAFETY: at a row of the table, so one step on is in bounds or one past the end.
             unsafe { Q::skip_rows_mixed(&self.state, fetch, self.storage, 1) };
@@ -271,7 +273,11 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         // A mixed query may skip any of the current table's rows.
-        let lower = if self.tables.matcher.mixed() { 0 } else { self.rows };
+        let lower = if self.tables.matcher.mixed() {
+            0
+        } else {
+            self.rows
+        };
         (lower, None)
     }
 

@@ -5,8 +5,8 @@ use std::ptr::NonNull;
 use laige_registry::ComponentId;
 
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
-use crate::{Entity, QueryError, Storage};
 use crate::declare::ParamInit;
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 
 macro_rules! tuple_query {

@@ -1,7 +1,7 @@
 //! Batch spawns: many entities of one component set, with one archetype lookup and one
 //! reservation of entity slots and table rows for the whole batch.
 
-use laige_registry::ComponentSet;
+use laige_registry::{ComponentId, ComponentSet};
 
 use super::ops::RowWriter;
 use crate::bundle::Bundle;
@@ -104,6 +104,72 @@ impl Storage {
             &self.archetypes[archetype as usize].entities()[first..],
             outcome,
         )
+    }
+
+    /// Spawns `count` entities with the component set `signature` into one table, taking
+    /// their values by column: `source(component)` is the address of that component's
+    /// `count` values, packed in spawn order. Each table column is filled with one copy.
+    /// Returns the handles in spawn order; the same entities, rows and values as spawning
+    /// them one by one.
+    ///
+    /// Nothing is spawned, and an error returned, when `signature` names a resource or
+    /// `count` passes the entity limit. The values are the caller's again when nothing is
+    /// spawned.
+    ///
+    /// # Safety
+    ///
+    /// For every component of `signature`, `source` gives the address of `count` valid,
+    /// packed values of its type, which the caller gives up when the spawn succeeds.
+    pub unsafe fn spawn_columns(
+        &mut self,
+        signature: &ComponentSet,
+        count: usize,
+        source: impl Fn(ComponentId) -> *const u8,
+    ) -> Result<&[Entity], WorldError> {
+        self.refuse_resources(signature)?;
+        if count > self.room() as usize {
+            return Err(self.report(WorldError::EntityLimit {
+                max_entities: self.entities.max(),
+            }));
+        }
+        let archetype = self.archetype_for(&self.table_signature(signature));
+        self.entities.reserve(count);
+        let table = &mut self.archetypes[archetype as usize];
+        table.reserve_rows(count);
+        let first = table.len();
+        let table_set = *table.signature();
+        let (components, columns, entities) = table.columns_and_entities();
+        for (column, &component) in columns.iter_mut().zip(components.iter()) {
+            // SAFETY: the source holds `count` packed values of the column's type (the
+            // caller's promise); the table has room for `count` more rows (reserved above).
+            unsafe { column.extend_packed(source(component), count) };
+        }
+        for row in 0..count {
+            let location = Location {
+                archetype,
+                row: (first + row) as u32,
+            };
+            // `count` is within the room left, so every slot is found.
+            let Some(entity) = self.entities.alloc(location) else {
+                unreachable!("the room was checked");
+            };
+            entities.push(entity);
+        }
+        let spawned = &self.archetypes[archetype as usize].entities()[first..];
+        for component in signature.difference(&table_set).iter() {
+            let Some(set) = self.sparse.get_mut(component) else {
+                continue;
+            };
+            let size = self.components.get(component).size();
+            let base = source(component);
+            for (row, &entity) in spawned.iter().enumerate() {
+                // SAFETY: row `row` of the source is a valid value of the set's type, given
+                // up; the set copies it and never writes through the pointer (the entity is
+                // new, so nothing is replaced).
+                unsafe { set.insert(entity, base.wrapping_add(row * size).cast_mut()) };
+            }
+        }
+        Ok(&self.archetypes[archetype as usize].entities()[first..])
     }
 
     /// How many more entities may be spawned before the entity limit.

@@ -3,7 +3,6 @@
 //! Each keeps every table consistent (equal column lengths, entity locations up to date)
 //! before it runs any component's `Drop`, so a panicking drop leaks instead of corrupting.
 
-
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
