@@ -55,6 +55,10 @@ pub struct Storage {
     /// The component `require_mut` last found: a structural change repeated on one type
     /// skips the type index.
     last_required: Option<ComponentId>,
+    /// The add and remove edges last taken, `(from, component, to)`: a run of inserts (or
+    /// removes) of one component on entities of one table finds its target table at once.
+    last_add: (u32, Option<ComponentId>, u32),
+    last_remove: (u32, Option<ComponentId>, u32),
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
     canonical: Vec<u32>,
@@ -99,6 +103,8 @@ impl Storage {
             by_signature,
             last_lookup: (ComponentSet::EMPTY, 0),
             last_required: None,
+            last_add: (0, None, 0),
+            last_remove: (0, None, 0),
             canonical: vec![0],
             with_component: Vec::new(),
             diag,
@@ -300,6 +306,16 @@ impl Storage {
 
     /// The archetype reached from `from` by adding `component`.
     pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if self.last_add.0 == from && self.last_add.1 == Some(component) {
+            return self.last_add.2;
+        }
+        let to = self.add_edge(from, component);
+        self.last_add = (from, Some(component), to);
+        to
+    }
+
+    /// [`Storage::add_target`] through the table's edges.
+    fn add_edge(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
             return to;
         }
@@ -314,6 +330,16 @@ impl Storage {
 
     /// The archetype reached from `from` by removing `component`.
     pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if self.last_remove.0 == from && self.last_remove.1 == Some(component) {
+            return self.last_remove.2;
+        }
+        let to = self.remove_edge(from, component);
+        self.last_remove = (from, Some(component), to);
+        to
+    }
+
+    /// [`Storage::remove_target`] through the table's edges.
+    fn remove_edge(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].remove_edges.get(&component) {
             return to;
         }

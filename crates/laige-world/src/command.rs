@@ -117,9 +117,8 @@ struct BatchRecord {
     /// Its columns: `batch_columns[first_column..first_column + columns]`, in bundle order.
     first_column: u32,
     columns: u32,
-    /// Rows recorded, and room for.
+    /// Rows recorded.
     rows: u32,
-    capacity: u32,
     /// Rows `0..consumed` were moved into the world or dropped; the rest are owned here.
     consumed: u32,
 }
@@ -154,6 +153,9 @@ pub struct CommandBuffer {
     resolved: Vec<Option<Entity>>,
     batches: Vec<BatchRecord>,
     batch_columns: Vec<BatchColumn>,
+    /// The component `component_of` last found, with its world's identity and type: a
+    /// system recording one command per entity looks its type up once.
+    last_type: Option<(u64, std::any::TypeId, ComponentId)>,
 }
 
 impl Default for CommandBuffer {
@@ -178,6 +180,7 @@ impl CommandBuffer {
             resolved: Vec::new(),
             batches: Vec::new(),
             batch_columns: Vec::new(),
+            last_type: None,
         }
     }
 
@@ -270,6 +273,22 @@ impl CommandBuffer {
         }
     }
 
+    /// `storage.require::<T>()`, remembered for the next command of the same type.
+    #[inline]
+    fn component_of<T: 'static>(&mut self, storage: &Storage) -> Result<ComponentId, WorldError> {
+        let type_id = std::any::TypeId::of::<T>();
+        if let Some((world, last, id)) = self.last_type
+            && world == storage.identity()
+            && last == type_id
+        {
+            return Ok(id);
+        }
+        let id = storage.require::<T>()?;
+        self.last_type = Some((storage.identity(), type_id, id));
+        Ok(id)
+    }
+
+    #[inline]
     fn bind(&mut self, storage: &Storage) -> Result<(), WorldError> {
         if self.world != 0 && self.world != storage.identity() {
             return Err(storage.report(WorldError::ForeignCommandBuffer));
@@ -278,6 +297,7 @@ impl CommandBuffer {
         Ok(())
     }
 
+    #[inline]
     fn target(&self, target: CommandTarget, storage: &Storage) -> Result<Target, WorldError> {
         match target {
             CommandTarget::Entity(entity) => Ok(Target::Entity(entity)),
@@ -413,7 +433,7 @@ impl<'a> Commands<'a> {
             .buffer
             .target(target.into(), self.storage)
             .and_then(|target| {
-                let component = self.storage.require::<T>()?;
+                let component = self.buffer.component_of::<T>(self.storage)?;
                 self.buffer.bind(self.storage)?;
                 Ok((target, component))
             });
@@ -444,7 +464,7 @@ impl<'a> Commands<'a> {
             .buffer
             .target(target.into(), self.storage)
             .and_then(|target| {
-                let component = self.storage.require::<T>()?;
+                let component = self.buffer.component_of::<T>(self.storage)?;
                 self.buffer.bind(self.storage)?;
                 Ok((target, component))
             });

@@ -177,6 +177,9 @@ pub struct QueryIter<'s, Q: QueryData> {
     /// are in, and the current table's entity cursor.
     storage: &'s Storage,
     entities: NonNull<Entity>,
+    /// Rows left in the current table of a mixed query, whose `rows` stays 0 so that the
+    /// table-only path of `next` pays nothing for mixed queries.
+    mixed_rows: usize,
     /// The current table's cursors, valid while `rows` is above zero.
     fetch: MaybeUninit<Q::Fetch>,
     /// Rows left in the current table.
@@ -199,6 +202,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             state,
             storage,
             entities: NonNull::dangling(),
+            mixed_rows: 0,
             fetch: MaybeUninit::uninit(),
             rows: 0,
             _items: PhantomData,
@@ -219,15 +223,15 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
     #[inline]
     fn next_mixed(&mut self) -> Option<Q::Item<'s>> {
         loop {
-            if self.rows == 0 {
+            if self.mixed_rows == 0 {
                 let table = self.tables.next_table()?;
                 // SAFETY: `Tables` yields only tables the query's matcher accepts.
                 self.fetch = MaybeUninit::new(unsafe { table.fetch::<Q>(&self.state, true) });
                 self.entities = table.entities();
-                self.rows = table.rows;
+                self.mixed_rows = table.rows;
             }
-            self.rows -= 1;
-            // SAFETY: `rows` was above zero, so the entity cursor is at one of the current
+            self.mixed_rows -= 1;
+            // SAFETY: `mixed_rows` was above zero, so the entity cursor is at one of the current
             // table's rows (each turn moves it on by one), and one step on stays in bounds or
             // one past the end; the entity column changes only under `&mut Storage`.
             let entity = unsafe {
@@ -235,7 +239,8 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
                 self.entities = self.entities.add(1);
                 entity
             };
-            // SAFETY: `rows` was above zero, so `fetch` is set (by `Q::fetch`) and at the row.
+            // SAFETY: `mixed_rows` was above zero, so `fetch` is set (by `Q::fetch`) and at the
+            // row.
             let fetch = unsafe { self.fetch.assume_init_mut() };
             if self.tables.matcher.row_matches(self.storage, entity) {
                 // SAFETY: as for `next`; the row is `entity`'s and passed the sparse
@@ -255,10 +260,12 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Q::Item<'s>> {
-        if self.tables.matcher.mixed() {
-            return self.next_mixed();
-        }
         if self.rows == 0 {
+            // A mixed query keeps `rows` at 0, so the test costs a table-only query nothing
+            // per row.
+            if self.tables.matcher.mixed() {
+                return self.next_mixed();
+            }
             let (fetch, rows) = Self::next_table(&mut self.tables, &self.state)?;
             self.fetch = MaybeUninit::new(fetch);
             self.rows = rows;
@@ -272,13 +279,8 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        // A mixed query may skip any of the current table's rows.
-        let lower = if self.tables.matcher.mixed() {
-            0
-        } else {
-            self.rows
-        };
-        (lower, None)
+        // A mixed query keeps `rows` at 0: it may skip any of its rows.
+        (self.rows, None)
     }
 
     // A table at a time, as `each` has always run: the row loop has no table test in it.

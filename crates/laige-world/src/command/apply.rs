@@ -40,7 +40,12 @@ impl ApplyCommands for Storage {
         buffer.resolved.clear();
         let mut i = 0;
         while i < buffer.commands.len() {
-            let batched = spawn_run(self, buffer, i) + batch_run(self, buffer, i);
+            // Only a spawn can start a run: other commands skip both tests.
+            let batched = match buffer.commands[i] {
+                Command::Spawn { .. } => spawn_run(self, buffer, i),
+                Command::SpawnRow { .. } => batch_run(self, buffer, i),
+                _ => 0,
+            };
             if batched > 0 {
                 stats.applied += batched;
                 i += batched;

@@ -5,9 +5,10 @@
 use std::alloc::Layout;
 
 use laige_registry::ComponentId;
+use laige_storage::MAX_BUNDLE;
 use laige_storage::bundle::{Bundle, BundleIds, ValueSink};
 
-use super::{BatchColumn, BatchRecord, Command, CommandBuffer, Commands, PendingEntity};
+use super::{BatchColumn, BatchRecord, Command, Commands, PendingEntity};
 use crate::tick_report::CommandKind;
 
 /// The placeholders of a batch recorded by [`Commands::spawn_batch`]: consecutive spawn
@@ -82,26 +83,39 @@ impl Commands<'_> {
         self.buffer.commands.reserve(hint);
         match ids {
             Ok(ids) => {
-                let mut batch: Option<usize> = None;
+                // The record being filled: its index, rows so far, room, and each column's
+                // row-0 address (valid until the next record moves the arena).
+                let (mut at, mut row, mut capacity) = (usize::MAX, 0u32, 0u32);
+                let mut bases = [std::ptr::null_mut::<u8>(); MAX_BUNDLE];
                 for bundle in bundles {
-                    let at = match batch {
-                        Some(at)
-                            if self.buffer.batches[at].rows < self.buffer.batches[at].capacity =>
-                        {
-                            at
-                        }
+                    if row == capacity {
                         // The first record holds the size hint; one for an iterator that
                         // yields more holds twice the last.
-                        _ => {
-                            let capacity = batch
-                                .map_or(hint, |at| self.buffer.batches[at].capacity as usize * 2)
-                                .max(8);
-                            self.new_batch(&ids, capacity)
+                        let rows = match at {
+                            usize::MAX => hint,
+                            _ => capacity as usize * 2,
                         }
-                    };
-                    batch = Some(at);
-                    self.buffer.spawns += 1;
-                    self.buffer.record_row(at, &ids, bundle);
+                        .max(8);
+                        at = self.new_batch(&ids, rows, &mut bases);
+                        (row, capacity) = (0, rows as u32);
+                    }
+                    let buffer = &mut *self.buffer;
+                    buffer.spawns += 1;
+                    bundle.put_from(
+                        &ids,
+                        &mut 0,
+                        &mut RowSink {
+                            bases: &bases,
+                            row: row as usize,
+                            next: 0,
+                        },
+                    );
+                    buffer.batches[at].rows = row + 1;
+                    buffer.commands.push(Command::SpawnRow {
+                        batch: at as u32,
+                        row,
+                    });
+                    row += 1;
                 }
             }
             Err(error) => {
@@ -127,7 +141,12 @@ impl Commands<'_> {
 impl Commands<'_> {
     /// Starts a batch record of `ids`'s bundle type with room for `capacity` rows: one arena
     /// region per component. Returns its index.
-    fn new_batch(&mut self, ids: &BundleIds, capacity: usize) -> usize {
+    fn new_batch(
+        &mut self,
+        ids: &BundleIds,
+        capacity: usize,
+        bases: &mut [*mut u8; MAX_BUNDLE],
+    ) -> usize {
         let buffer = &mut *self.buffer;
         let first_column = buffer.batch_columns.len() as u32;
         // One reservation for every region (each padded to its alignment at most), so the
@@ -161,44 +180,26 @@ impl Commands<'_> {
                 drop: info.drop_fn(),
             });
         }
+        let base = buffer.arena.ptr(0);
+        let columns = &buffer.batch_columns[first_column as usize..];
+        for (address, column) in bases.iter_mut().zip(columns) {
+            *address = base.wrapping_add(column.offset);
+        }
         buffer.batches.push(BatchRecord {
             signature: *ids.set(),
             first_column,
             columns: ids.ids().len() as u32,
             rows: 0,
-            capacity: capacity as u32,
             consumed: 0,
         });
         buffer.batches.len() - 1
     }
 }
 
-impl CommandBuffer {
-    /// Records `bundle` (of the type `ids` resolved) as the next row of batch `at`, which has
-    /// room for it, and its spawn command.
-    #[inline(always)]
-    fn record_row<B: Bundle>(&mut self, at: usize, ids: &BundleIds, bundle: B) {
-        let record = self.batches[at];
-        let first = record.first_column as usize;
-        let mut sink = RowSink {
-            base: self.arena.ptr(0),
-            columns: &self.batch_columns[first..first + record.columns as usize],
-            row: record.rows as usize,
-            next: 0,
-        };
-        bundle.put_from(ids, &mut 0, &mut sink);
-        self.batches[at].rows += 1;
-        self.commands.push(Command::SpawnRow {
-            batch: at as u32,
-            row: record.rows,
-        });
-    }
-}
-
 /// Moves one bundle's values into their batch columns' regions, at one row.
 struct RowSink<'a> {
-    base: *mut u8,
-    columns: &'a [BatchColumn],
+    /// Each column's row-0 address, in bundle order.
+    bases: &'a [*mut u8; MAX_BUNDLE],
     row: usize,
     /// The next column, in bundle order.
     next: usize,
@@ -207,14 +208,12 @@ struct RowSink<'a> {
 impl ValueSink for RowSink<'_> {
     #[inline(always)]
     unsafe fn put<T: 'static>(&mut self, id: ComponentId, value: *mut T) {
-        let column = self.columns[self.next];
-        debug_assert_eq!(column.component, id);
-        self.next += 1;
-        let dst = self
-            .base
-            .wrapping_add(column.offset + self.row * size_of::<T>())
+        let _ = id;
+        let dst = self.bases[self.next]
+            .wrapping_add(self.row * size_of::<T>())
             .cast::<T>();
-        // SAFETY: the region has room for `capacity` values of `T` (the column's type, in
+        self.next += 1;
+        // SAFETY: the column's region has room for `capacity` values of `T` (its type, in
         // bundle order) aligned for it, and `row` is below the capacity; `value` is a valid
         // `T`, given up: moved by a byte copy.
         unsafe { std::ptr::copy_nonoverlapping(value, dst, 1) };
