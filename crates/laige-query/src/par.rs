@@ -183,7 +183,7 @@ impl<Q: QueryData> ParBatches<'_, Q> {
             let storage = self.storage;
             return self.visit(batch, |entities, mut fetch| {
                 for &entity in entities {
-                    if self.matcher.row_matches(storage, entity) {
+                    if Q::row_matches_mixed(&self.state, storage, entity) {
                         // SAFETY: as below; the row is `entity`'s and passed the query's
                         // sparse conditions, and `fetch` comes from `Q::fetch`.
                         f(unsafe { Q::next_item_mixed(&self.state, &mut fetch, storage, entity) });

@@ -149,6 +149,16 @@ pub unsafe trait QueryData {
         unsafe { Self::next_item(fetch) }
     }
 
+    /// Whether `entity`'s row, in a table the query matches, passes this element's sparse
+    /// condition: an element that requires a sparse component (`&T`, `&mut T`, `With<T>`)
+    /// needs the entity to have it, `Without<T>` not to; every other element passes.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+        let _ = (state, storage, entity);
+        true
+    }
+
     /// [`QueryData::skip_rows`] in a query that touches a sparse component: an element of a
     /// sparse component leaves `fetch` alone.
     ///
@@ -199,12 +209,9 @@ pub struct Matcher {
     /// Whether the driver is the query's only condition: every table that has it matches.
     exact: bool,
     unmatchable: bool,
-    /// The sparse components matched entities must have, and must not have: tested per
-    /// row, since no table holds them.
-    sparse_required: ComponentSet,
-    sparse_excluded: ComponentSet,
     /// Whether any element touches a sparse component: the rows are then walked one by
-    /// one, with their entities (see [`QueryData::next_item_mixed`]).
+    /// one, with their entities, and each element tests its sparse condition
+    /// ([`QueryData::row_matches_mixed`], [`QueryData::next_item_mixed`]).
     mixed: bool,
 }
 
@@ -246,15 +253,6 @@ impl Matcher {
     pub(crate) fn mixed(&self) -> bool {
         self.mixed
     }
-
-    /// Whether `entity`, on a row of a table the query matches, passes its sparse
-    /// conditions.
-    #[inline]
-    pub(crate) fn row_matches(&self, storage: &Storage, entity: Entity) -> bool {
-        let sets = storage.sparse_sets();
-        let has = |id| sets.get(id).is_some_and(|set| set.contains(entity));
-        self.sparse_required.iter().all(has) && !self.sparse_excluded.iter().any(has)
-    }
 }
 
 /// What a query touches, built by [`QueryData::init`] and checked element by element.
@@ -274,8 +272,9 @@ pub struct QueryDesc<'a> {
     /// How many distinct components are required or excluded.
     conditions: u16,
     unmatchable: bool,
+    /// The sparse components the query requires (tested per row, by the elements), for the
+    /// footprint check.
     sparse_required: ComponentSet,
-    sparse_excluded: ComponentSet,
     mixed: bool,
 }
 
@@ -294,7 +293,6 @@ impl<'a> QueryDesc<'a> {
             conditions: 0,
             unmatchable: false,
             sparse_required: ComponentSet::EMPTY,
-            sparse_excluded: ComponentSet::EMPTY,
             mixed: false,
         }
     }
@@ -334,7 +332,6 @@ impl<'a> QueryDesc<'a> {
     /// Records that matched entities must not have `id`.
     fn exclude(&mut self, id: ComponentId) {
         if self.components().is_sparse(id) {
-            self.sparse_excluded.insert(id);
             self.mixed = true;
             return;
         }
@@ -353,8 +350,6 @@ impl<'a> QueryDesc<'a> {
             driver: self.driver,
             exact: self.conditions == 1,
             unmatchable: self.unmatchable,
-            sparse_required: self.sparse_required,
-            sparse_excluded: self.sparse_excluded,
             mixed: self.mixed,
         }
     }
@@ -481,11 +476,11 @@ impl<'a> QueryDesc<'a> {
 
     /// Records a presence filter: with `T` (`present`) or without it.
     #[doc(hidden)]
-    pub fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
+    pub fn filter<T: 'static>(&mut self, present: bool) -> Result<Option<ComponentId>, QueryError> {
         let Some(id) = self.components().id_of::<T>() else {
             // Nothing has an unregistered type.
             self.unmatchable |= present;
-            return Ok(());
+            return Ok(None);
         };
         if self.components().is_resource(id) {
             return Err(self.resource::<T>());
@@ -495,7 +490,7 @@ impl<'a> QueryDesc<'a> {
         } else {
             self.exclude(id);
         }
-        Ok(())
+        Ok(Some(id))
     }
 }
 

@@ -43,13 +43,21 @@ macro_rules! mixed_methods {
                 Some(ptr) => {
                     debug_assert!(ptr.is_some());
                     // SAFETY: the component is required, so the row passed the query's sparse
-                    // conditions only because `entity` has a value (the caller's promise); it
+                    // conditions (`row_matches_mixed`) only because `entity` has a value (the
+                    // caller's promise); it
                     // is a live value of `T`, and the caller has the declared access for `'a`.
                     unsafe { $deref(ptr.unwrap_unchecked().cast::<T>()) }
                 }
                 // SAFETY: a table component: forwarded from the caller.
                 None => unsafe { Self::next_item(fetch) },
             }
+        }
+
+        #[inline(always)]
+        fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+            state
+                .and_then(|id| storage.sparse_sets().get(id))
+                .is_none_or(|set| set.contains(entity))
         }
 
         mixed_methods!(skip);

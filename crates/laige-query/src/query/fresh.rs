@@ -91,6 +91,11 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Fresh<&T> {
         unsafe { <&T>::skip_rows_mixed(state, fetch, storage, rows) }
     }
 
+    #[inline(always)]
+    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+        <&T>::row_matches_mixed(state, storage, entity)
+    }
+
     #[inline]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> &'a [T] {
         // SAFETY: forwarded from the caller.
@@ -173,6 +178,11 @@ unsafe impl<Q: QueryData, F: QueryFilter> QueryData for Filtered<Q, F> {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe { <(Q, F)>::skip_rows_mixed(state, fetch, storage, rows) }
+    }
+
+    #[inline(always)]
+    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+        <(Q, F)>::row_matches_mixed(state, storage, entity)
     }
 
     #[inline]

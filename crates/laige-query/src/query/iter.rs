@@ -194,7 +194,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
     ///
     /// As for [`each_in`], for as long as the iterator and its items live; for a query that
     /// is not read-only, no other iterator or item of the same access lives meanwhile.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn new(storage: &'s Storage, checks: Checks<'_>) -> Result<Self, QueryError> {
         let (state, matcher) = prepare::<Q>(storage, checks)?;
         Ok(Self {
@@ -216,6 +216,23 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
         let table = tables.next_table()?;
         // SAFETY: `Tables` yields only tables the query's matcher accepts.
         Some((unsafe { table.fetch::<Q>(state, false) }, table.rows))
+    }
+
+    /// [`QueryIter::next_mixed`] out of line, so the table-only `next` stays small.
+    #[inline(never)]
+    fn next_mixed_out_of_line(&mut self) -> Option<Q::Item<'s>> {
+        self.next_mixed()
+    }
+
+    /// [`Iterator::fold`] for a query that touches a sparse component, out of line so the
+    /// table-only loop stays as it was.
+    #[inline(never)]
+    fn fold_mixed<B, F: FnMut(B, Q::Item<'s>) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while let Some(item) = self.next_mixed() {
+            acc = f(acc, item);
+        }
+        acc
     }
 
     /// [`Iterator::next`] for a query that touches a sparse component: row by row, each
@@ -242,7 +259,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             // SAFETY: `mixed_rows` was above zero, so `fetch` is set (by `Q::fetch`) and at the
             // row.
             let fetch = unsafe { self.fetch.assume_init_mut() };
-            if self.tables.matcher.row_matches(self.storage, entity) {
+            if Q::row_matches_mixed(&self.state, self.storage, entity) {
                 // SAFETY: as for `next`; the row is `entity`'s and passed the sparse
                 // conditions.
                 return Some(unsafe {
@@ -264,7 +281,7 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
             // A mixed query keeps `rows` at 0, so the test costs a table-only query nothing
             // per row.
             if self.tables.matcher.mixed() {
-                return self.next_mixed();
+                return self.next_mixed_out_of_line();
             }
             let (fetch, rows) = Self::next_table(&mut self.tables, &self.state)?;
             self.fetch = MaybeUninit::new(fetch);
@@ -286,13 +303,10 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
     // A table at a time, as `each` has always run: the row loop has no table test in it.
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
-        let mut acc = init;
         if self.tables.matcher.mixed() {
-            while let Some(item) = self.next_mixed() {
-                acc = f(acc, item);
-            }
-            return acc;
+            return self.fold_mixed(init, f);
         }
+        let mut acc = init;
         if self.rows != 0 {
             // SAFETY: as for `next`: `rows` above zero means `fetch` is set.
             let mut fetch = unsafe { self.fetch.assume_init() };
@@ -419,7 +433,7 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
     }
     let mut fetch = Q::fetch(state, table);
     if matcher.mixed() {
-        if !matcher.row_matches(storage, entity) {
+        if !Q::row_matches_mixed(state, storage, entity) {
             return None;
         }
         // SAFETY: as below, for the mixed walk: the row is `entity`'s and passed the sparse

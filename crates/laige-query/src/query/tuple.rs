@@ -82,6 +82,13 @@ macro_rules! tuple_query {
 
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
+            fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+                let ($($state,)*) = state;
+                true $(&& $name::row_matches_mixed($state, storage, entity))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
             unsafe fn skip_rows_mixed(
                 state: &Self::State,
                 fetch: &mut Self::Fetch,
