@@ -136,7 +136,6 @@ pub unsafe trait QueryData {
     ///
     /// As for [`QueryData::next_item`], with `fetch` from [`QueryData::fetch`] (never
     /// `fetch_driven`); `storage` is the one the query was checked on.
-    #[doc(hidden)]
     #[inline(always)]
     unsafe fn next_item_mixed<'a>(
         state: &Self::State,
@@ -152,7 +151,6 @@ pub unsafe trait QueryData {
     /// Whether `entity`'s row, in a table the query matches, passes this element's sparse
     /// condition: an element that requires a sparse component (`&T`, `&mut T`, `With<T>`)
     /// needs the entity to have it, `Without<T>` not to; every other element passes.
-    #[doc(hidden)]
     #[inline(always)]
     fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
         let _ = (state, storage, entity);
@@ -165,7 +163,6 @@ pub unsafe trait QueryData {
     /// # Safety
     ///
     /// As for [`QueryData::skip_rows`], with `fetch` from [`QueryData::fetch`].
-    #[doc(hidden)]
     #[inline(always)]
     unsafe fn skip_rows_mixed(
         state: &Self::State,

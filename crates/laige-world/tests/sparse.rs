@@ -195,7 +195,6 @@ fn queries_mix_sparse_and_table_components_in_table_order() {
     assert!(prepared.get(es[0]).is_none());
     prepared.get(es[2]).unwrap().1.0 = 7;
     assert!(prepared.get(bare).is_none());
-    drop(prepared);
     assert_eq!(world.get::<Stun>(es[2]).unwrap(), &Stun(7));
 }
 

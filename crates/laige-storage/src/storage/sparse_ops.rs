@@ -24,9 +24,9 @@ impl Storage {
             std::any::TypeId::of::<T>()
         );
         match self.sparse.get_mut(component) {
-            // SAFETY: `T` is the set's type (the caller's promise about `component`); the
-            // entity is live, so its slot's entry stays true until its despawn clears it.
             Some(set) => {
+                // SAFETY: `T` is the set's type (the caller's promise about `component`); the
+                // entity is live, so its slot's entry stays true until its despawn clears it.
                 unsafe { set.insert_typed(entity, value) };
                 Ok(())
             }
