@@ -402,6 +402,50 @@ mod tests {
     }
 
     #[test]
+    fn typed_insert_and_remove_move_owned_values_once() {
+        let mut components = Components::default();
+        let (hash, clone) = ComponentOptions::<Name>::new().erased();
+        let id = components.register::<Name>(hash, clone).unwrap();
+        let mut s = SparseSet::new(components.get(id));
+        let es: Vec<_> = (0..20).map(|i| entity(i, 1)).collect();
+        for (i, &e) in es.iter().enumerate() {
+            // SAFETY: the set holds `Name`s.
+            unsafe { s.insert_typed(e, Name(format!("n{i}"))) };
+        }
+        // SAFETY: as above.
+        unsafe { s.insert_typed(es[3], Name("again".into())) };
+        let name = |s: &SparseSet, e| {
+            // SAFETY: a live `Name` of the set, read while nothing writes.
+            s.get_ptr(e)
+                .map(|p| unsafe { &*p.cast::<Name>() }.0.clone())
+        };
+        assert_eq!(
+            name(&s, es[3]).as_deref(),
+            Some("again"),
+            "replaced, old dropped"
+        );
+        let removed: Vec<_> = [0usize, 19, 7, 7, 12]
+            .iter()
+            // SAFETY: as above.
+            .map(|&i| unsafe { s.remove_typed::<Name>(es[i]) }.map(|n| n.0))
+            .collect();
+        let want = [Some("n0"), Some("n19"), Some("n7"), None, Some("n12")];
+        assert_eq!(removed, want.map(|n| n.map(String::from)));
+        assert_eq!(s.len(), 16);
+        assert_eq!(
+            name(&s, es[18]).as_deref(),
+            Some("n18"),
+            "moved into a hole, still found"
+        );
+        assert!(!s.contains(es[12]) && !s.contains(es[0]) && !s.contains(es[19]));
+        // Whatever is left is dropped with the set (valgrind and Miri check no leak).
+    }
+
+    #[derive(Debug)]
+    struct Name(String);
+    impl Component for Name {}
+
+    #[test]
     fn dropping_the_set_drops_its_values() {
         DROPS.with(|d| d.set(0));
         let mut s = set();
