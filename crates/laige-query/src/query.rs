@@ -58,30 +58,26 @@ pub use snapshot::Snapshot;
 /// Implementations must declare in `init` and in `declare` every component they read or
 /// write, and `item` / `chunk` must touch nothing else; items and chunks must be sound to use
 /// on another thread than the one that made them (`par_each` does), as the components'
-/// references are (every component is `Send + Sync`). The impls in this crate do; the
-/// hidden methods use crate-internal types, so it cannot be implemented elsewhere.
+/// references are (every component is `Send + Sync`). The impls in this crate do. The
+/// methods are the implementor's side, which the checked views drive; code that only
+/// queries never calls them.
 pub unsafe trait QueryData {
     /// What one row yields.
     type Item<'a>;
     /// What one archetype yields.
     type Chunk<'a>;
     /// The resolved component ids.
-    #[doc(hidden)]
     type State: Copy;
     /// Raw column pointers for one archetype.
-    #[doc(hidden)]
     type Fetch: Copy;
 
     /// Resolves component ids and records the access in `desc`, checking it.
-    #[doc(hidden)]
     fn init(desc: &mut QueryDesc<'_>) -> Result<Self::State, QueryError>;
 
     /// Records, for a typed system's registration, the access each element needs.
-    #[doc(hidden)]
     fn declare(init: &mut ParamInit<'_>);
 
     /// The column pointers of a matched archetype.
-    #[doc(hidden)]
     fn fetch(state: &Self::State, archetype: &Archetype) -> Self::Fetch;
 
     /// [`QueryData::fetch`] for an archetype the query matched through the column directory of
@@ -95,7 +91,6 @@ pub unsafe trait QueryData {
     /// `state` comes from `init` on a [`QueryDesc`] whose matcher accepts `archetype` (it has
     /// every component the query requires); `driver_column` is the base of `archetype`'s
     /// column of `driver`.
-    #[doc(hidden)]
     #[inline]
     unsafe fn fetch_driven(
         state: &Self::State,
@@ -116,7 +111,6 @@ pub unsafe trait QueryData {
     /// `fetch` comes from a matched archetype and is at one of its rows; the caller has the
     /// declared access for `'a`; the same row is not yielded twice while a mutable item of it
     /// lives.
-    #[doc(hidden)]
     unsafe fn next_item<'a>(fetch: &mut Self::Fetch) -> Self::Item<'a>;
 
     /// Moves `fetch` on by `rows` rows, to reach one entity's row.
@@ -124,7 +118,6 @@ pub unsafe trait QueryData {
     /// # Safety
     ///
     /// `fetch` comes from a matched archetype, at a row at least `rows` before its end.
-    #[doc(hidden)]
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize);
 
     /// [`QueryData::next_item`] in a query that touches a sparse component: the row is
@@ -180,7 +173,6 @@ pub unsafe trait QueryData {
     /// # Safety
     ///
     /// As for [`QueryData::item`], for all `len` rows at once.
-    #[doc(hidden)]
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
 }
 

@@ -64,14 +64,14 @@ fn probe_tick(world: &mut World, schedule: &Schedule) {
 }
 
 /// `simple_iter`'s components (ecs_bench_suite): `pos += vel` over 10,000 entities.
+#[derive(Component)]
 struct Transform(#[allow(dead_code)] [f32; 16]);
-impl Component for Transform {}
+#[derive(Component)]
 struct Position([f32; 3]);
-impl Component for Position {}
+#[derive(Component)]
 struct Rotation(#[allow(dead_code)] [f32; 3]);
-impl Component for Rotation {}
+#[derive(Component)]
 struct Velocity([f32; 3]);
-impl Component for Velocity {}
 
 #[inline(always)]
 fn step(p: &mut Position, v: &Velocity) {

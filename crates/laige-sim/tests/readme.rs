@@ -1,5 +1,6 @@
 //! The README tour's snippets that are not the tour itself, compiled and run here, so the
-//! README cannot drift from the API: moving from the flat rules to a declarative `Layout`.
+//! README cannot drift from the API: moving from the flat rules to a declarative `Layout`,
+//! and running at a fixed rate.
 
 use laige_sim::prelude::*;
 
@@ -39,6 +40,39 @@ fn with_layout(world: &mut World) -> Result<Schedule, Box<dyn std::error::Error>
     Ok(schedule)
 }
 
+/// The README's "Running at a fixed rate" snippet, verbatim between the markers; `frames`
+/// stands in for the game's own quit test, and `render` for its renderer.
+fn fixed_rate(mut world: World, frames: u32) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    let mut left = frames;
+    let mut quit = || {
+        left = left.saturating_sub(1);
+        left == 0
+    };
+    let mut alphas = Vec::new();
+    let mut render = |_: &World, alpha: f64| alphas.push(alpha);
+    // README: runtime begins
+    Runtime::install(&mut world)?; // FixedTime (hashed) and FrameTime
+    let options = RuntimeOptions {
+        tick_rate: 60,
+        workers: 2,
+        ..RuntimeOptions::default()
+    };
+    let mut runtime = Runtime::new(world, options)?;
+    while !quit() {
+        runtime.run_frame()?; // waits, runs the ticks due, catches up or drops a backlog
+        render(runtime.world(), runtime.overstep_fraction()); // interpolate by the fraction
+    }
+    // README: runtime ends
+    Ok(alphas)
+}
+
+#[test]
+fn the_runtime_snippet_runs_frames() {
+    let alphas = fixed_rate(world(), 4).unwrap();
+    assert_eq!(alphas.len(), 3);
+    assert!(alphas.iter().all(|a| (0.0..1.0).contains(a)), "{alphas:?}");
+}
+
 #[test]
 fn the_flat_rules_refuse_two_writers_even_when_ordered() {
     let mut world = world();
@@ -63,13 +97,15 @@ fn a_layout_orders_two_writers() {
 }
 
 #[test]
-fn the_readme_shows_the_snippet_verbatim() {
-    let source = include_str!("readme.rs");
-    let snippet = between(
-        source,
-        "// README: layout begins\n",
-        "    // README: layout ends",
-    );
+fn the_readme_shows_the_snippets_verbatim() {
+    for name in ["layout", "runtime"] {
+        let begins = format!("// README: {name} begins\n");
+        let ends = format!("    // README: {name} ends");
+        shown_verbatim(between(include_str!("readme.rs"), &begins, &ends));
+    }
+}
+
+fn shown_verbatim(snippet: &str) {
     let readme = include_str!("../../../README.md");
     let dedented: String = snippet
         .lines()

@@ -61,4 +61,4 @@ pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
 pub use snapshot::SnapshotView;
 pub use sparse::{SparseSet, SparseSets};
-pub use storage::Storage;
+pub use storage::{Storage, StorageOwner};

@@ -2,10 +2,12 @@
 
 mod batch;
 mod ops;
+mod owner;
 mod sparse_ops;
 mod state_hash;
 
 pub use ops::RowWriter;
+pub use owner::StorageOwner;
 mod typed;
 
 use std::collections::BTreeMap;

@@ -64,8 +64,7 @@
 // cannot be lifted for one module, so `deny` with one `allow` there.
 #![deny(unsafe_code)]
 
-// Moving down into laige-storage next: the command arena and its application, and the
-// World's typed reads and writes of single values and resources.
+// Moving down into laige-storage next: the command arena and its application.
 #[allow(unsafe_code)]
 mod command;
 mod context;
@@ -78,7 +77,6 @@ mod par;
 #[allow(unsafe_code)]
 mod parallel_host;
 mod prng;
-#[allow(unsafe_code)]
 mod resources;
 mod run;
 mod runtime;
@@ -86,7 +84,6 @@ mod snapshots;
 mod system;
 mod tick_error;
 mod tick_report;
-#[allow(unsafe_code)]
 mod world;
 
 pub use command::{

@@ -89,15 +89,6 @@ impl World {
         })
     }
 
-    fn resource_ptr<T: 'static>(&self) -> Result<*mut u8, WorldError> {
-        let id = self.require_resource::<T>()?;
-        self.storage.resources().ptr(id).ok_or_else(|| {
-            self.storage.report(WorldError::NoResource {
-                component: type_name::<T>(),
-            })
-        })
-    }
-
     /// The resource `T`, for setup code; systems use
     /// [`Queries::resource`](crate::Queries::resource).
     ///
@@ -106,9 +97,8 @@ impl World {
     /// [`WorldError::NoResource`] when the world holds none (never inserted, or removed);
     /// [`WorldError::ComponentAsResource`] for a component type.
     pub fn resource<T: 'static>(&self) -> Result<&T, WorldError> {
-        let ptr = self.resource_ptr::<T>()?;
-        // SAFETY: the held value of `T`'s id is a valid `T`; `&self` excludes writers.
-        Ok(unsafe { &*ptr.cast::<T>() })
+        let id = self.require_resource::<T>()?;
+        self.storage.resource(id)
     }
 
     /// The resource `T`, mutably, for setup code; systems use
@@ -118,10 +108,8 @@ impl World {
     ///
     /// As for [`World::resource`].
     pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T, WorldError> {
-        let ptr = self.resource_ptr::<T>()?;
-        // SAFETY: the held value of `T`'s id is a valid `T`; `&mut self` excludes every other
-        // access.
-        Ok(unsafe { &mut *ptr.cast::<T>() })
+        let id = self.require_resource::<T>()?;
+        self.storage.resource_mut(id)
     }
 
     /// Whether the world holds a resource `T`. A pure query: no event.

@@ -154,13 +154,11 @@ impl<'w> ParamFetch<'w> {
 /// parameters' at every fetch, so no implementation can alias another.
 pub trait SystemParam {
     /// Kept between runs: resolved ids, a query's claim, a [`Local`]'s value.
-    #[doc(hidden)]
     type State: Send + 'static;
     /// What the system function receives for one run.
     type Item<'a>;
 
     /// Sets the parameter up at registration, recording what it needs.
-    #[doc(hidden)]
     fn init(init: &mut ParamInit<'_>) -> Self::State;
 
     /// The parameter for one run.
@@ -170,7 +168,6 @@ pub trait SystemParam {
     /// [`QueryError::NoResource`], when a resource it needs is not in the world, and
     /// [`QueryError::Aliased`] for a parameter that reaches what another one holds; the
     /// system does not run then.
-    #[doc(hidden)]
     fn fetch<'a>(
         state: &'a mut Self::State,
         fetch: &mut ParamFetch<'a>,

@@ -4,8 +4,6 @@ mod components;
 mod names;
 mod systems;
 
-use std::mem::ManuallyDrop;
-
 use laige_diag::Diagnostics;
 use laige_registry::{ComponentId, Registry, SystemId};
 
@@ -14,6 +12,7 @@ use crate::observers::Observers;
 use crate::runtime::Runtime;
 use crate::{Entity, QueryError, StateHasher, Storage, SystemRun, WorldError, WorldOptions};
 use laige_query::{Prepared, Queries, QueryData};
+use laige_storage::StorageOwner;
 use laige_storage::archetype::Archetype;
 use laige_storage::bundle::Bundle;
 
@@ -26,7 +25,7 @@ pub use systems::{SystemBuilder, SystemState, ViewSource};
 /// The direct methods (`spawn`, `insert`, `get`, `each`, ...) serve setup code and tests;
 /// systems see the world only through a [`SystemContext`](crate::SystemContext).
 pub struct World {
-    pub(crate) storage: Storage,
+    pub(crate) storage: StorageOwner,
     pub(crate) registry: Registry<SystemRun>,
     pub(crate) systems: Vec<SystemState>,
     pub(crate) runtime: Runtime,
@@ -58,7 +57,7 @@ impl World {
         let diag = options.diagnostics.clone().unwrap_or_default();
         let max = options.max_entities.unwrap_or(u32::MAX);
         Self {
-            storage: Storage::new(options.capacity, max, diag.clone()),
+            storage: StorageOwner::new(Storage::new(options.capacity, max, diag.clone())),
             registry: Registry::with_diagnostics(diag),
             systems: Vec::new(),
             runtime: Runtime::new(options.timing, options.clock.clone()),
@@ -96,13 +95,7 @@ impl World {
     /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`], or
     /// [`WorldError::EntityLimit`]; the bundle is dropped.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, WorldError> {
-        let ids = B::resolve(self.storage.components()).map_err(|err| self.storage.report(err))?;
-        // SAFETY: `take` hands out one valid value per resolved component, in order, each of
-        // the type of its id, and forgets them; the row is written exactly once per component.
-        unsafe {
-            self.storage
-                .spawn_with(ids.set(), |row| bundle.put_from(&ids, &mut 0, row))
-        }
+        self.storage.spawn(bundle)
     }
 
     /// Spawns one entity per bundle of `bundles` (all of one bundle type) and returns their
@@ -187,22 +180,7 @@ impl World {
         entity: Entity,
         value: T,
     ) -> Result<(), WorldError> {
-        let location = self.storage.locate(entity, "insert")?;
-        let component = self.storage.require_mut::<T>()?;
-        // SAFETY: the entity is live (located above); `component` is `T`'s id.
-        let Err(value) = (unsafe { self.storage.insert_sparse(entity, component, value) }) else {
-            return Ok(());
-        };
-        let mut value = ManuallyDrop::new(value);
-        // SAFETY: the entity is live at `location`; `value` is a valid, aligned, writable `T`
-        // (the type of `component`), given up: `ManuallyDrop` keeps it from being dropped
-        // here, whether it was moved into the column or holds the replaced old value, which
-        // `insert_erased` dropped in place.
-        unsafe {
-            self.storage
-                .insert_erased(entity, location, component, (&raw mut *value).cast())
-        };
-        Ok(())
+        self.storage.insert(entity, value)
     }
 
     /// Removes `entity`'s `T` and returns it; `Ok(None)` when it has none.
@@ -214,20 +192,7 @@ impl World {
         &mut self,
         entity: Entity,
     ) -> Result<Option<T>, WorldError> {
-        let location = self.storage.locate(entity, "remove")?;
-        let component = self.storage.require_mut::<T>()?;
-        // SAFETY: `component` is `T`'s id.
-        if let Some(removed) = unsafe { self.storage.remove_sparse::<T>(entity, component) } {
-            return Ok(removed);
-        }
-        let mut out = std::mem::MaybeUninit::<T>::uninit();
-        // SAFETY: the entity is live at `location`; `out` is valid for one `T`.
-        let had = unsafe {
-            self.storage
-                .remove_erased(entity, location, component, Some(out.as_mut_ptr().cast()))
-        };
-        // SAFETY: `remove_erased` moved the value into `out` when it returned true.
-        Ok(had.then(|| unsafe { out.assume_init() }))
+        self.storage.remove(entity)
     }
 
     /// `entity`'s `T`.
@@ -237,9 +202,7 @@ impl World {
     /// [`WorldError::StaleEntity`], [`WorldError::UnregisteredComponent`] or
     /// [`WorldError::MissingComponent`].
     pub fn get<T: 'static>(&self, entity: Entity) -> Result<&T, WorldError> {
-        let ptr = self.value_ptr::<T>(entity, "get")?;
-        // SAFETY: a live entity's value of `T`; `&self` excludes writers.
-        Ok(unsafe { &*ptr.cast::<T>() })
+        self.storage.get(entity, "get")
     }
 
     /// `entity`'s `T`, mutably.
@@ -248,26 +211,7 @@ impl World {
     ///
     /// As for [`World::get`].
     pub fn get_mut<T: 'static>(&mut self, entity: Entity) -> Result<&mut T, WorldError> {
-        let ptr = self.value_ptr::<T>(entity, "get_mut")?;
-        // SAFETY: a live entity's value of `T`; `&mut self` excludes every other access.
-        Ok(unsafe { &mut *ptr.cast::<T>() })
-    }
-
-    fn value_ptr<T: 'static>(
-        &self,
-        entity: Entity,
-        op: &'static str,
-    ) -> Result<*mut u8, WorldError> {
-        let location = self.storage.locate(entity, op)?;
-        let component = self.storage.require::<T>()?;
-        self.storage
-            .component_ptr(entity, location, component)
-            .ok_or_else(|| {
-                self.storage.report(WorldError::MissingComponent {
-                    entity,
-                    component: std::any::type_name::<T>(),
-                })
-            })
+        self.storage.get_mut(entity, "get_mut")
     }
 
     /// Whether `entity` has a `T`.
@@ -378,9 +322,7 @@ impl World {
     /// the live state. A pure function; allocates nothing.
     pub fn state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
-        // SAFETY: a context, the only writer through a shared `&Storage`, lives only inside
-        // one of the world's `&mut self` runs; `&self` excludes it.
-        unsafe { self.storage.hash_components(&mut h) };
+        self.storage.hash_components(&mut h);
         h.write_u64(self.systems.len() as u64);
         for (index, system) in self.systems.iter().enumerate() {
             h.write_u64(index as u64 + 1);
@@ -399,9 +341,7 @@ impl World {
     /// Parts 1 to 4 of [`World::state_hash`]: components and hashed resources, no PRNG state.
     pub fn component_state_hash(&self) -> u64 {
         let mut h = StateHasher::new();
-        // SAFETY: a context, the only writer through a shared `&Storage`, lives only inside
-        // one of the world's `&mut self` runs; `&self` excludes it.
-        unsafe { self.storage.hash_components(&mut h) };
+        self.storage.hash_components(&mut h);
         h.finish()
     }
 }

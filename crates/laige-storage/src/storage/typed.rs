@@ -8,7 +8,7 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 use laige_registry::ComponentId;
 
 use crate::component::{ComponentOptions, RegisterComponentError};
-use crate::{StateHash, Storage};
+use crate::{Bundle, Entity, StateHash, Storage, WorldError};
 
 impl Storage {
     /// Registers `T` in the component id space with `options`; a versioned type also gets
@@ -96,5 +96,72 @@ impl Storage {
         let id = self.components.id_of::<T>()?;
         debug_assert_eq!(self.components.get(id).type_id(), TypeId::of::<T>());
         self.components.is_resource(id).then_some(id)
+    }
+
+    /// Spawns an entity with the components of `bundle`, a tuple such as `(Pos, Vel)`;
+    /// `()` spawns an entity without components.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::UnregisteredComponent`], [`WorldError::BundleDuplicate`], or
+    /// [`WorldError::EntityLimit`]; the bundle is dropped.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, WorldError> {
+        let ids = B::resolve(self.components()).map_err(|err| self.report(err))?;
+        // SAFETY: `put_from` hands out one valid value per resolved component, in order, each
+        // of the type of its id, and forgets them; the row is written exactly once per
+        // component.
+        unsafe { self.spawn_with(ids.set(), |row| bundle.put_from(&ids, &mut 0, row)) }
+    }
+
+    /// Sets `entity`'s `T` to `value`: replaces (dropping the old value) when it has one,
+    /// else moves the entity to the table with `T` added.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`]; `value` is
+    /// dropped.
+    pub fn insert<T: Send + Sync + 'static>(
+        &mut self,
+        entity: Entity,
+        value: T,
+    ) -> Result<(), WorldError> {
+        let location = self.locate(entity, "insert")?;
+        let component = self.require_mut::<T>()?;
+        // SAFETY: the entity is live (located above); `component` is `T`'s id.
+        let Err(value) = (unsafe { self.insert_sparse(entity, component, value) }) else {
+            return Ok(());
+        };
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: the entity is live at `location`; `value` is a valid, aligned, writable `T`
+        // (the type of `component`, looked up by type), given up: `ManuallyDrop` keeps it from
+        // being dropped here, whether it was moved into the column or holds the replaced old
+        // value, which `insert_erased` dropped in place.
+        unsafe { self.insert_erased(entity, location, component, (&raw mut *value).cast()) };
+        Ok(())
+    }
+
+    /// Removes `entity`'s `T` and returns it; `Ok(None)` when it has none.
+    ///
+    /// # Errors
+    ///
+    /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`].
+    pub fn remove<T: Send + Sync + 'static>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<T>, WorldError> {
+        let location = self.locate(entity, "remove")?;
+        let component = self.require_mut::<T>()?;
+        // SAFETY: `component` is `T`'s id (looked up by type).
+        if let Some(removed) = unsafe { self.remove_sparse::<T>(entity, component) } {
+            return Ok(removed);
+        }
+        let mut out = MaybeUninit::<T>::uninit();
+        // SAFETY: the entity is live at `location`; `out` is valid for one `T`, the type of
+        // `component`.
+        let had = unsafe {
+            self.remove_erased(entity, location, component, Some(out.as_mut_ptr().cast()))
+        };
+        // SAFETY: `remove_erased` moved the value into `out` when it returned true.
+        Ok(had.then(|| unsafe { out.assume_init() }))
     }
 }
