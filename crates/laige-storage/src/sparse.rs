@@ -415,9 +415,10 @@ mod tests {
         // SAFETY: as above.
         unsafe { s.insert_typed(es[3], Name("again".into())) };
         let name = |s: &SparseSet, e| {
-            // SAFETY: a live `Name` of the set, read while nothing writes.
-            s.get_ptr(e)
-                .map(|p| unsafe { &*p.cast::<Name>() }.0.clone())
+            s.get_ptr(e).map(|p| {
+                // SAFETY: a live `Name` of the set, read while nothing writes.
+                unsafe { &*p.cast::<Name>() }.0.clone()
+            })
         };
         assert_eq!(
             name(&s, es[3]).as_deref(),
