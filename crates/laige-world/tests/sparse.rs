@@ -308,3 +308,76 @@ fn an_undeclared_sparse_access_is_refused() {
     let schedule = world.schedule().unwrap();
     world.run_systems(&schedule).unwrap();
 }
+
+fn slow_stunned(mut q: Query<'_, (&Vel, &mut Stun)>) {
+    q.par_each(|_, (v, s)| s.0 += v.0 as u32).unwrap();
+}
+
+fn move_free(mut q: Query<'_, (&mut Pos, &Vel, Without<Stun>)>) {
+    q.par_each(|_, (p, v, ())| p.0 += v.0).unwrap();
+}
+
+fn refuse_chunks(mut q: Query<'_, (&Pos, &Stun)>) {
+    let err = q.par_each_chunk(|_, _, _| panic!("no chunk")).unwrap_err();
+    assert!(matches!(
+        err,
+        QueryError::SparseChunk {
+            system: Some(_),
+            ..
+        }
+    ));
+}
+
+/// 2,000 entities (half with a sparse `Label` from their bundle), every third stunned, ticked
+/// three times by `par_each` systems over sparse conditions: the same state on one thread and
+/// on two.
+fn par_run(threads: Option<usize>) -> u64 {
+    let mut world = world();
+    for i in 0..2000u32 {
+        let e = match i % 2 {
+            0 => world.spawn((Pos(i as f32), Vel(1.0))).unwrap(),
+            _ => world
+                .spawn((Pos(i as f32), Vel(2.0), Label(String::new())))
+                .unwrap(),
+        };
+        if i % 3 == 0 {
+            world.insert(e, Stun(i)).unwrap();
+        }
+    }
+    world.system("Slow", slow_stunned).register().unwrap();
+    world.system("Move", move_free).register().unwrap();
+    world.system("Chunks", refuse_chunks).register().unwrap();
+    if let Some(threads) = threads {
+        world.use_executor(laige_executor::ExecutorOptions {
+            threads,
+            mode: laige_executor::Mode::Parallel,
+            ..Default::default()
+        });
+    }
+    let schedule = world.schedule().unwrap();
+    for _ in 0..3 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let mut stunned = 0u64;
+    world.each::<&Stun>(|s| stunned += u64::from(s.0)).unwrap();
+    let mut moved = 0.0f64;
+    world
+        .each::<(&Pos, Without<Stun>)>(|(p, ())| moved += f64::from(p.0))
+        .unwrap();
+    // 667 stunned entities gain 1 or 2 a tick; the others move by 1 or 2 a tick.
+    assert_eq!(
+        stunned,
+        (0..2000u64).step_by(3).map(|i| i + 3 * (1 + i % 2)).sum()
+    );
+    let free: f64 = (0..2000u32)
+        .filter(|i| i % 3 != 0)
+        .map(|i| f64::from(i) + 3.0 * f64::from(1 + i % 2))
+        .sum();
+    assert_eq!(moved, free);
+    world.state_hash()
+}
+
+#[test]
+fn par_each_over_sparse_conditions_is_the_same_on_any_thread_count() {
+    assert_eq!(par_run(None), par_run(Some(2)));
+}
