@@ -86,7 +86,7 @@ impl<T: fmt::Display> fmt::Display for Text<T> {
 pub struct FieldText(ArrayString<FIELD_CAPACITY>);
 
 impl FieldText {
-    /// `value`'s text, escaped, at most `limit` bytes (and at most [`FIELD_CAPACITY`]).
+    /// `value`'s text, escaped, at most `limit` bytes (and at most 255).
     pub fn render(value: &dyn fmt::Display, limit: usize) -> Self {
         let mut text = ArrayString::new();
         // Cannot fail: the text is cut to fit the buffer.

@@ -15,17 +15,19 @@ use crate::pool::Pool;
 use crate::shared::Job;
 use crate::sync::Liveness;
 
-/// Auto mode runs a track in parallel once its measured work reaches this many nanoseconds.
+/// Auto mode runs a track in parallel once its measured work *off the critical path* (the
+/// systems' summed durations minus the longest chain of them through the plan) reaches this
+/// many nanoseconds: only that work can run beside the chain that bounds the track.
 ///
-/// On two threads, parallel pays off when half the work exceeds the cost of handing work to
-/// a worker. On the 2-core development machine (docs/decisions/0003-executor.md) a hand-off
+/// On two threads, parallel pays off when the work a second thread can take exceeds the cost
+/// of handing it over. On the 2-core development machine (docs/decisions/0003-executor.md) a hand-off
 /// to a spinning worker costs about 1.2 µs and to a parked one about 24 µs (futex wake and
 /// reschedule); the first track of a frame usually finds the workers parked, so the line
 /// sits at twice the parked figure.
 pub const AUTO_PARALLEL_NANOS: u64 = 50_000;
 
-/// Auto mode goes back to sequential once a parallel track's measured work falls below
-/// this; the gap to [`AUTO_PARALLEL_NANOS`] keeps a track near the line from flapping.
+/// Auto mode goes back to sequential once a parallel track's measured work off the critical
+/// path falls below this; the gap to [`AUTO_PARALLEL_NANOS`] keeps a track near the line from flapping.
 pub const AUTO_SEQUENTIAL_NANOS: u64 = 35_000;
 
 /// Auto mode measures a track's work on its first run and then every this many runs.
@@ -37,10 +39,11 @@ pub enum Mode {
     /// One system at a time on the calling thread, in sequential order.
     Sequential,
     /// On every thread of the pool, each system as soon as its predecessors finished (a
-    /// track of fewer than two systems, or an executor of one thread, runs sequentially).
+    /// track of fewer than two systems, a track that is a chain, or an executor of one
+    /// thread, runs sequentially: no second thread could take anything).
     Parallel,
-    /// Per track: parallel when the track's measured work is large enough
-    /// ([`AUTO_PARALLEL_NANOS`]) and it can run two systems at once; sequential otherwise.
+    /// Per track: parallel when the track's measured work off its critical path is large
+    /// enough ([`AUTO_PARALLEL_NANOS`]); sequential otherwise.
     Auto,
 }
 
@@ -220,8 +223,10 @@ impl Executor {
         let timed = self.options.time_systems;
         let clock = self.pool.timer();
         let start = if timed || sample { clock.raw() } else { 0 };
-        let (busy, panic) = match mode {
-            ChosenMode::Sequential => (0, self.run_sequential(plan, t, runs, host)),
+        let (_, panic) = match mode {
+            ChosenMode::Sequential => {
+                (0, self.run_sequential(plan, t, runs, host, timed || sample))
+            }
             ChosenMode::Parallel => {
                 let ctx = Erased { runs, host };
                 let job = Job {
@@ -232,7 +237,7 @@ impl Executor {
                     ctx: std::ptr::from_ref(&ctx).cast(),
                     run: run_erased::<R, H>,
                     timed: timed || sample,
-                    record: timed,
+                    record: timed || sample,
                     alive: Liveness::default(),
                     caller: std::thread::current(),
                     order: &self.orders[t],
@@ -252,11 +257,8 @@ impl Executor {
             0
         };
         if sample {
-            let work = match mode {
-                ChosenMode::Sequential => wall_nanos,
-                ChosenMode::Parallel => clock.delta_as_nanos(0, busy),
-            };
-            self.learn(t, work);
+            let off_path = self.work_off_critical_path(plan, t);
+            self.learn(t, off_path);
         }
         self.last_modes[t] = Some(mode);
         if timed {
@@ -284,7 +286,8 @@ impl Executor {
     }
 
     /// Where and when system `id` last ran, in raw readings of the executor's clock, when
-    /// `time_systems` is on; all zero before its first timed run. Thread 0 is the calling
+    /// `time_systems` is on (or on auto mode's sampled runs, which time every system); all
+    /// zero before its first timed run. Thread 0 is the calling
     /// thread, workers are 1 and up. Read it, like [`Executor::last_duration`], after
     /// [`Executor::run_track`] returned; a timeline is built from these.
     pub fn last_span(&self, id: SystemId) -> ClockSpan {
@@ -300,9 +303,10 @@ impl Executor {
     /// How many times a thread (a worker or the calling thread) napped inside a track since
     /// the executor started.
     ///
-    /// A thread that finds nothing to run for 100 µs while other threads run long systems
-    /// sleeps in naps of at most 50 µs instead of spinning; the thread that ends the track
-    /// wakes it. Useful to see whether a schedule leaves threads idle.
+    /// A worker that finds nothing to run for 100 µs while other threads run long systems
+    /// leaves the track and sleeps until more work is published or the next track starts;
+    /// the calling thread naps in place (at most 250 µs a nap) and the thread that ends the
+    /// track wakes it. Both count here. Useful to see whether a schedule leaves threads idle.
     pub fn naps(&self) -> u64 {
         self.pool.naps()
     }
@@ -367,17 +371,15 @@ impl Executor {
 
     /// The mode for this run of track `t`, and whether to measure its work.
     fn choose(&mut self, plan: &Plan, t: usize) -> (ChosenMode, bool) {
-        if self.options.threads < 2 || plan.track(t).len() < 2 {
-            // Nothing to share: waking the workers would only cost.
+        if self.options.threads < 2 || plan.track(t).len() < 2 || plan.max_width(t) < 2 {
+            // Nothing to share (one thread, one system, or a chain): a worker could only
+            // join, find nothing, and make the end of the track wait for it.
             return (ChosenMode::Sequential, false);
         }
         match self.options.mode {
             Mode::Sequential => (ChosenMode::Sequential, false),
             Mode::Parallel => (ChosenMode::Parallel, false),
             Mode::Auto => {
-                if plan.max_width(t) < 2 {
-                    return (ChosenMode::Sequential, false);
-                }
                 if self.auto_plan != plan.identity() {
                     self.auto_plan = plan.identity();
                     self.auto = [AutoTrack::FRESH; MAX_TRACKS];
@@ -399,7 +401,25 @@ impl Executor {
         }
     }
 
-    /// Updates track `t`'s auto state with a measured amount of work.
+    /// The work of track `t` that can run beside its critical path, in nanoseconds: the sum
+    /// of its systems' last durations minus the longest chain of them through the plan.
+    fn work_off_critical_path(&self, plan: &Plan, t: usize) -> u64 {
+        let pool = &self.pool;
+        let duration = |id: SystemId| {
+            let span = pool.span(id.index());
+            pool.timer().delta_as_nanos(span.start, span.end)
+        };
+        let (_, len) = plan.track_span(t);
+        let chains = crate::order::chains(plan, t, duration);
+        let critical_path = chains[..len].iter().copied().max().unwrap_or(0);
+        let work = plan
+            .track(t)
+            .iter()
+            .fold(0u64, |sum, &id| sum.saturating_add(duration(id)));
+        work.saturating_sub(critical_path)
+    }
+
+    /// Updates track `t`'s auto state with a measured amount of work off its critical path.
     fn learn(&mut self, t: usize, work: u64) {
         let track = &mut self.auto[t];
         track.parallel = if track.parallel {
@@ -416,10 +436,11 @@ impl Executor {
         t: usize,
         runs: &[R],
         host: &H,
+        timed: bool,
     ) -> Option<(SystemId, PanicMessage)> {
         let mut first = None;
         let track = plan.track(t);
-        if !self.options.time_systems {
+        if !timed {
             for &id in track {
                 // SAFETY: `run_track` checked `runs.len() >= plan.runs_needed()`, which
                 // exceeds every system index of the plan.

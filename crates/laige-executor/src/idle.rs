@@ -1,7 +1,8 @@
-//! Naps for workers that idle inside a track: bounded CPU burn while another thread runs a
-//! long system.
+//! Naps for the calling thread when it idles inside a track, and the wake-ups of workers
+//! that left a track to sleep (ADR 0013): bounded CPU burn while another thread runs a long
+//! system.
 //!
-//! A worker that has found nothing to run for [`NAP_AFTER_NANOS`] sleeps in naps of at most
+//! The caller, when it has found nothing to run for [`NAP_AFTER_NANOS`], sleeps in naps of at most
 //! [`NAP_NANOS`], re-checking for work between them. Whoever ends the track (brings
 //! `remaining` to 0) wakes the nappers with a Dekker handshake, so the end of a track never
 //! waits for a nap to run out; whoever publishes new ready systems wakes them on a best-effort
@@ -110,9 +111,27 @@ impl Naps {
     /// then loads `napping`, the napper stores `napping` then loads the ready bits), so a
     /// napper either sees the new systems or is woken; waking no more threads than there
     /// are systems keeps a crowd of idle threads from all waking for one system.
+    ///
+    /// Workers that left the track to sleep (`crate::pool`'s wait loop, `sleeping`) count as
+    /// nappers here: the same fence pairs with theirs, and they rejoin the track they left.
     pub(crate) fn wake_for(&self, ready: u32, caller: &Handle) {
         fence(Ordering::SeqCst);
-        self.unpark_nappers(ready, Some(caller));
+        let mut left = self.unpark_nappers(ready, Some(caller));
+        for me in 1..self.slots.len() {
+            if left == 0 {
+                return;
+            }
+            let sleeping = &self.slots[me].sleeping;
+            if sleeping.load(Ordering::Relaxed) && sleeping.swap(false, Ordering::Relaxed) {
+                self.unpark(me);
+                left -= 1;
+            }
+        }
+    }
+
+    /// Counts a worker leaving a track to sleep as a nap ([`Naps::taken`]).
+    pub(crate) fn count_sleep_in_track(&self) {
+        self.taken.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Unparks worker `me` (not the calling thread, 0), once it registered.
@@ -155,14 +174,15 @@ impl Naps {
     /// Unparks up to `limit` napping threads, lowest index first; the calling thread (0)
     /// only when its handle `caller` is given. The caller of this issued the `SeqCst` fence
     /// that pairs with the napper's, so a zero `napping` count means nobody to wake.
-    fn unpark_nappers(&self, limit: u32, caller: Option<&Handle>) {
+    /// Returns how many of `limit` are left.
+    fn unpark_nappers(&self, limit: u32, caller: Option<&Handle>) -> u32 {
         if self.napping.load(Ordering::Relaxed) == 0 {
-            return;
+            return limit;
         }
         let mut left = limit;
         for (me, slot) in self.slots.iter().enumerate() {
             if left == 0 {
-                return;
+                return 0;
             }
             if !slot.napping.load(Ordering::Relaxed) {
                 continue;
@@ -175,5 +195,6 @@ impl Naps {
             }
             left -= 1;
         }
+        left
     }
 }

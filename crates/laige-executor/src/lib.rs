@@ -96,4 +96,5 @@ pub use executor::{
     ExecutorOptions, Mode, TrackReport,
 };
 pub use host::{Exclusive, PerSystem, SharedHost};
+pub use order::WAKE_WORTH_NANOS;
 pub use plan::{EdgeReason, Plan};

@@ -35,8 +35,12 @@
 //!
 //! # Idle threads
 //!
-//! A thread with nothing to run spins and yields; after 100 µs it naps (`crate::idle`), and
-//! the thread whose completion count brings `remaining` to 0 wakes every napper.
+//! A thread with nothing to run spins and yields. After 100 µs a worker leaves the track
+//! (it decrements `active` like one that finished) and parks in the wait loop; a publisher
+//! of new ready systems worth a wake-up (`crate::order`) unparks it, and it rejoins the same
+//! epoch while the track is open. So the end of a track never waits for a sleeper to wake.
+//! The caller cannot leave: it naps (`crate::idle`), and the thread whose completion count
+//! brings `remaining` to 0 wakes it (docs/decisions/0013-idle-workers-leave-the-track.md).
 
 use laige_diag::{ClockSpan, TickClock};
 use laige_registry::SystemId;
@@ -44,9 +48,10 @@ use laige_registry::SystemId;
 use crate::batch::CurrentPool;
 use crate::error::PanicMessage;
 use crate::handshake::{ACTIVE_MASK, EPOCH_ONE, EPOCH_SHIFT, OPEN, SHUTDOWN, close_and_wait, join};
+use crate::plan::WORDS;
 use crate::shared::{Job, NO_PANIC, Shared, spin_start};
 use crate::sync::{Arc, Backoff, Ordering, fence, happens_after, happens_before, thread};
-use crate::work::work;
+use crate::work::{Left, any_ready, work};
 
 /// Under loom, spin twice and park: spinning only multiplies the interleavings.
 #[cfg(loom)]
@@ -209,17 +214,21 @@ fn worker_main(shared: &Shared, me: usize) {
     let _current = CurrentPool::enter(&shared.batches, &shared.naps);
     shared.started.fetch_add(1, Ordering::Release);
     let mut seen = 0;
+    // Whether to spin before sleeping: not right after leaving a track idle, which spun.
+    let mut spin = true;
     loop {
-        let state = wait_for_track(shared, me, seen);
+        let state = wait_for_track(shared, me, seen, spin);
         if state & SHUTDOWN != 0 {
             return;
         }
+        // A new track, or more work in the one this worker left idle: join it either way.
         seen = state >> EPOCH_SHIFT;
         let joined = join(&shared.state, state, |current| {
             current >> EPOCH_SHIFT == seen && current & OPEN != 0
         });
         if !joined {
             // That track closed before we got in, or a newer one opened: wait again.
+            spin = true;
             continue;
         }
         happens_after(&*shared.state);
@@ -233,20 +242,31 @@ fn worker_main(shared: &Shared, me: usize) {
         job.alive.touch();
         // SAFETY: as for `job`: `Pool::run`'s caller keeps the plan alive until it returns.
         let plan = unsafe { &*job.plan };
-        work(shared, job, plan, me);
+        let left = work(shared, job, plan, me);
         job.alive.touch();
         happens_before(&*shared.job);
         shared.state.fetch_sub(1, Ordering::Release);
+        spin = left == Left::Done;
+        if left == Left::Idle {
+            shared.naps.count_sleep_in_track();
+        }
     }
 }
 
-/// Waits until the epoch differs from `seen` or shutdown is asked, helping with shared
-/// loops meanwhile: spins for [`Shared::spin_nanos`], then parks. Returns the state word it saw.
-fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
+/// Waits until the epoch differs from `seen`, shutdown is asked, or the open track `seen`
+/// (which this worker left idle) has ready systems again, helping with shared loops
+/// meanwhile: spins for [`Shared::spin_nanos`] when `spin`, then parks. Returns the state
+/// word it saw.
+fn wait_for_track(shared: &Shared, me: usize, seen: u64, spin: bool) -> u64 {
     let sleeping = shared.naps.sleeping(me);
-    let news = |state: u64| state >> EPOCH_SHIFT != seen || state & SHUTDOWN != 0;
+    let news = |state: u64| {
+        state >> EPOCH_SHIFT != seen
+            || state & SHUTDOWN != 0
+            || (state & OPEN != 0 && any_ready(shared, WORDS))
+    };
     let mut backoff = Backoff::default();
     let mut since = spin_start(shared);
+    let mut spin = spin;
     loop {
         let state = shared.state.load(Ordering::Acquire);
         if news(state) {
@@ -257,14 +277,16 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
             since = spin_start(shared);
             continue;
         }
-        if !spin_budget_spent(shared, me, &backoff, since) {
+        if spin && !spin_budget_spent(shared, me, &backoff, since) {
             backoff.snooze();
             continue;
         }
         // Dekker with `Pool::run`: we store `sleeping` then load the state, it stores the
         // state then loads `sleeping`, with a `SeqCst` fence between each pair. The fences are
         // totally ordered, so either we see the new epoch here, or it sees us asleep and
-        // unparks us (a token that arrives before `park` is kept).
+        // unparks us (a token that arrives before `park` is kept). The same holds for ready
+        // systems of the track we left: a publisher stores the ready bits, fences and loads
+        // `sleeping` (`Naps::wake_for`); we store `sleeping`, fence and load the bits.
         sleeping.store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst);
         let state = shared.state.load(Ordering::Acquire);
@@ -280,6 +302,7 @@ fn wait_for_track(shared: &Shared, me: usize, seen: u64) -> u64 {
         sleeping.store(false, Ordering::Relaxed);
         backoff.reset();
         since = spin_start(shared);
+        spin = true;
     }
 }
 

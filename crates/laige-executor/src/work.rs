@@ -7,9 +7,19 @@ use crate::shared::{Job, MAX_CHUNK, Shared, lowest_bits, spin_start};
 use crate::sync::{AtomicU64, Backoff, Ordering, happens_after, happens_before};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-/// Runs systems of `job` until the whole track has run. Called by the caller (`me == 0`)
-/// and by every worker that joined.
-pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
+/// What made [`work`] return.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Left {
+    /// The whole track has run.
+    Done,
+    /// A worker found nothing to run for its spin budget: it leaves the track to sleep
+    /// outside it, so the end of the track never waits for it to wake (`crate::pool`).
+    Idle,
+}
+
+/// Runs systems of `job` until the whole track has run, or, for a worker, until it idled for
+/// its spin budget. Called by the caller (`me == 0`) and by every worker that joined.
+pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) -> Left {
     // SAFETY: `Pool::run`'s caller keeps the pick order alive until it returns, and every
     // thread that runs `work` for this job does so before that.
     let order = unsafe { &*job.order };
@@ -21,6 +31,7 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
     let mut backoff = Backoff::default();
     // When this thread last ran out of work; `None` while it has some.
     let mut idle_since: Option<u64> = None;
+    let mut left = Left::Done;
     loop {
         let local = if let Some(local) = next.take() {
             local
@@ -56,12 +67,14 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
                 continue;
             }
             let since = *idle_since.get_or_insert_with(|| spin_start(shared));
-            // The clock is read every 8 spins: after a `yield_now` that gave the core away
-            // for a while, the nap should not wait for 63 more spins.
-            if cfg!(not(loom))
-                && backoff.spins() % 8 == 7
-                && shared.clock.delta_as_nanos(since, shared.clock.raw()) > shared.spin_nanos(me)
-            {
+            if me != 0 && idle_budget_spent(shared, me, &backoff, since) {
+                // Everything this thread counted is in `remaining` (above), and it holds no
+                // claimed system: whoever publishes more work wakes it to rejoin.
+                left = Left::Idle;
+                break;
+            }
+            // The caller cannot leave: it naps in place, and whoever ends the track wakes it.
+            if cfg!(not(loom)) && me == 0 && idle_budget_spent(shared, me, &backoff, since) {
                 shared.naps.nap(me, || {
                     shared.remaining.load(Ordering::Acquire) != 0
                         && !any_ready(shared, words)
@@ -78,7 +91,7 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
         // dependent with this system as its only predecessor is ready now, no RMW needed:
         // nobody else ever counts it down (so a chain touches no shared counter).
         let mut publish = [0u64; WORDS];
-        let mut published = 0u32;
+        let mut published = false;
         for &dependent in plan.dependents(job.base + local) {
             let dependent = usize::from(dependent);
             if plan.pred_count(job.base + dependent) != 1 {
@@ -93,26 +106,53 @@ pub(crate) fn work(shared: &Shared, job: &Job, plan: &Plan, me: usize) {
             } else {
                 let slot = order.slot(dependent);
                 publish[slot / 64] |= 1 << (slot % 64);
-                published += 1;
+                published = true;
             }
         }
-        if published != 0 {
-            for (word, bits) in shared.ready[me].iter().zip(publish) {
+        if published {
+            let mut worth_waking = 0;
+            for ((word, bits), short) in shared.ready[me]
+                .iter()
+                .zip(publish)
+                .zip(order.short_slots())
+            {
                 if bits != 0 {
                     happens_before(word);
                     word.fetch_or(bits, Ordering::Release);
+                    worth_waking += (bits & !short).count_ones();
                 }
             }
-            shared.naps.wake_for(published, &job.caller);
+            // A system whose remaining chain is shorter than a wake-up is left to this
+            // thread, which takes it after what it holds, or to a thread still spinning.
+            if worth_waking != 0 {
+                shared.naps.wake_for(worth_waking, &job.caller);
+            }
         }
     }
     if busy != 0 {
         shared.busy.fetch_add(busy, Ordering::Relaxed);
     }
+    left
 }
 
-/// Whether any thread holds ready systems nobody has claimed.
-fn any_ready(shared: &Shared, words: usize) -> bool {
+/// Whether a worker that found nothing to run since `since` has idled for its budget
+/// (under loom: after a couple of spins, so the models cover leaving and rejoining).
+#[cfg(not(loom))]
+fn idle_budget_spent(shared: &Shared, me: usize, backoff: &Backoff, since: u64) -> bool {
+    // One clock read per 8 spins: after a `yield_now` that gave the core away for a while,
+    // leaving should not wait for 63 more spins.
+    backoff.spins() % 8 == 7
+        && shared.clock.delta_as_nanos(since, shared.clock.raw()) > shared.spin_nanos(me)
+}
+
+#[cfg(loom)]
+fn idle_budget_spent(shared: &Shared, me: usize, backoff: &Backoff, _: u64) -> bool {
+    let _ = shared.spin_nanos(me);
+    backoff.spins() >= 2
+}
+
+/// Whether any thread holds ready systems nobody has claimed, in the first `words` words.
+pub(crate) fn any_ready(shared: &Shared, words: usize) -> bool {
     shared.ready.iter().any(|own| {
         own.iter()
             .take(words)

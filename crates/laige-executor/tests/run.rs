@@ -523,6 +523,45 @@ fn auto_runs_a_heavy_chain_sequentially() {
     }
 }
 
+/// A chain has no parallel width: even `Mode::Parallel` keeps it on the calling thread,
+/// where no worker joins, finds nothing, and makes the end of the track wait for it.
+#[test]
+fn a_chain_runs_on_the_caller_in_parallel_mode() {
+    let registry = chain_registry(3, empty);
+    let plan = Plan::build_from_access(&schedule(&registry).unwrap(), &registry);
+    assert_eq!(plan.max_width(0), 1);
+    let host = Recorder::new(3);
+    let mut executor = executor(2, Mode::Parallel);
+    for tick in 1..=5 {
+        let report = executor
+            .run_track(&plan, 0, registry.runs(), &host)
+            .unwrap();
+        assert_eq!(report.mode, ChosenMode::Sequential);
+        assert_eq!(host.runs(id(3)), tick);
+    }
+}
+
+/// 2 ms of work, far over `AUTO_PARALLEL_NANOS`, but all of it on the chain 1 → 2; the
+/// empty system 3 beside it is all a second thread could take. Auto weighs the work off
+/// the critical path, so the track stays on the calling thread.
+#[test]
+fn auto_keeps_a_track_sequential_when_only_its_critical_path_is_heavy() {
+    let schedule = Schedule::hand_built(3, &[id(1), id(2), id(3)]);
+    let plan = Plan::build(
+        &schedule,
+        &[],
+        &Conflicts::from_pairs(3, |a, b| (a.get(), b.get()) == (1, 2)),
+    );
+    assert_eq!(plan.max_width(0), 2);
+    let runs: [Run; 3] = [millisecond, millisecond, empty];
+    let host = Recorder::new(3);
+    let mut executor = host.executor(options(2, Mode::Auto));
+    for _ in 0..40 {
+        let report = executor.run_track(&plan, 0, &runs, &host).unwrap();
+        assert_eq!(report.mode, ChosenMode::Sequential);
+    }
+}
+
 /// Each of three systems takes exactly 1 ms on the manual clock. Sequentially each is
 /// measured at exactly that; in parallel a system's window may also hold the other
 /// thread's millisecond, never less than its own. The track's wall time holds all three.

@@ -175,6 +175,32 @@ impl<'w> ParamInit<'w> {
         component
     }
 
+    /// Records that the current parameter reaches the event queue stored as resource `Q` (of
+    /// events named `event`) as `access`: [`Access::Emit`] for a writer, a read for a
+    /// reader. The queue must be registered already; otherwise registration fails with
+    /// [`RegisterError::EventsUnregistered`].
+    pub fn event_queue<Q: 'static>(
+        &mut self,
+        event: &'static str,
+        access: Access,
+    ) -> Option<ComponentId> {
+        let components = self.storage.components();
+        let Some(id) = components
+            .id_of::<Q>()
+            .filter(|&id| components.is_resource(id))
+        else {
+            let err = RegisterError::EventsUnregistered {
+                name: self.system,
+                event,
+                access,
+            };
+            self.fail(err);
+            return None;
+        };
+        self.need::<Q>(Some(id), access);
+        Some(id)
+    }
+
     /// Records that the current parameter holds `part`, a part of the run that belongs to the
     /// system rather than to the storage (named by the type a holder reaches); a second
     /// holder is a conflict.
@@ -223,7 +249,9 @@ impl<'w> ParamInit<'w> {
     fn need<T>(&mut self, component: Option<ComponentId>, access: Access) {
         if let Some(id) = component {
             match access {
-                Access::Write => self.claim.writes.insert(id),
+                // Two holders of one queue's writer (or a writer and a reader) would lock it
+                // twice in one run: claimed as a write, so registration refuses them.
+                Access::Write | Access::Emit => self.claim.writes.insert(id),
                 Access::Read | Access::ReadFresh => self.claim.reads.insert(id),
                 // A snapshot read reaches only the frozen copy, which no view writes.
                 Access::ReadSnapshot => false,
@@ -347,9 +375,9 @@ impl ParamNeeds {
 
 /// Two parameters' accesses to one component as one declaration, if they can coexist.
 fn merged(a: Access, b: Access) -> Option<Access> {
-    use Access::{Read, ReadFresh, ReadSnapshot, Write};
+    use Access::{Emit, Read, ReadFresh, ReadSnapshot, Write};
     match (a, b) {
-        (Write, _) | (_, Write) => None,
+        (Write | Emit, _) | (_, Write | Emit) => None,
         (ReadSnapshot, ReadSnapshot) => Some(ReadSnapshot),
         (ReadSnapshot, _) | (_, ReadSnapshot) => None,
         (Read, Read) => Some(Read),
@@ -360,8 +388,9 @@ fn merged(a: Access, b: Access) -> Option<Access> {
 /// Whether a declaration allows what a parameter needs: a write allows every live access, a
 /// fresh read allows reads, and a snapshot read allows only itself.
 fn covers(declared: Access, needs: Access) -> bool {
-    use Access::{Read, ReadFresh, ReadSnapshot, Write};
+    use Access::{Emit, Read, ReadFresh, ReadSnapshot, Write};
     match needs {
+        Emit => declared == Emit,
         Read => matches!(declared, Read | ReadFresh | Write),
         ReadFresh => matches!(declared, ReadFresh | Write),
         Write => declared == Write,

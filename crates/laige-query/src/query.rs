@@ -172,7 +172,7 @@ pub unsafe trait QueryData {
     ///
     /// # Safety
     ///
-    /// As for [`QueryData::item`], for all `len` rows at once.
+    /// As for [`QueryData::next_item`], for all `len` rows at once.
     unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a>;
 }
 
@@ -405,7 +405,7 @@ impl<'a> QueryDesc<'a> {
             let allowed = match declared {
                 Some(Access::Write) => true,
                 Some(Access::Read | Access::ReadFresh) => !write,
-                Some(Access::ReadSnapshot) | None => false,
+                Some(Access::ReadSnapshot | Access::Emit) | None => false,
             };
             if !allowed {
                 return Err(self.undeclared::<T>(meta, access, declared));
@@ -504,6 +504,7 @@ pub struct SystemMeta {
     writes: ComponentSet,
     reads_fresh: ComponentSet,
     reads_snapshot: ComponentSet,
+    emits: ComponentSet,
     matching: ComponentSet,
 }
 
@@ -517,6 +518,7 @@ impl SystemMeta {
             writes: *record.writes(),
             reads_fresh: *record.reads_fresh(),
             reads_snapshot: *record.reads_snapshot(),
+            emits: *record.emits(),
             matching: *record.matching(),
         }
     }
@@ -558,6 +560,12 @@ impl SystemMeta {
         &self.reads_snapshot
     }
 
+    /// The event queues it declared it emits into.
+    #[inline]
+    pub fn emits(&self) -> &ComponentSet {
+        &self.emits
+    }
+
     /// Its table footprint (`.matching::<T>()`): every query must require each of these, so
     /// the system touches only tables that hold them all.
     #[inline]
@@ -575,6 +583,8 @@ impl SystemMeta {
             Some(Access::Read)
         } else if self.reads_snapshot.contains(component) {
             Some(Access::ReadSnapshot)
+        } else if self.emits.contains(component) {
+            Some(Access::Emit)
         } else {
             None
         }
@@ -659,6 +669,8 @@ pub(crate) fn checked_ptr<T: 'static>(
         let allowed = match declared {
             Some(Access::Write) => true,
             Some(Access::Read | Access::ReadFresh) => access != Access::Write,
+            // An emitter reaches its queue shared: each writer appends to its own buffer.
+            Some(Access::Emit) => access == Access::Read,
             Some(Access::ReadSnapshot) | None => false,
         };
         if !allowed {

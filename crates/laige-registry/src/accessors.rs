@@ -3,7 +3,7 @@
 use crate::{ComponentSet, SystemId, SystemSet};
 
 /// Who declares what, per component: the systems that write it, read it as it is this
-/// tick (`reads`, `reads_fresh`) and read it fresh. The transpose of the records' access
+/// tick (`reads`, `reads_fresh`) and read it fresh, and emit into it (an event queue). The transpose of the records' access
 /// sets, so the systems whose access meets one system's are a union of a few sets, one per
 /// component it declares, instead of a pass over every other system.
 ///
@@ -19,6 +19,7 @@ struct ComponentAccessors {
     writers: SystemSet,
     readers: SystemSet,
     fresh: SystemSet,
+    emitters: SystemSet,
 }
 
 impl Accessors {
@@ -55,6 +56,17 @@ impl Accessors {
         });
     }
 
+    /// Counts system `id`'s emits ([`crate::Access::Emit`]) in.
+    pub(crate) fn add_emits(&mut self, id: SystemId, emits: &ComponentSet) {
+        let by_component = &mut self.by_component;
+        emits.iter().for_each(|c| {
+            if c.index() >= by_component.len() {
+                by_component.resize(c.index() + 1, ComponentAccessors::default());
+            }
+            by_component[c.index()].emitters.insert(id);
+        });
+    }
+
     /// The union over `components` of what `kind` picks from each.
     #[inline]
     fn union_over(
@@ -73,6 +85,17 @@ impl Accessors {
     /// The systems that write any of `components`.
     pub fn writers_of(&self, components: &ComponentSet) -> SystemSet {
         self.union_over(components, |it| it.writers)
+    }
+
+    /// The systems that emit into any of the event queues `components`.
+    pub fn emitters_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.emitters)
+    }
+
+    /// The systems that write or emit into any of `components`: what a reader of them
+    /// waits for.
+    pub fn producers_of(&self, components: &ComponentSet) -> SystemSet {
+        self.union_over(components, |it| it.writers.union(&it.emitters))
     }
 
     /// The systems that read any of `components` as it is this tick (`reads`,

@@ -41,12 +41,26 @@ impl<'a> LiveTables<'a> {
 
 impl SystemRecord {
     /// The components on which `self` and `other` conflict by what they declare: one
-    /// writes what the other reads as it is this tick (`reads`, `reads_fresh`) or writes.
-    /// Snapshot reads see a frozen copy and conflict with nothing.
+    /// writes what the other reads as it is this tick (`reads`, `reads_fresh`) or writes,
+    /// or one emits into a queue the other reads (or writes). Snapshot reads see a frozen
+    /// copy and conflict with nothing; two emitters of one queue append to buffers of their
+    /// own and do not conflict either.
     pub fn declared_conflicts(&self, other: &SystemRecord) -> ComponentSet {
-        self.writes()
-            .intersection(&other.writes().union(other.reads()))
-            .union(&other.writes().intersection(self.reads()))
+        let written = self
+            .writes()
+            .intersection(&other.touches_live())
+            .union(&other.writes().intersection(&self.touches_live()));
+        let emitted = self
+            .emits()
+            .intersection(other.reads())
+            .union(&other.emits().intersection(self.reads()));
+        written.union(&emitted)
+    }
+
+    /// What the system reaches as it is this tick: reads (plain and fresh), writes and
+    /// emits.
+    fn touches_live(&self) -> ComponentSet {
+        self.reads().union(self.writes()).union(self.emits())
     }
 
     /// The lowest component on which `self` and `other` may touch the same data, if any:
@@ -168,16 +182,22 @@ impl Accessors {
         for record in registry.records() {
             let (reads, writes) = (record.reads(), record.writes());
             accessors.add(record.id(), reads, writes, record.reads_fresh());
+            accessors.add_emits(record.id(), record.emits());
         }
         accessors
     }
 
     /// The systems `b` for which `record.declared_conflicts(b)` is not empty
-    /// ([`SystemRecord::declared_conflicts`]): those touching what it writes, and those
-    /// writing what it reads. The record's own system is among them when it writes.
+    /// ([`SystemRecord::declared_conflicts`]): those touching what it writes, those
+    /// writing or emitting into what it reads, and those reading or writing what it emits
+    /// into. The record's own system is among them when it writes.
     pub fn conflicting(&self, record: &SystemRecord) -> SystemSet {
+        let live = record.reads().union(record.emits());
         self.touchers_of(record.writes())
-            .union(&self.writers_of(record.reads()))
+            .union(&self.emitters_of(record.writes()))
+            .union(&self.writers_of(&live))
+            .union(&self.emitters_of(record.reads()))
+            .union(&self.readers_of(record.emits()))
     }
 }
 

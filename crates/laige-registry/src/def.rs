@@ -19,6 +19,11 @@ pub enum Access {
     /// A read of the value at the end of the previous tick, from versioned storage: it
     /// never conflicts with writers and needs no edge.
     ReadSnapshot,
+    /// The system appends to an event queue (the component is the queue's id). Two emitters
+    /// of one queue do not conflict: each appends to its own buffer, merged in schedule
+    /// order. An emitter conflicts with the queue's readers, which see its events the same
+    /// tick when ordered after it and the next tick when ordered before it.
+    Emit,
 }
 
 impl Access {
@@ -29,6 +34,7 @@ impl Access {
             Access::Write => "writes",
             Access::ReadFresh => "reads_fresh",
             Access::ReadSnapshot => "reads_snapshot",
+            Access::Emit => "emits",
         }
     }
 }
@@ -244,6 +250,16 @@ impl<R> SystemDef<R> {
         self.io.push(Io {
             component: Some(component),
             access: Access::ReadSnapshot,
+            type_name: None,
+        });
+        self
+    }
+
+    /// Declares that the system appends to the event queue `queue` ([`Access::Emit`]).
+    pub const fn emits(mut self, queue: ComponentId) -> Self {
+        self.io.push(Io {
+            component: Some(queue),
+            access: Access::Emit,
             type_name: None,
         });
         self

@@ -140,6 +140,32 @@ pub enum RegisterError {
         /// What the parameter needs.
         needs: Access,
     },
+    /// A system writes or reads events of a type whose queue was never registered
+    /// (`World::register_events`), so no capacity was ever given for it.
+    EventsUnregistered {
+        /// The system's name.
+        name: &'static str,
+        /// The event type's name.
+        event: &'static str,
+        /// [`Access::Emit`] for a writer; a read for a reader.
+        access: Access,
+    },
+    /// A system would be one writer too many of an event queue: each writer has a buffer of
+    /// its own, and a reader gathers at most this many.
+    EventsTooManyWriters {
+        /// The system's name.
+        name: &'static str,
+        /// The event type's name.
+        event: &'static str,
+        /// The most writers a queue has.
+        limit: usize,
+    },
+    /// A system declared reactive (`.reactive()`) reads no event queue, so nothing would
+    /// ever wake it.
+    ReactiveWithoutEvents {
+        /// The system's name.
+        name: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -228,7 +254,8 @@ laige_diag::diagnostics! {
         |f| {
             let (first, second) = (short(first), short(second));
             let component = short(component);
-            let aliased = *first_access == Access::Write || *second_access == Access::Write;
+            let writes = |access: Access| matches!(access, Access::Write | Access::Emit);
+            let aliased = writes(*first_access) || writes(*second_access);
             match (*within_one, aliased) {
                 (true, _) => write!(
                     f,
@@ -266,6 +293,37 @@ laige_diag::diagnostics! {
                 needs.name()
             )
         };
+    EventsUnregistered { %name, event, access } => warn events_unregistered { name, event }
+        |f| {
+            let event = short(event);
+            let (verb, param) = match access {
+                Access::Emit => ("writes", "EventWriter"),
+                _ => ("reads", "EventReader"),
+            };
+            write!(
+                f,
+                "system `{name}` {verb} events `{event}` (an `{param}<{event}>` or \
+                 `.{}::<{event}>()`), but no queue of `{event}` is registered, so it has no \
+                 capacity: call `world.register_events::<{event}>(capacity)` before \
+                 registering the systems that use it",
+                if *access == Access::Emit { "emits" } else { "reads_events" }
+            )
+        };
+    EventsTooManyWriters { %name, event, limit } => warn events_too_many_writers { name, event }
+        |f| {
+            let event = short(event);
+            write!(
+                f,
+                "system `{name}` would be writer {} of the event queue `{event}`, which takes \
+                 at most {limit} writers: merge some of them into one system, or give them \
+                 event types of their own",
+                limit + 1
+            )
+        };
+    ReactiveWithoutEvents { %name } => warn reactive_without_events { name }
+        "system `{name}` is reactive (`.reactive()`) but reads no event queue, so it would \
+         never run: give it an `EventReader<E>` (or `.reads_events::<E>()`), or drop \
+         `.reactive()`";
 }
 
 impl RegisterError {

@@ -2,7 +2,8 @@
 //! an oracle that never looks at access sets as sets: it builds a small world of entities
 //! in archetype tables and resources, lists every piece of data each system would read or
 //! write while it runs, and calls two systems conflicting when one writes a piece of data
-//! the other reads or writes.
+//! the other reads or writes. A resource may also be an event queue: an emitter writes only
+//! its own buffer of it, which every reader (and writer) of the queue reaches.
 
 use std::collections::BTreeSet;
 
@@ -33,7 +34,12 @@ enum Use {
     ReadFresh,
     ReadSnapshot,
     Write,
+    /// Appends to the event queue (resources only).
+    Emit,
 }
+
+/// The systems an oracle world holds at most: each has a buffer in every queue.
+const ORACLE_SYSTEMS: usize = 8;
 
 #[derive(Clone, Debug)]
 struct System {
@@ -59,19 +65,21 @@ enum Place {
     Snapshot { entity: usize, component: u16 },
     /// Resource `r`.
     Resource(u16),
+    /// The buffer of system `writer` in the event queue `queue` (a resource).
+    Buffer { queue: u16, writer: usize },
 }
 
 impl Place {
     fn component(self) -> u16 {
         match self {
             Place::Live { component, .. } | Place::Snapshot { component, .. } => component,
-            Place::Resource(r) => r,
+            Place::Resource(r) | Place::Buffer { queue: r, .. } => r,
         }
     }
 }
 
-/// Every place `system` reads and writes in `world` while it runs.
-fn touches(system: &System, world: &World) -> (BTreeSet<Place>, BTreeSet<Place>) {
+/// Every place `system`, the `index`th, reads and writes in `world` while it runs.
+fn touches(system: &System, index: usize, world: &World) -> (BTreeSet<Place>, BTreeSet<Place>) {
     let (mut reads, mut writes) = (BTreeSet::new(), BTreeSet::new());
     let mut entity = 0;
     for (table, &count) in world.tables.iter().zip(&world.entities_per_table) {
@@ -92,18 +100,31 @@ fn touches(system: &System, world: &World) -> (BTreeSet<Place>, BTreeSet<Place>)
                             })
                         }
                         Use::Write => _ = writes.insert(live),
-                        Use::None => {}
+                        Use::None | Use::Emit => {}
                     }
                 }
             }
             entity += 1;
         }
     }
+    let buffers = |r| (0..ORACLE_SYSTEMS).map(move |writer| Place::Buffer { queue: r, writer });
     for r in COMPONENTS + 1..=COMPONENTS + RESOURCES {
         match system.uses[usize::from(r) - 1] {
             Use::None => {}
-            Use::Write => _ = writes.insert(Place::Resource(r)),
-            Use::Read | Use::ReadFresh => _ = reads.insert(Place::Resource(r)),
+            Use::Write => {
+                writes.insert(Place::Resource(r));
+                writes.extend(buffers(r));
+            }
+            Use::Read | Use::ReadFresh => {
+                reads.insert(Place::Resource(r));
+                reads.extend(buffers(r));
+            }
+            Use::Emit => {
+                _ = writes.insert(Place::Buffer {
+                    queue: r,
+                    writer: index,
+                })
+            }
             // The World refuses live access to a resource declared only as a snapshot
             // read: whatever such a system reads, it is not the live value.
             Use::ReadSnapshot => {
@@ -119,9 +140,9 @@ fn touches(system: &System, world: &World) -> (BTreeSet<Place>, BTreeSet<Place>)
 
 /// The components (or resources) on which `a` and `b` meet: a place one writes and the
 /// other reads or writes.
-fn oracle(a: &System, b: &System, world: &World) -> BTreeSet<u16> {
-    let (ra, wa) = touches(a, world);
-    let (rb, wb) = touches(b, world);
+fn oracle(a: (&System, usize), b: (&System, usize), world: &World) -> BTreeSet<u16> {
+    let (ra, wa) = touches(a.0, a.1, world);
+    let (rb, wb) = touches(b.0, b.1, world);
     let mut met = BTreeSet::new();
     for place in &wa {
         if rb.contains(place) || wb.contains(place) {
@@ -160,6 +181,7 @@ fn registry(systems: &[System]) -> Registry<Run> {
                 Use::ReadFresh => def.reads_fresh(c),
                 Use::ReadSnapshot => def.reads_snapshot(c),
                 Use::Write => def.writes(c),
+                Use::Emit => def.emits(c),
             };
         }
         for &m in &system.matching {
@@ -182,13 +204,22 @@ fn resources() -> ComponentSet {
     (COMPONENTS + 1..=COMPONENTS + RESOURCES).map(cid).collect()
 }
 
+/// Any ids, components and resources (event queues among them).
+fn id_subset() -> impl Strategy<Value = Vec<u16>> {
+    prop::collection::btree_set(
+        1..=COMPONENTS + RESOURCES,
+        0..=usize::from(COMPONENTS + RESOURCES),
+    )
+    .prop_map(|s| s.into_iter().collect())
+}
+
 fn component_subset() -> impl Strategy<Value = Vec<u16>> {
     prop::collection::btree_set(1..=COMPONENTS, 0..=COMPONENTS as usize)
         .prop_map(|s| s.into_iter().collect())
 }
 
 fn system() -> impl Strategy<Value = System> {
-    let uses = prop::collection::vec(
+    let component_uses = prop::collection::vec(
         prop_oneof![
             4 => Just(Use::None),
             2 => Just(Use::Read),
@@ -196,8 +227,24 @@ fn system() -> impl Strategy<Value = System> {
             1 => Just(Use::ReadSnapshot),
             2 => Just(Use::Write),
         ],
-        usize::from(COMPONENTS + RESOURCES),
+        usize::from(COMPONENTS),
     );
+    // A resource may be an event queue, which systems also emit into.
+    let resource_uses = prop::collection::vec(
+        prop_oneof![
+            4 => Just(Use::None),
+            2 => Just(Use::Read),
+            1 => Just(Use::ReadFresh),
+            1 => Just(Use::ReadSnapshot),
+            2 => Just(Use::Write),
+            3 => Just(Use::Emit),
+        ],
+        usize::from(RESOURCES),
+    );
+    let uses = (component_uses, resource_uses).prop_map(|(mut c, r)| {
+        c.extend(r);
+        c
+    });
     // Mostly no footprint, sometimes one or two components.
     let matching = prop_oneof![
         2 => Just(Vec::new()),
@@ -241,7 +288,7 @@ proptest! {
                 if a == b {
                     continue;
                 }
-                let expected = lowest(&oracle(&systems[a], &systems[b], &world));
+                let expected = lowest(&oracle((&systems[a], a), (&systems[b], b), &world));
                 let got = record(&registry, a).conflict_with(record(&registry, b), Some(&live));
                 prop_assert_eq!(got.map(|c| c.get()), expected, "systems {} and {}", a, b);
                 let (ia, ib) = (SystemId::new(a as u32 + 1).unwrap(), SystemId::new(b as u32 + 1).unwrap());
@@ -263,7 +310,7 @@ proptest! {
                 if a == b {
                     continue;
                 }
-                let expected = lowest(&oracle(&systems[a], &systems[b], &anywhere()));
+                let expected = lowest(&oracle((&systems[a], a), (&systems[b], b), &anywhere()));
                 let got = record(&registry, a).conflict_with(record(&registry, b), None);
                 prop_assert_eq!(got.map(|c| c.get()), expected, "systems {} and {}", a, b);
                 let declared = record(&registry, a).declared_conflicts(record(&registry, b));
@@ -296,7 +343,7 @@ proptest! {
     fn the_set_algebra_is_the_pairwise_rule(
         systems in prop::collection::vec(system(), 1..=200),
         world in world(),
-        query in component_subset(),
+        query in id_subset(),
     ) {
         let registry = registry(&systems);
         let n = systems.len();
@@ -330,6 +377,14 @@ proptest! {
         prop_assert_eq!(
             accessors.plain_readers_of(&query),
             systems_where(&registry, |r| meets(&r.reads().difference(r.reads_fresh())))
+        );
+        prop_assert_eq!(
+            accessors.emitters_of(&query),
+            systems_where(&registry, |r| meets(r.emits()))
+        );
+        prop_assert_eq!(
+            accessors.producers_of(&query),
+            systems_where(&registry, |r| meets(&r.produces()))
         );
         prop_assert_eq!(
             accessors.touchers_of(&query),

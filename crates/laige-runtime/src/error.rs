@@ -43,6 +43,24 @@ pub enum RuntimeError {
         /// How many it keeps.
         capacity: usize,
     },
+    /// `RuntimeOptions::frame_track` names no track of the world's layout.
+    UnknownFrameTrack {
+        /// The track asked for.
+        track: &'static str,
+        /// The layout's tracks (none without a layout).
+        tracks: Vec<&'static str>,
+    },
+    /// A frame system declares a write of a component or resource a fixed-rate system
+    /// touches, or that the state hash covers: frames differ between peers and runs, so
+    /// that write would reach the fixed ticks' state.
+    FrameWritesFixedState {
+        /// The frame system.
+        system: &'static str,
+        /// What it writes.
+        component: &'static str,
+        /// The fixed-rate system that touches it; `None` when it is hashed.
+        fixed: Option<&'static str>,
+    },
     /// A system id the world does not know.
     UnknownSystem {
         /// The id's number.
@@ -91,6 +109,32 @@ impl fmt::Display for RuntimeError {
                 f,
                 "{capacity} overload level confirmations are already pending; run the ticks they \
                  name before confirming more"
+            ),
+            Self::UnknownFrameTrack { track, tracks } => write!(
+                f,
+                "the frame track `{track}` is not a track of the world's layout (tracks: {tracks:?}); \
+                 place the frame systems in a track of their own with `Layout::dag({track:?}, ..)` \
+                 and `World::set_layout`, or name one of those in `RuntimeOptions::frame_track`"
+            ),
+            Self::FrameWritesFixedState {
+                system,
+                component,
+                fixed: Some(fixed),
+            } => write!(
+                f,
+                "frame system `{system}` writes `{component}`, which fixed-rate system `{fixed}` \
+                 touches: frames are not lockstep inputs, so the fixed ticks would depend on them; \
+                 write render-only state in the frame schedule, or move `{system}` into a fixed track"
+            ),
+            Self::FrameWritesFixedState {
+                system,
+                component,
+                fixed: None,
+            } => write!(
+                f,
+                "frame system `{system}` writes `{component}`, which the state hash covers: frames \
+                 are not lockstep inputs, so the hash would depend on them; register `{component}` \
+                 unhashed, or move `{system}` into a fixed track"
             ),
             Self::UnknownSystem { id, systems } => write!(
                 f,

@@ -32,6 +32,10 @@ pub struct RuntimeOptions {
     /// worker). On by default; off, a tick records only its own fields, and the runtime
     /// costs less per system (docs/benchmarks.md).
     pub system_telemetry: bool,
+    /// The layout track (`Layout::dag(track, ..)`) whose systems form the *frame schedule*:
+    /// run once per real-time frame after the due fixed ticks, not in the fixed ticks
+    /// (docs/api/runtime.md, "The frame schedule"). `None` (the default): no frame schedule.
+    pub frame_track: Option<&'static str>,
 }
 
 impl RuntimeOptions {
@@ -63,6 +67,7 @@ impl Default for RuntimeOptions {
             overload: OverloadOptions::default(),
             telemetry_ticks: Self::DEFAULT_TELEMETRY_TICKS,
             system_telemetry: true,
+            frame_track: None,
         }
     }
 }

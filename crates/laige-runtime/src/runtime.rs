@@ -43,6 +43,8 @@ pub const MAX_PENDING_CONFIRMATIONS: usize = 16;
 pub struct Runtime {
     world: World,
     schedule: Schedule,
+    /// The frame schedule (`RuntimeOptions::frame_track`), run after a frame's fixed ticks.
+    frame_schedule: Option<Schedule>,
     options: RuntimeOptions,
     waiter: Waiter,
     metronome: Metronome,
@@ -108,7 +110,7 @@ impl Runtime {
     pub fn new(mut world: World, options: RuntimeOptions) -> Result<Self, RuntimeError> {
         validate(&options)?;
         Self::install(&mut world)?;
-        let schedule = world.schedule().map_err(RuntimeError::Schedule)?;
+        let (schedule, frame_schedule) = split_frame(&world, &options)?;
         if options.workers > 0 {
             world.use_executor(ExecutorOptions {
                 threads: options.workers,
@@ -133,6 +135,7 @@ impl Runtime {
         let mut runtime = Self {
             world,
             schedule,
+            frame_schedule,
             waiter,
             metronome,
             tick: 0,
@@ -182,11 +185,12 @@ impl Runtime {
     ///
     /// As [`World::schedule`] and [`World::prepare_schedule`]; the old schedule stays.
     pub fn reschedule(&mut self) -> Result<(), RuntimeError> {
-        let schedule = self.world.schedule().map_err(RuntimeError::Schedule)?;
+        let (schedule, frame_schedule) = split_frame(&self.world, &self.options)?;
         self.world
             .prepare_schedule(&schedule)
             .map_err(RuntimeError::Prepare)?;
         self.schedule = schedule;
+        self.frame_schedule = frame_schedule;
         let systems = self.world.registry().len();
         self.policies.resize(systems, SystemPolicy::default());
         let rows = if self.options.system_telemetry {
@@ -196,6 +200,11 @@ impl Runtime {
         };
         self.telemetry = Telemetry::new(self.options.telemetry_ticks, rows);
         Ok(())
+    }
+
+    /// The frame schedule, when `RuntimeOptions::frame_track` names one.
+    pub fn frame_schedule(&self) -> Option<&Schedule> {
+        self.frame_schedule.as_ref()
     }
 
     /// The options the runtime was built with.
@@ -362,7 +371,9 @@ impl Runtime {
                 first_error.get_or_insert(err);
             }
         }
-        self.end_frame();
+        if let Err(err) = self.frame() {
+            first_error.get_or_insert(err);
+        }
         match first_error {
             Some(err) => Err(err),
             None => Ok(FrameSummary {
@@ -386,6 +397,22 @@ impl Runtime {
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// Ends a frame now: updates [`FrameTime`] (the time since the last frame, the
+    /// overstep fraction) and runs the frame schedule once, if there is one. [`Runtime::run_frame`]
+    /// calls it after the due fixed ticks; a caller that steps ticks ([`Runtime::step`])
+    /// calls it when it renders, as often as it likes: fixed ticks never depend on it.
+    ///
+    /// # Errors
+    ///
+    /// The frame pass's error ([`World::run_frame_systems`]); the rest of it ran.
+    pub fn frame(&mut self) -> Result<(), TickError> {
+        self.end_frame();
+        match &self.frame_schedule {
+            Some(frame) => self.world.run_frame_systems(frame),
+            None => Ok(()),
+        }
     }
 
     /// Updates [`FrameTime`] after a frame's fixed ticks.
@@ -559,6 +586,66 @@ fn counters(timeline: &mut laige_world::Timeline, record: &TickTelemetry) {
             timeline.set_counter(track, value);
         }
     }
+}
+
+/// The fixed schedule and, when `options.frame_track` names a track, the frame schedule
+/// (that track alone), after checking that no frame system writes fixed-tick state.
+fn split_frame(
+    world: &World,
+    options: &RuntimeOptions,
+) -> Result<(Schedule, Option<Schedule>), RuntimeError> {
+    let schedule = world.schedule().map_err(RuntimeError::Schedule)?;
+    let Some(track) = options.frame_track else {
+        return Ok((schedule, None));
+    };
+    let tracks = world.layout().map_or(&[][..], |it| it.tracks());
+    let Some(frame_track) = tracks.iter().position(|&t| t == track) else {
+        return Err(RuntimeError::UnknownFrameTrack {
+            track,
+            tracks: tracks.to_vec(),
+        });
+    };
+    let fixed = schedule.select_tracks(|t| t != frame_track);
+    let frame = schedule.select_tracks(|t| t == frame_track);
+    check_frame_writes(world, &fixed, &frame)?;
+    Ok((fixed, Some(frame)))
+}
+
+/// [`RuntimeError::FrameWritesFixedState`] for the first frame system (in schedule order)
+/// that declares a write of something a fixed system touches or the state hash covers.
+fn check_frame_writes(
+    world: &World,
+    fixed: &Schedule,
+    frame: &Schedule,
+) -> Result<(), RuntimeError> {
+    let registry = world.registry();
+    let name_of = |c| registry.component_name(c).name;
+    for &f in frame.order() {
+        let Ok(frame_system) = registry.get(f) else {
+            continue;
+        };
+        for component in frame_system.writes().iter() {
+            let toucher = fixed.order().iter().find_map(|&id| {
+                registry
+                    .get(id)
+                    .ok()
+                    .filter(|record| record.touches().contains(component))
+            });
+            let hashed = world
+                .storage()
+                .components()
+                .info(component)
+                .is_some_and(|info| info.is_hashed());
+            if toucher.is_some() || hashed {
+                return Err(RuntimeError::FrameWritesFixedState {
+                    system: frame_system.name(),
+                    component: name_of(component),
+                    fixed: toucher.map(|it| it.name()),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn nanos(duration: Duration) -> u64 {

@@ -91,3 +91,65 @@ fn a_steady_runtime_tick_allocates_nothing() {
         assert_eq!(systems.len(), 3);
     }
 }
+
+/// Drawn positions: render-side state, unhashed, that no fixed system touches.
+struct Drawn(f32);
+impl Component for Drawn {}
+
+#[test]
+fn a_steady_frame_with_a_frame_schedule_allocates_nothing() {
+    use laige_runtime::{FrameTime, RuntimeOptions};
+    use laige_scheduler::Layout;
+    use laige_world::Res;
+    for workers in [0, 2] {
+        let load = Load::default();
+        let mut world = load.world();
+        world.set_layout(Layout::new().dag("Fixed", "sim", &["all"], "all").dag(
+            "Frame",
+            "render",
+            &["all"],
+            "all",
+        ));
+        world.register_component::<Pos>().unwrap();
+        world.register_component::<Drawn>().unwrap();
+        for i in 0..100 {
+            world.spawn((Pos(i as f32), Drawn(0.0))).unwrap();
+        }
+        world
+            .system("Move", |mut q: Query<'_, &mut Pos>| q.each(|p| p.0 += 1.0))
+            .in_dag("sim")
+            .register()
+            .unwrap();
+        world
+            .system(
+                "Interpolate",
+                |frame: Res<'_, FrameTime>, mut q: Query<'_, (&Pos, &mut Drawn)>| {
+                    let alpha = frame.overstep_fraction as f32;
+                    q.each(|(p, d)| d.0 = p.0 - 1.0 + alpha)
+                },
+            )
+            .in_dag("render")
+            .register()
+            .unwrap();
+        load.register(&mut world);
+        let options = RuntimeOptions {
+            workers,
+            telemetry_ticks: 8,
+            frame_track: Some("Frame"),
+            ..load.options(100)
+        };
+        let mut rt = Runtime::new(world, options).unwrap();
+        load.set(3 * MS);
+        for _ in 0..20 {
+            rt.run_frame().unwrap();
+        }
+        let before = laige_testkit::allocations();
+        for _ in 0..30 {
+            rt.run_frame().unwrap();
+            rt.step().unwrap();
+            rt.frame().unwrap();
+        }
+        let after = laige_testkit::allocations();
+        assert_eq!(after - before, 0, "{workers} workers");
+    }
+}

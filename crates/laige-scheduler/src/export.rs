@@ -146,6 +146,8 @@ pub struct GraphSystem {
     pub reads_snapshot: ComponentSet,
     /// Writes.
     pub writes: ComponentSet,
+    /// The event queues it emits into.
+    pub emits: ComponentSet,
 }
 
 /// One registered component: its id and name, and whether it keeps last tick's value.

@@ -162,9 +162,11 @@ pub(crate) fn positions(order: &[SystemId]) -> [u16; MAX_SYSTEMS] {
 }
 
 /// Calls `found(reader, writer, component)` (0-based positions in the registry) for every
-/// reader placed before the writer of a component it reads, in (component id, reader id)
-/// order: the `read_before_write` rule, shared by scheduling and the graph export.
-/// `written` holds the components with a (single) writer; `position` is [`positions`].
+/// reader placed before the writer of a component it reads, or before an emitter of an
+/// event queue it reads (it sees those events a tick late), in (component id, reader id,
+/// writer id) order: the `read_before_write` rule, shared by scheduling and the graph
+/// export. `written` holds the components with a (single) writer; `position` is
+/// [`positions`].
 pub(crate) fn each_read_before_write<R>(
     registry: &Registry<R>,
     written: &ComponentSet,
@@ -176,25 +178,42 @@ pub(crate) fn each_read_before_write<R>(
     // not `for`: their internal iteration costs a fraction of stepping with `next`.
     let mut writer = [NONE; MAX_COMPONENTS];
     let mut readers_of = [SystemSet::EMPTY; MAX_COMPONENTS];
+    // An event queue has any number of emitters: each is a writer for this rule.
+    let mut emitters_of = [SystemSet::EMPTY; MAX_COMPONENTS];
+    let mut emitted = ComponentSet::EMPTY;
+    for (i, record) in registry.iter().enumerate() {
+        record
+            .emits()
+            .iter()
+            .for_each(|c| _ = emitters_of[c.index()].insert(id_at(i)));
+        emitted = emitted.union(record.emits());
+    }
+    let produced = written.union(&emitted);
     let mut contested = ComponentSet::EMPTY;
     for (i, record) in registry.iter().enumerate() {
         record
             .writes()
             .iter()
             .for_each(|c| writer[c.index()] = i as u16);
-        let reads = record.reads().intersection(written);
+        let reads = record.reads().intersection(&produced);
         reads
             .iter()
             .for_each(|c| _ = readers_of[c.index()].insert(id_at(i)));
         contested = contested.union(&reads);
     }
     contested.iter().for_each(|c| {
-        let writer = usize::from(writer[c.index()]);
+        let single = writer[c.index()];
         readers_of[c.index()].iter().for_each(|reader| {
             let reader = reader.index();
-            if position[reader] < position[writer] {
-                found(reader, writer, c);
+            if single != NONE && position[reader] < position[usize::from(single)] {
+                found(reader, usize::from(single), c);
             }
+            emitters_of[c.index()].iter().for_each(|emitter| {
+                let emitter = emitter.index();
+                if emitter != reader && position[reader] < position[emitter] {
+                    found(reader, emitter, c);
+                }
+            });
         });
     });
 }

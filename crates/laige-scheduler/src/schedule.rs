@@ -128,6 +128,26 @@ impl Schedule {
         })
     }
 
+    /// The schedule of the tracks `keep` selects (by index), in their order: the same
+    /// registry, strong edges and warnings, a new [`Schedule::stamp`]. Still verified, since
+    /// every track is a barrier: a runtime runs a frame track apart from the fixed ones with
+    /// it (`laige-runtime`'s frame schedule).
+    pub fn select_tracks(&self, keep: impl Fn(usize) -> bool) -> Schedule {
+        let mut selected = self.clone();
+        selected.len = 0;
+        selected.tracks = 0;
+        for (t, track) in self.tracks().enumerate() {
+            if keep(t) {
+                for &id in track {
+                    selected.push(id);
+                }
+                selected.end_track();
+            }
+        }
+        selected.stamp = next_stamp();
+        selected
+    }
+
     /// The systems `id` must run after whatever the data: `depends_on` / `after`,
     /// `before`, exclusive phases. Executors keep these edges and add the pairs whose
     /// access conflicts, in the order's direction.

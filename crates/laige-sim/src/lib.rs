@@ -76,7 +76,7 @@ pub use laige_registry::system;
 ///
 /// **Then the lower-level forms**, for what the first ten do not say: query shapes and
 /// filters (`With`, `Without`, `Fresh`, `Snapshot`), a system's other parameters (`Local`,
-/// `Rng`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
+/// `Rng`, and the event queues' `EventWriter` and `EventReader`), registration options (`ComponentOptions`, `StateHash`, `StateHasher`, `Bundle`),
 /// the context form of a system (`SystemContext`, `SystemFn`, `SystemHandle`, `BoxError`),
 /// a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`), and
 /// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
@@ -94,6 +94,8 @@ pub mod prelude {
         Bundle, ComponentOptions, Fresh, Local, Rng, Snapshot, StateHash, StateHasher, With,
         Without,
     };
+    // Event queues (docs/api/events.md).
+    pub use laige_world::{EventReader, EventWriter, EventsError};
     // The context form of a system, a tick's outcome, batches, the PRNG.
     pub use laige_world::{
         Batch, BoxError, Prng, SystemContext, SystemFn, SystemHandle, TickError,

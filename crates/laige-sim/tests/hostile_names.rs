@@ -185,6 +185,34 @@ fn cases(name: &'static str) -> Vec<Case> {
             param: name,
             needs: Access::Write,
         }),
+        echo(RegisterError::EventsUnregistered {
+            name,
+            event: name,
+            access: Access::Emit,
+        }),
+        echo(RegisterError::EventsTooManyWriters {
+            name,
+            event: name,
+            limit: 16,
+        }),
+        echo(RegisterError::ReactiveWithoutEvents { name }),
+        echo(EventsError::ZeroCapacity { event: name }),
+        echo(EventsError::NotRegistered { event: name }),
+        echo(EventsError::Full {
+            event: name,
+            capacity: 8,
+        }),
+        echo(EventsError::AlreadyRegistered {
+            event: name,
+            capacity: 8,
+        }),
+        echo(TickError::EventsOverflowed {
+            system: id,
+            name,
+            event: name,
+            capacity: 8,
+            dropped: 3,
+        }),
         echo(ScheduleError::NeedsLayout {
             system,
             feature: name,
@@ -422,8 +450,9 @@ fn declared_cycle(name: &'static str) -> ScheduleError {
 
 /// Every key the failure types can report, from their tables.
 fn every_event() -> BTreeSet<String> {
-    let tables: [&[EventKey]; 8] = [
+    let tables: [&[EventKey]; 9] = [
         RegisterError::EVENTS,
+        EventsError::EVENTS,
         ScheduleError::EVENTS,
         ReadBeforeWrite::EVENTS,
         RunError::EVENTS,

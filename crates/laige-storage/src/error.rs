@@ -443,6 +443,7 @@ fn declaration(access: Access) -> &'static str {
         Access::ReadFresh => "reads_fresh",
         Access::Write => "writes",
         Access::ReadSnapshot => "reads_snapshot",
+        Access::Emit => "emits",
     }
 }
 

@@ -26,7 +26,7 @@ struct Slot {
 ///
 /// Each value lives in its own one-row [`Column`], which owns and drops it, and whose data is
 /// written through a shared reference only under the storage's access contract (see
-/// [`Storage`]).
+/// [`Storage`](crate::Storage)).
 #[derive(Debug, Default)]
 pub struct Resources {
     slots: Vec<Slot>,

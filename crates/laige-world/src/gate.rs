@@ -228,6 +228,16 @@ impl Gate {
         false
     }
 
+    /// System `id` was skipped as it was taken, for `status` (a reactive system with no
+    /// events): recorded for the tick report. Its successors are not affected.
+    #[cold]
+    pub(crate) fn record_skip(&self, id: SystemId, status: u8) {
+        if let Some(slot) = self.status.get(id.index()) {
+            slot.store(status, Ordering::Relaxed);
+            self.active.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// System `id` ran and panicked or failed: under a policy that propagates, its
     /// successors will see it.
     #[cold]

@@ -160,6 +160,11 @@ impl Host<SystemRun> for SystemHost<'_> {
         let settled = state.run_contained(&mut *self.storage, run);
         if !settled {
             self.unsettled += 1;
+            if state.take_events_skip()
+                && let Some(gate) = gate
+            {
+                gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
+            }
             if let Some(gate) = gate
                 && state.is_troubled()
             {

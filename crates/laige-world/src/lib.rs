@@ -68,6 +68,10 @@
 #[allow(unsafe_code)]
 mod command;
 mod context;
+mod events;
+mod events_report;
+mod events_setup;
+mod frame;
 mod gate;
 pub mod host;
 mod observe;
@@ -90,6 +94,11 @@ pub use command::{
     ApplyStats, CommandBuffer, CommandTarget, Commands, PendingBatch, PendingEntity,
 };
 pub use context::{SystemContext, SystemFn, SystemRun};
+pub use events::{
+    EventIter, EventParamState, EventReader, EventWriter, EventsError, MAX_EVENT_WRITERS,
+    ParEventSink,
+};
+pub use events_report::{EventOverflow, EventsReport, EventsUnread};
 pub use gate::FailurePolicy;
 pub use host::SystemHost;
 /// `#[derive(Component)]` (with `#[component(hashed, versioned)]`) and `#[derive(StateHash)]`;

@@ -72,6 +72,9 @@ unsafe impl SharedHost<SystemRun> for ParallelHost<'_> {
         let settled = state.run_contained(Proven(self.storage), run);
         if !settled {
             self.unsettled.fetch_add(1, Ordering::Relaxed);
+            if state.take_events_skip() {
+                self.gate.record_skip(id, crate::gate::code::EVENTS_EMPTY);
+            }
             if state.is_troubled() {
                 self.gate.record_failure(id);
             }

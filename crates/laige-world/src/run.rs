@@ -123,6 +123,7 @@ impl World {
         self.observe_tick_start(schedule);
         self.runtime.gate.begin_tick();
         self.runtime.report.begin(&self.registry, schedule);
+        self.begin_events_tick(schedule);
         let mut first_error = None;
         for (t, track) in schedule.tracks().enumerate() {
             self.prepare_gate(schedule);
@@ -160,6 +161,9 @@ impl World {
                 first_error.get_or_insert(err);
             }
             self.observe_track(t);
+        }
+        if let Some(err) = self.end_events_tick() {
+            first_error.get_or_insert(err);
         }
         self.end_tick();
         self.observe_tick_end();
@@ -214,7 +218,7 @@ impl World {
     /// commands: their panics are settled first, then the commands applied (a failed run's
     /// dropped). The first error of the two.
     #[inline(never)]
-    fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
+    pub(crate) fn settle_track(&mut self, track: &[SystemId]) -> Option<TickError> {
         let panicked = self.settle_panics(track);
         let finished = self.finish_track(track);
         panicked.or(finished.err())

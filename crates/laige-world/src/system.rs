@@ -111,6 +111,11 @@ impl<'w> ParamFetch<'w> {
         self.views.claim(claim)
     }
 
+    /// The running system's id.
+    pub(crate) fn system(&self) -> laige_registry::SystemId {
+        self.meta.id()
+    }
+
     /// The storage, for metadata.
     pub(crate) fn storage(&self) -> &'w Storage {
         self.views.storage()

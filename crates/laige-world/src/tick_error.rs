@@ -56,6 +56,23 @@ pub enum TickError {
         /// The first skipped command and why.
         first: SkippedCommand,
     },
+    /// A writer emitted more events in one run than its queue's capacity; the events past
+    /// it were not stored, and the rest of the tick ran. This names the first overflow (by
+    /// queue registration order, then the writers' schedule order);
+    /// [`World::tick_report`](crate::World::tick_report) counts every one
+    /// ([`TickReport::events`](crate::TickReport::events)).
+    EventsOverflowed {
+        /// The writer.
+        system: SystemId,
+        /// Its registration name.
+        name: &'static str,
+        /// The event type's name (the queue).
+        event: &'static str,
+        /// The queue's capacity per writer and run.
+        capacity: usize,
+        /// How many events that run emitted past it.
+        dropped: u32,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -88,6 +105,12 @@ laige_diag::diagnostics! {
             // The command and its cause name up to three things (system, type, entity).
             laige_diag::Text::with_limit(first, 4 * laige_diag::NAME_LIMIT)
         );
+    EventsOverflowed { system, %name, %event, capacity, dropped }
+        => error events_overflowed { system = name, id = system.get(), event, capacity, dropped }
+        "system `{name}` emitted {dropped} `{event}` event(s) past the queue's capacity of \
+         {capacity} per writer and run, and those were not stored; the rest of the tick ran. \
+         Register the queue with a larger capacity (`world.register_events::<{event}>(n)`), \
+         or emit fewer";
 }
 
 impl std::error::Error for TickError {}

@@ -16,6 +16,7 @@ use laige_registry::{Registry, SystemId};
 use laige_scheduler::Schedule;
 
 use crate::WorldError;
+use crate::events_report::EventsReport;
 
 /// Why a scheduled system did not run this tick. Recorded by the layer that decided it
 /// (a run condition, an event trigger, a throttle, load shedding, a failure policy).
@@ -198,6 +199,8 @@ pub struct TickReport {
     /// The entries this tick changed from the baseline, each once (`changed[i]` tells).
     dirty: Vec<usize>,
     changed: Vec<bool>,
+    /// What the event queues overflowed and dropped unread.
+    events: EventsReport,
 }
 
 impl TickReport {
@@ -232,9 +235,20 @@ impl TickReport {
         Some((system, system.first_skip.as_ref()?))
     }
 
-    /// Whether every scheduled system ran and every command was carried out.
+    /// What the event queues overflowed and dropped unread this tick.
+    pub fn events(&self) -> &EventsReport {
+        &self.events
+    }
+
+    pub(crate) fn events_mut(&mut self) -> &mut EventsReport {
+        &mut self.events
+    }
+
+    /// Whether every scheduled system ran, every command was carried out, and no event
+    /// overflowed or was dropped unread.
     pub fn is_clean(&self) -> bool {
         self.skipped == 0
+            && self.events.is_clean()
             && self
                 .systems
                 .iter()
@@ -293,6 +307,7 @@ impl TickReport {
         self.applied = 0;
         self.skipped = 0;
         self.first_skip = None;
+        self.events.clear();
         if self.baseline != Some(schedule.stamp()) {
             self.lay_out(schedule);
             return;

@@ -16,6 +16,7 @@ use laige_storage::StorageOwner;
 use laige_storage::archetype::Archetype;
 use laige_storage::bundle::Bundle;
 
+pub(crate) use names::intern;
 pub use names::{SystemHandle, SystemNames};
 pub use systems::{SystemBuilder, SystemState, ViewSource};
 
@@ -33,6 +34,8 @@ pub struct World {
     /// The resources typed systems cannot run without (plain `Res`/`ResMut`): the system,
     /// the resource's id and type name, checked when the schedule is built.
     pub(crate) required_resources: Vec<(SystemId, ComponentId, &'static str)>,
+    /// The registered event queues.
+    pub(crate) events: crate::events::EventQueues,
     options: WorldOptions,
 }
 
@@ -63,6 +66,7 @@ impl World {
             runtime: Runtime::new(options.timing, options.clock.clone()),
             observers: Observers::default(),
             required_resources: Vec::new(),
+            events: Default::default(),
             options,
         }
     }

@@ -494,6 +494,153 @@ fn a_tick_spawning_and_despawning_as_many_allocates_nothing() {
     );
 }
 
+#[derive(Clone, Copy, Debug)]
+struct Hit(#[allow(dead_code)] u32);
+
+/// Two writers, a reader on either side of them, and a reactive reader of a queue that is
+/// empty every other tick: every path of a queue's tick.
+fn events_world(executor: Option<usize>) -> (World, laige_scheduler::Schedule) {
+    use laige_world::{EventReader, EventWriter};
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world.register_events::<Hit>(1000).unwrap();
+    world.register_events::<u64>(4).unwrap();
+    world.register_events::<Vel>(4096).unwrap();
+    world.register_component::<Pos>().unwrap();
+    for i in 0..3000 {
+        world.spawn((Pos(i as f32, 0.0),)).unwrap();
+    }
+    world.insert_resource(0u32).unwrap();
+    // Batches of a `par_each` loop emit at once, merged in batch order.
+    world
+        .system(
+            "Scatter",
+            |mut q: Query<'_, &Pos>, mut out: EventWriter<'_, Vel>| {
+                let sink = out.par_sink();
+                q.par_each(|batch, pos| sink.write(batch, Vel(pos.0, pos.1)))
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("Gather", |events: EventReader<'_, Vel>| {
+            black_box(events.read().fold(0.0f32, |acc, it| acc + it.0));
+        })
+        .after("Scatter")
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Early",
+            |hits: EventReader<'_, Hit>, mut sum: ResMut<'_, u32>| {
+                *sum = sum.wrapping_add(hits.read().map(|it| it.0).sum::<u32>());
+            },
+        )
+        .register()
+        .unwrap();
+    for name in ["WriteA", "WriteB"] {
+        world
+            .system(name, |mut hits: EventWriter<'_, Hit>| {
+                hits.write_batch((0..1000).map(Hit));
+            })
+            .after("Early")
+            .register()
+            .unwrap();
+    }
+    world
+        .system("Late", |hits: EventReader<'_, Hit>| {
+            black_box(hits.read().fold(0u32, |acc, it| acc ^ it.0));
+        })
+        .after("WriteA, WriteB")
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Sometimes",
+            |mut ticks: EventWriter<'_, u64>, mut n: Local<'_, u64>| {
+                *n += 1;
+                if (*n).is_multiple_of(2) {
+                    ticks.write(*n);
+                }
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system("React", |ticks: EventReader<'_, u64>| {
+            black_box(ticks.len());
+        })
+        .after("Sometimes")
+        .reactive()
+        .register()
+        .unwrap();
+    if let Some(threads) = executor {
+        world.use_executor(laige_executor::ExecutorOptions {
+            threads,
+            mode: laige_executor::Mode::Parallel,
+            ..Default::default()
+        });
+    }
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+#[test]
+fn event_queues_allocate_nothing_on_either_runner() {
+    for executor in [None, Some(4)] {
+        let (mut world, schedule) = events_world(executor);
+        for _ in 0..20 {
+            world.run_systems(&schedule).unwrap();
+        }
+        // This thread's allocations: other tests of this binary run meanwhile. Every
+        // thread is counted in laige-sim's `events_no_alloc`, a binary of one test.
+        let before = allocs();
+        for _ in 0..100 {
+            world.run_systems(&schedule).unwrap();
+        }
+        let counted = allocs() - before;
+        assert!(world.tick_report().events().is_clean());
+        println!("events-zeroalloc executor={executor:?} ticks=100 allocs={counted}");
+        assert_eq!(counted, 0, "event queues allocated {counted} times");
+    }
+}
+
+#[test]
+fn an_overflowing_queue_and_its_report_allocate_nothing() {
+    use laige_world::EventWriter;
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world.register_events::<Hit>(8).unwrap();
+    world
+        .system("Spray", |mut hits: EventWriter<'_, Hit>| {
+            hits.write_batch((0..20).map(Hit));
+        })
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..20 {
+        let _ = world.run_systems(&schedule);
+    }
+    let before = allocs();
+    for _ in 0..100 {
+        let err = world.run_systems(&schedule).unwrap_err();
+        black_box(err);
+    }
+    let counted = allocs() - before;
+    let events = world.tick_report().events();
+    assert_eq!(events.overflowed(), 12);
+    assert_eq!(
+        events.unread(),
+        8,
+        "no reader: every stored event is reported"
+    );
+    assert_eq!(counted, 0, "an overflowing tick allocated {counted} times");
+}
+
 /// A sparse component, added and removed every tick and spawned with sparks.
 #[derive(Clone, Copy, Debug)]
 struct Burn(#[allow(dead_code)] u32);

@@ -367,10 +367,12 @@ fn derived_edges<R>(
                 }
                 continue;
             }
-            if let Some(c) = rb.reads_fresh().first_common(ra.writes()) {
+            // An event queue's emitters count as its writers: a same-phase reader of the
+            // queue waits for them, so it sees their events the same tick.
+            if let Some(c) = rb.reads_fresh().first_common(&ra.produces()) {
                 graph.add(a, b, Cause::fresh(c));
             }
-            if let Some(c) = ra.reads_fresh().first_common(rb.writes()) {
+            if let Some(c) = ra.reads_fresh().first_common(&rb.produces()) {
                 graph.add(b, a, Cause::fresh(c));
             }
         }

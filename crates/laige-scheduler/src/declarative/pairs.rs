@@ -55,8 +55,8 @@ impl Pairs<'_> {
             accessors.conflicting(record).intersection(&other_phases)
         };
         let fresh = accessors
-            .fresh_readers_of(record.writes())
-            .union(&accessors.writers_of(record.reads_fresh()))
+            .fresh_readers_of(&record.produces())
+            .union(&accessors.producers_of(record.reads_fresh()))
             .intersection(phase);
         across
             .union(&fresh)

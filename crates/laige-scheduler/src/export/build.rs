@@ -75,6 +75,7 @@ fn skeleton<R>(schedule: &Schedule, registry: &Registry<R>, front_end: FrontEnd)
             reads_fresh: *record.reads_fresh(),
             reads_snapshot: *record.reads_snapshot(),
             writes: *record.writes(),
+            emits: *record.emits(),
         })
         .collect();
     let components = registry

@@ -109,6 +109,7 @@ pub(super) fn access_text(graph: &ScheduleGraph, system: &GraphSystem) -> String
         ("reads_fresh", &system.reads_fresh),
         ("reads_snapshot", &system.reads_snapshot),
         ("writes", &system.writes),
+        ("emits", &system.emits),
     ];
     let mut text = format!("id {}, step {}", system.system.id.get(), system.step + 1);
     for (kind, set) in kinds {

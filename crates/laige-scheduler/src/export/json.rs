@@ -56,7 +56,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
         format!(
             "{{\"id\": {}, \"name\": {}, \"budget_ms\": {}, \"budget_raw\": {}, \"step\": {}, \
              \"track\": {}, \"dag\": {}, \"phase\": {}, \"exclusive\": {}, \"reads\": {}, \
-             \"reads_fresh\": {}, \"reads_snapshot\": {}, \"writes\": {}}}",
+             \"reads_fresh\": {}, \"reads_snapshot\": {}, \"writes\": {}, \"emits\": {}}}",
             s.system.id.get(),
             string(s.system.name),
             s.budget.as_millis_f64(),
@@ -70,6 +70,7 @@ pub(super) fn write(graph: &ScheduleGraph) -> String {
             ids(&s.reads_fresh),
             ids(&s.reads_snapshot),
             ids(&s.writes),
+            ids(&s.emits),
         )
     });
     list(&mut out, "systems", systems, false);

@@ -10,6 +10,7 @@ fn main() {
         writes: ComponentSet::EMPTY,
         reads_fresh: ComponentSet::EMPTY,
         reads_snapshot: ComponentSet::EMPTY,
+        emits: ComponentSet::EMPTY,
         matching: ComponentSet::EMPTY,
     };
 }

@@ -12,6 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use laige_executor::{PanicMessage, drop_payload};
 
 use super::names::{NameList, SystemHandle, SystemNames, intern};
+use crate::events::ReactiveCheck;
 use crate::observers::in_system_span;
 use crate::par::BatchScratch;
 use crate::system::{BoxError, BoxedSystem, IntoSystem, ParamInit, ParamNeeds, SystemWorld};
@@ -49,6 +50,10 @@ pub struct SystemState {
     /// state every run touches stays small; only a panic allocates it, and a panic allocated
     /// already.
     panicked: Option<Box<PanicMessage>>,
+    /// A reactive system's checks, one per queue it reads (empty: not reactive).
+    reactive: Vec<ReactiveCheck>,
+    /// Whether its last run was skipped because no queue held an event for it.
+    events_skipped: bool,
 }
 
 impl fmt::Debug for SystemState {
@@ -123,6 +128,12 @@ impl SystemState {
     #[inline]
     pub fn run(&mut self, storage: &mut impl ViewSource, run: &SystemRun) {
         let view = storage.view(&self.meta);
+        // A reactive system with nothing to read is skipped; the host records why.
+        self.events_skipped =
+            !self.reactive.is_empty() && !self.reactive.iter().any(|it| it(&view, self.meta.id()));
+        if self.events_skipped {
+            return;
+        }
         // Typed systems first: they are the usual form, and the world pairs a typed mark
         // with its box, so the box alone tells.
         match (&mut self.typed, run.as_fn()) {
@@ -158,8 +169,19 @@ impl SystemState {
     #[inline]
     pub(crate) fn is_settled(&mut self) -> bool {
         // Without branches between the tests: this runs after every system.
-        let troubled = self.panicked.is_some() | self.failure.is_some();
+        let troubled = self.panicked.is_some() | self.failure.is_some() | self.events_skipped;
         !troubled & self.commands.is_idle() & self.batches.is_idle()
+    }
+
+    /// Whether the last run was skipped for want of events (a reactive system), clearing it.
+    #[inline]
+    pub(crate) fn take_events_skip(&mut self) -> bool {
+        std::mem::take(&mut self.events_skipped)
+    }
+
+    /// Makes the system reactive, with one check per queue it reads.
+    pub(crate) fn set_reactive(&mut self, checks: Vec<ReactiveCheck>) {
+        self.reactive = checks;
     }
 
     /// Whether the last run panicked or failed (until the tick settles it).
@@ -292,6 +314,9 @@ impl World {
         def: SystemDef<SystemRun>,
         typed: Option<BoxedSystem>,
     ) -> Result<SystemId, RegisterError> {
+        if let Err(err) = self.check_event_access(&def) {
+            return Err(self.report_register(err));
+        }
         let id = self.registry.register(def)?;
         let record = self.registry.get(id).expect("the registry just stored it");
         let rng = Prng::derive_substream(self.options().seed, id.get());
@@ -303,8 +328,11 @@ impl World {
             typed,
             failure: None,
             panicked: None,
+            reactive: Vec::new(),
+            events_skipped: false,
         });
         debug_assert_eq!(self.systems.len(), id.get() as usize);
+        self.attach_events(id);
         Ok(id)
     }
 
@@ -320,8 +348,12 @@ impl World {
 /// own access; declarations here add to it. Finish with [`SystemBuilder::register`].
 #[must_use = "a system is registered only by `.register()`"]
 pub struct SystemBuilder<'w> {
-    world: &'w mut World,
-    def: SystemDef<SystemRun>,
+    pub(crate) world: &'w mut World,
+    pub(crate) def: SystemDef<SystemRun>,
+    /// Set by `.reactive()`.
+    pub(crate) reactive: bool,
+    /// The first event declaration that named an unregistered queue.
+    pub(crate) event_error: Option<RegisterError>,
     typed: Option<(BoxedSystem, ParamNeeds)>,
     after: NameList,
     before: NameList,
@@ -347,6 +379,8 @@ impl<'w> SystemBuilder<'w> {
         Self {
             world,
             def,
+            reactive: false,
+            event_error: None,
             typed,
             after: NameList::default(),
             before: NameList::default(),
@@ -487,6 +521,8 @@ impl<'w> SystemBuilder<'w> {
         let SystemBuilder {
             world,
             mut def,
+            reactive,
+            event_error,
             typed,
             after,
             before,
@@ -508,7 +544,18 @@ impl<'w> SystemBuilder<'w> {
             }
             None => (None, Vec::new()),
         };
+        if let Some(err) = event_error {
+            return Err(world.report_register(err));
+        }
+        if reactive && !world.reads_any_queue(&def) {
+            let err = RegisterError::ReactiveWithoutEvents { name: def.name };
+            return Err(world.report_register(err));
+        }
         let id = world.commit(def, typed)?;
+        if reactive {
+            let checks = world.reactive_checks(id);
+            world.systems[id.index()].set_reactive(checks);
+        }
         world.required_resources.extend(
             required
                 .into_iter()
