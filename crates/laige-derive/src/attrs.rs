@@ -18,6 +18,8 @@ pub(crate) struct ComponentAttrs {
     pub saved: Option<Span>,
     /// The span of the `saved_copy` key, when given.
     pub saved_copy: Option<Span>,
+    /// The span of the `sparse` key, when given.
+    pub sparse: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -42,15 +44,24 @@ pub(crate) fn component(attrs: &[Attribute]) -> syn::Result<ComponentAttrs> {
                 set_flag(&meta, &mut res.saved)
             } else if meta.path.is_ident("saved_copy") {
                 set_flag(&meta, &mut res.saved_copy)
+            } else if meta.path.is_ident("sparse") {
+                set_flag(&meta, &mut res.sparse)
             } else if meta.path.is_ident("crate") {
                 set_crate(&meta, &mut res.krate)
             } else {
                 Err(meta.error(format!(
-                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked`, `saved`, `saved_copy` or `crate = path`",
+                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked`, `saved`, `saved_copy`, `sparse` or `crate = path`",
                     path_name(&meta.path)
                 )))
             }
         })?;
+    }
+    if let (Some(_), Some(sparse)) = (res.versioned, res.sparse) {
+        return Err(syn::Error::new(
+            sparse,
+            "a component cannot be both `sparse` and `versioned`: sparse components keep no \
+             snapshot; drop one of them",
+        ));
     }
     Ok(res)
 }

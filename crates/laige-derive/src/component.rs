@@ -70,13 +70,17 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 .push(parse_quote_spanned!(span=> #name #ty_generics: ::core::marker::Copy));
         }
     }
+    if let Some(span) = attrs.sparse {
+        options = quote_spanned!(span=> #options.sparse());
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
     let any_option = attrs.hashed.is_some()
         || attrs.versioned.is_some()
         || attrs.tracked.is_some()
         || attrs.saved.is_some()
-        || attrs.saved_copy.is_some();
+        || attrs.saved_copy.is_some()
+        || attrs.sparse.is_some();
     let options_fn = any_option.then(|| {
         quote! {
             #[inline]

@@ -69,7 +69,7 @@ mod component;
 mod krate;
 mod state_hash;
 
-/// Implements `Component`; `#[component(hashed, versioned)]` sets the options
+/// Implements `Component`; `#[component(hashed, versioned)]` (or `sparse`) sets the options
 /// `World::register_component::<T>()` uses. See the crate docs.
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {

@@ -10,7 +10,7 @@ use std::fmt;
 use std::slice;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::query::{Checks, QueryData, for_each_run};
+use crate::query::{Checks, Matcher, QueryData, for_each_run};
 use crate::{Entity, Queries, QueryError, Storage};
 
 /// How many rows one batch of `par_each` / `par_each_chunk` covers at most.
@@ -36,6 +36,7 @@ pub struct BatchTables {
 pub struct ParBatches<'s, Q: QueryData> {
     storage: &'s Storage,
     state: Q::State,
+    matcher: Matcher,
     tables: &'s [BatchTable],
     visited: &'s [AtomicBool],
     count: u32,
@@ -62,7 +63,22 @@ impl<'w> Queries<'w> {
         let (storage, checks) = (self.storage(), self.checks());
         // SAFETY: as for `Queries::each`: the view's access covers `Q` once checked (here),
         // and `&mut self` keeps every other query of this view out while the batches live.
-        unsafe { par_batches_in::<Q>(storage, checks, scratch) }
+        unsafe { par_batches_in::<Q>(storage, checks, scratch, false) }
+    }
+
+    /// [`Queries::par_batches`] for visiting with [`ParBatches::chunk`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Queries::each_chunk`]: a query that touches a sparse component has no chunks
+    /// ([`QueryError::SparseChunk`]).
+    pub fn par_chunk_batches<'s, Q: QueryData>(
+        &'s mut self,
+        scratch: &'s mut BatchTables,
+    ) -> Result<ParBatches<'s, Q>, QueryError> {
+        let (storage, checks) = (self.storage(), self.checks());
+        // SAFETY: as for `par_batches`.
+        unsafe { par_batches_in::<Q>(storage, checks, scratch, true) }
     }
 }
 
@@ -75,8 +91,12 @@ unsafe fn par_batches_in<'s, Q: QueryData>(
     storage: &'s Storage,
     checks: Checks<'s>,
     scratch: &'s mut BatchTables,
+    chunks: bool,
 ) -> Result<ParBatches<'s, Q>, QueryError> {
     let (state, matcher) = crate::query::prepare_checked::<Q>(storage, checks)?;
+    if chunks {
+        crate::query::refuse_mixed_chunks::<Q>(storage, checks, &matcher)?;
+    }
     scratch.tables.clear();
     let mut count = 0u32;
     for (index, table) in storage.archetypes().iter().enumerate() {
@@ -107,6 +127,7 @@ unsafe fn par_batches_in<'s, Q: QueryData>(
     Ok(ParBatches {
         storage,
         state,
+        matcher,
         tables: &scratch.tables,
         visited: &scratch.visited[..count as usize],
         count,
@@ -145,13 +166,18 @@ impl<Q: QueryData> ParBatches<'_, Q> {
         }
         let archetype = &self.storage.archetypes()[table];
         let fetch = Q::fetch(&self.state, archetype);
+        let mixed = self.matcher.mixed();
         let mut run = |first: usize, len: usize| {
             let mut at = fetch;
             // SAFETY: `first..first + len` is within the batch, so within the matched table
             // (`locate`); the entity column changes only under `&mut Storage`; the batch is
             // visited once, so its rows are marked by this thread alone.
             let entities = unsafe {
-                Q::skip_rows(&mut at, first);
+                if mixed {
+                    Q::skip_rows_mixed(&self.state, &mut at, self.storage, first);
+                } else {
+                    Q::skip_rows(&mut at, first);
+                }
                 Q::mark_rows(&at, first, len);
                 slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(first), len)
             };
@@ -170,6 +196,21 @@ impl<Q: QueryData> ParBatches<'_, Q> {
     /// index that is not a batch or was visited already.
     #[inline]
     pub fn each(&self, batch: u32, mut f: impl FnMut(Q::Item<'_>)) -> bool {
+        if self.matcher.mixed() {
+            let storage = self.storage;
+            return self.visit(batch, |entities, mut fetch| {
+                for &entity in entities {
+                    if Q::row_matches_mixed(&self.state, storage, entity) {
+                        // SAFETY: as below; the row is `entity`'s and passed the query's
+                        // sparse conditions, and `fetch` comes from `Q::fetch`.
+                        f(unsafe { Q::next_item_mixed(&self.state, &mut fetch, storage, entity) });
+                    } else {
+                        // SAFETY: at one of the batch's rows: one step on stays in bounds.
+                        unsafe { Q::skip_rows_mixed(&self.state, &mut fetch, storage, 1) };
+                    }
+                }
+            });
+        }
         self.visit(batch, |entities, mut fetch| {
             for _ in entities {
                 // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
@@ -183,9 +224,13 @@ impl<Q: QueryData> ParBatches<'_, Q> {
     /// Calls `f` once with batch `batch`'s entities and its rows of each column; `false`
     /// (and no call) for an index that is not a batch or was visited already.
     /// For a query with change filters, `f` is called once per run of consecutive rows the
-    /// filters keep.
+    /// filters keep. A query that touches a sparse component has no chunks: its batches
+    /// visit nothing here (`Queries::par_chunk_batches` refuses such a query).
     #[inline]
     pub fn chunk(&self, batch: u32, mut f: impl FnMut(&[Entity], Q::Chunk<'_>)) -> bool {
+        if self.matcher.mixed() {
+            return false;
+        }
         self.visit(batch, |entities, fetch| {
             // SAFETY: the batch's rows from `fetch` on, one per entity, visited once.
             f(entities, unsafe { Q::chunk(&fetch, entities.len()) });

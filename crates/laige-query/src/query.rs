@@ -21,7 +21,7 @@ use std::ptr::NonNull;
 use laige_registry::{Access, ComponentId, ComponentSet, SystemId, SystemRecord};
 
 use crate::declare::{Claim, ParamInit};
-use crate::{QueryError, Storage};
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 use laige_storage::component::Components;
 use laige_storage::snapshot::{SnapshotView, Snapshots};
@@ -33,6 +33,7 @@ pub use fresh::{Filtered, Fresh};
 pub use iter::QueryIter;
 pub(crate) use iter::{
     each_chunk_in, each_in, for_each_run, prepare as prepare_checked, prepared_in,
+    refuse_mixed_chunks,
 };
 pub use prepared::Prepared;
 pub use snapshot::Snapshot;
@@ -126,6 +127,54 @@ pub unsafe trait QueryData {
     /// `fetch` comes from a matched archetype, at a row at least `rows` before its end.
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize);
 
+    /// [`QueryData::next_item`] in a query that touches a sparse component: the row is
+    /// `entity`'s, and passed the query's sparse conditions. An element of a sparse
+    /// component looks its value up in the component's set and leaves `fetch` alone (it is
+    /// not a column there); every other element steps its cursor as `next_item` does.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QueryData::next_item`], with `fetch` from [`QueryData::fetch`] (never
+    /// `fetch_driven`); `storage` is the one the query was checked on.
+    #[inline(always)]
+    unsafe fn next_item_mixed<'a>(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &'a Storage,
+        entity: Entity,
+    ) -> Self::Item<'a> {
+        let _ = (state, storage, entity);
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::next_item(fetch) }
+    }
+
+    /// Whether `entity`'s row, in a table the query matches, passes this element's sparse
+    /// condition: an element that requires a sparse component (`&T`, `&mut T`, `With<T>`)
+    /// needs the entity to have it, `Without<T>` not to; every other element passes.
+    #[inline(always)]
+    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+        let _ = (state, storage, entity);
+        true
+    }
+
+    /// [`QueryData::skip_rows`] in a query that touches a sparse component: an element of a
+    /// sparse component leaves `fetch` alone.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QueryData::skip_rows`], with `fetch` from [`QueryData::fetch`].
+    #[inline(always)]
+    unsafe fn skip_rows_mixed(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &Storage,
+        rows: usize,
+    ) {
+        let _ = (state, storage);
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::skip_rows(fetch, rows) }
+    }
+
     /// The chunk of a whole archetype of `len` rows.
     ///
     /// # Safety
@@ -196,6 +245,10 @@ pub struct Matcher {
     /// Whether the driver is the query's only condition: every table that has it matches.
     exact: bool,
     unmatchable: bool,
+    /// Whether any element touches a sparse component: the rows are then walked one by
+    /// one, with their entities, and each element tests its sparse condition
+    /// ([`QueryData::row_matches_mixed`], [`QueryData::next_item_mixed`]).
+    mixed: bool,
 }
 
 impl Matcher {
@@ -230,6 +283,12 @@ impl Matcher {
     pub fn unmatchable(&self) -> bool {
         self.unmatchable
     }
+
+    /// Whether the query touches a sparse component, so its rows are walked one by one.
+    #[inline]
+    pub(crate) fn mixed(&self) -> bool {
+        self.mixed
+    }
 }
 
 /// What a query touches, built by [`QueryData::init`] and checked element by element.
@@ -250,6 +309,10 @@ pub struct QueryDesc<'a> {
     conditions: u16,
     unmatchable: bool,
     ticks: RunTicks,
+    /// The sparse components the query requires (tested per row, by the elements), for the
+    /// footprint check.
+    sparse_required: ComponentSet,
+    mixed: bool,
 }
 
 impl<'a> QueryDesc<'a> {
@@ -270,6 +333,8 @@ impl<'a> QueryDesc<'a> {
                 RunTicks::first(storage.change_tick()),
                 SystemMeta::run_ticks,
             ),
+            sparse_required: ComponentSet::EMPTY,
+            mixed: false,
         }
     }
 
@@ -289,6 +354,12 @@ impl<'a> QueryDesc<'a> {
     /// component with the fewest tables (which one wins a tie does not matter: every driver
     /// visits the same matching tables in the same ascending order).
     fn require(&mut self, id: ComponentId) {
+        if self.components().is_sparse(id) {
+            // No table holds it: tested per row instead.
+            self.sparse_required.insert(id);
+            self.mixed = true;
+            return;
+        }
         if !self.required.insert(id) {
             return;
         }
@@ -301,6 +372,10 @@ impl<'a> QueryDesc<'a> {
 
     /// Records that matched entities must not have `id`.
     fn exclude(&mut self, id: ComponentId) {
+        if self.components().is_sparse(id) {
+            self.mixed = true;
+            return;
+        }
         if self.excluded.insert(id) {
             self.conditions += 1;
         }
@@ -316,6 +391,7 @@ impl<'a> QueryDesc<'a> {
             driver: self.driver,
             exact: self.conditions == 1,
             unmatchable: self.unmatchable,
+            mixed: self.mixed,
         }
     }
 
@@ -396,6 +472,7 @@ impl<'a> QueryDesc<'a> {
         } else {
             self.reads.insert(id);
         }
+        self.mixed |= self.components().is_sparse(id);
         if required {
             self.require(id);
         }
@@ -410,7 +487,10 @@ impl<'a> QueryDesc<'a> {
         let Some(meta) = self.declared else {
             return Ok(());
         };
-        match meta.matching.difference(&self.required).iter().next() {
+        // A sparse component in the footprint narrows no table (ADR 0018), but a query must
+        // still require it, so the footprint keeps meaning "entities with all of these".
+        let required = self.required.union(&self.sparse_required);
+        match meta.matching.difference(&required).iter().next() {
             Some(component) => Err(QueryError::Unmatched {
                 system: meta.name,
                 system_id: meta.id,
@@ -500,11 +580,11 @@ impl<'a> QueryDesc<'a> {
 
     /// Records a presence filter: with `T` (`present`) or without it.
     #[doc(hidden)]
-    pub fn filter<T: 'static>(&mut self, present: bool) -> Result<(), QueryError> {
+    pub fn filter<T: 'static>(&mut self, present: bool) -> Result<Option<ComponentId>, QueryError> {
         let Some(id) = self.components().id_of::<T>() else {
             // Nothing has an unregistered type.
             self.unmatchable |= present;
-            return Ok(());
+            return Ok(None);
         };
         if self.components().is_resource(id) {
             return Err(self.resource::<T>());
@@ -514,7 +594,7 @@ impl<'a> QueryDesc<'a> {
         } else {
             self.exclude(id);
         }
-        Ok(())
+        Ok(Some(id))
     }
 }
 

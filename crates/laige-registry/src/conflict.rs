@@ -9,8 +9,8 @@ use crate::accessors::Accessors;
 use crate::{ComponentId, ComponentSet, MAX_SYSTEMS, Registry, SystemId, SystemRecord, SystemSet};
 
 /// Where two systems can meet at run time: the signature (component set) of every
-/// archetype table that exists, and the components that are resources (one instance, in
-/// no table).
+/// archetype table that exists, the components that are resources (one instance, in
+/// no table), and the sparse components (stored by entity, in no table).
 ///
 /// Tables are never removed and may refill without notice, so every table counts,
 /// empty or not.
@@ -18,12 +18,24 @@ use crate::{ComponentId, ComponentSet, MAX_SYSTEMS, Registry, SystemId, SystemRe
 pub struct LiveTables<'a> {
     tables: &'a [ComponentSet],
     resources: &'a ComponentSet,
+    sparse: &'a ComponentSet,
 }
 
 impl<'a> LiveTables<'a> {
-    /// The tables with these signatures, and these resources.
+    /// The tables with these signatures, and these resources; no sparse component.
     pub fn new(tables: &'a [ComponentSet], resources: &'a ComponentSet) -> Self {
-        Self { tables, resources }
+        Self {
+            tables,
+            resources,
+            sparse: &ComponentSet::EMPTY,
+        }
+    }
+
+    /// The same, with these components stored in sparse sets
+    /// (`docs/decisions/0018-sparse-components.md`): a shared sparse component always
+    /// counts, and a sparse component in a footprint narrows no table.
+    pub fn with_sparse(self, sparse: &'a ComponentSet) -> Self {
+        Self { sparse, ..self }
     }
 }
 
@@ -55,8 +67,10 @@ impl SystemRecord {
     /// the rule every scheduler, plan and world applies.
     ///
     /// Without `live`, any declared conflict counts ([`SystemRecord::declared_conflicts`]).
-    /// With it, a shared resource always counts, and a shared component counts only if some
-    /// table holds it and both systems' footprints (`matching`), so both could visit it.
+    /// With it, a shared resource or sparse component always counts (neither is in a table,
+    /// so no footprint can keep two systems apart on it), and a shared table component counts
+    /// only if some table holds it and both systems' footprints (`matching`, without their
+    /// sparse components, which narrow no table), so both could visit it.
     pub fn conflict_with(
         &self,
         other: &SystemRecord,
@@ -69,8 +83,11 @@ impl SystemRecord {
         let Some(live) = live else {
             return shared.iter().next();
         };
-        let footprint = self.matching().union(other.matching());
-        let mut reachable = shared.intersection(live.resources);
+        let footprint = self
+            .matching()
+            .union(other.matching())
+            .difference(live.sparse);
+        let mut reachable = shared.intersection(&live.resources.union(live.sparse));
         for table in live.tables {
             if footprint.is_subset(table) {
                 reachable = reachable.union(&shared.intersection(table));

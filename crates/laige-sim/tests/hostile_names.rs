@@ -384,6 +384,7 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(WorldError::ComponentAsResource { component: name }),
         echo(WorldError::NoResource { component: name }),
         echo(WorldError::NotVersioned { component: name }),
+        echo(WorldError::SparseVersioned { component: name }),
         echo(QueryError::Undeclared {
             system: name,
             system_id: id,
@@ -423,6 +424,10 @@ fn cases(name: &'static str) -> Vec<Case> {
             system: Some(name),
             query: name,
             matched: 2,
+        }),
+        echo(QueryError::SparseChunk {
+            system: Some(name),
+            query: name,
         }),
     ]
 }

@@ -205,7 +205,20 @@ impl Archetype {
     }
 
     /// Makes room for one more row in every column; grows only when full (by doubling).
+    #[inline]
     pub(crate) fn reserve_one(&mut self) {
+        // Every column holds at least the entity column's capacity (each reservation below
+        // grows them together, and rows are pushed only after one), so room for an entity
+        // is room in every column.
+        if self.entities.len() < self.entities.capacity() {
+            return;
+        }
+        self.grow_one();
+    }
+
+    /// [`Archetype::reserve_one`] when the table is full.
+    #[cold]
+    fn grow_one(&mut self) {
         let needed = self.entities.len() + 1;
         if needed > self.entities.capacity() {
             let cap = needed.max(self.entities.capacity() * 2).max(8);
@@ -256,6 +269,18 @@ impl Archetype {
         for column in self.columns.as_mut_slice() {
             column.clear();
         }
+    }
+
+    /// The columns and the entity column, to append whole runs of rows to: the caller
+    /// keeps their lengths equal before anything else reads the table.
+    pub(crate) fn columns_and_entities(
+        &mut self,
+    ) -> (&[ComponentId], &mut [Column], &mut Vec<Entity>) {
+        (
+            &self.components,
+            self.columns.as_mut_slice(),
+            &mut self.entities,
+        )
     }
 
     /// Appends `entity` to the entity column, completing a row whose values were already

@@ -107,6 +107,13 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     /// is then forgotten. `at` is the position of this bundle's first id in `ids`.
     fn take_from(self, ids: &BundleIds, at: &mut usize, put: &mut dyn FnMut(ComponentId, *mut u8));
 
+    /// [`Bundle::take_from`] into a typed sink: each value goes to
+    /// [`ValueSink::put`] with its type, so a copy of a known size can be inlined where a
+    /// `dyn` callback would copy a run-time number of bytes.
+    fn put_from<S: ValueSink>(self, ids: &BundleIds, at: &mut usize, sink: &mut S)
+    where
+        Self: Sized;
+
     /// This bundle and `other`, as one bundle: spawned in one move, into the archetype of
     /// all their components.
     fn and<B: Bundle>(self, other: B) -> Join<Self, B>
@@ -135,6 +142,17 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     }
 }
 
+/// Where a bundle's values go, one typed call per value: see [`Bundle::put_from`].
+pub trait ValueSink {
+    /// Takes the value at `value`, of the component `id`.
+    ///
+    /// # Safety
+    ///
+    /// `value` points to a valid `T`, the type of `id`, which the caller gives up: the sink
+    /// moves it out (byte copy) or drops it, once.
+    unsafe fn put<T: 'static>(&mut self, id: ComponentId, value: *mut T);
+}
+
 /// Two bundles as one: what [`Bundle::and`] returns.
 #[derive(Clone, Copy, Debug)]
 pub struct Join<A, B>(A, B);
@@ -150,6 +168,12 @@ unsafe impl<A: Bundle, B: Bundle> Bundle for Join<A, B> {
         self.0.take_from(ids, at, put);
         self.1.take_from(ids, at, put);
     }
+
+    #[inline(always)]
+    fn put_from<S: ValueSink>(self, ids: &BundleIds, at: &mut usize, sink: &mut S) {
+        self.0.put_from(ids, at, sink);
+        self.1.put_from(ids, at, sink);
+    }
 }
 
 // SAFETY: a component resolves its one id and gives up its one value, which it forgets.
@@ -162,6 +186,16 @@ unsafe impl<C: Component> Bundle for C {
         let mut value = ManuallyDrop::new(self);
         if let Some(id) = ids.next(at) {
             put(id, (&mut *value as *mut C).cast::<u8>());
+        }
+    }
+
+    #[inline(always)]
+    fn put_from<S: ValueSink>(self, ids: &BundleIds, at: &mut usize, sink: &mut S) {
+        let mut value = ManuallyDrop::new(self);
+        if let Some(id) = ids.next(at) {
+            // SAFETY: `id` is `C`'s (resolved by `resolve_into` at this position); the value
+            // is valid and given up: `ManuallyDrop` keeps it from being dropped here.
+            unsafe { sink.put::<C>(id, &mut *value) };
         }
     }
 }
@@ -189,6 +223,13 @@ macro_rules! tuple_bundle {
             ) {
                 let ($($name,)*) = self;
                 $($name.take_from(ids, at, put);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn put_from<S: ValueSink>(self, ids: &BundleIds, at: &mut usize, sink: &mut S) {
+                let ($($name,)*) = self;
+                $($name.put_from(ids, at, sink);)*
             }
         }
     };

@@ -147,6 +147,7 @@ pub struct ComponentOptions<T> {
     clone_fn: Option<CloneFn>,
     tracked: bool,
     save: Option<SaveFn>,
+    sparse: bool,
     component: PhantomData<fn() -> T>,
 }
 
@@ -159,8 +160,19 @@ impl<T: Component> ComponentOptions<T> {
             clone_fn: None,
             tracked: false,
             save: None,
+            sparse: false,
             component: PhantomData,
         }
+    }
+
+    /// The component is stored in a sparse set keyed by entity instead of in the archetype
+    /// tables: adding and removing it moves no row, at the price of a lookup per row where a
+    /// query reads it (see `docs/decisions/0018-sparse-components.md`). A sparse component
+    /// cannot be versioned: registering both is refused
+    /// ([`RegisterComponentError::SparseVersioned`]).
+    pub const fn sparse(mut self) -> Self {
+        self.sparse = true;
+        self
     }
 
     /// The value enters the state hash (`World::state_hash`) through its [`StateHash`] impl.
@@ -240,6 +252,11 @@ impl<T> ComponentOptions<T> {
         self.save.is_some()
     }
 
+    /// Whether the component is stored in a sparse set ([`ComponentOptions::sparse`]).
+    pub const fn is_sparse(&self) -> bool {
+        self.sparse
+    }
+
     /// The type-erased hash and clone functions the options chose.
     pub(crate) const fn erased(&self) -> (Option<HashFn>, Option<CloneFn>) {
         (self.hash, self.clone_fn)
@@ -273,6 +290,7 @@ impl<T> fmt::Debug for ComponentOptions<T> {
             .field("versioned", &self.is_versioned())
             .field("tracked", &self.is_tracked())
             .field("saved", &self.is_saved())
+            .field("sparse", &self.is_sparse())
             .finish()
     }
 }
@@ -293,6 +311,7 @@ pub struct ComponentInfo {
     label: Option<&'static str>,
     /// Whether its table columns keep change ticks (`ComponentOptions::tracked`).
     tracked: bool,
+    sparse: bool,
 }
 
 impl ComponentInfo {
@@ -358,6 +377,12 @@ impl ComponentInfo {
         self.label
     }
 
+    /// Whether it is stored in a sparse set keyed by entity, outside the archetype tables
+    /// ([`ComponentOptions::sparse`]).
+    pub fn is_sparse(&self) -> bool {
+        self.sparse
+    }
+
     /// The Rust `TypeId`.
     pub fn type_id(&self) -> TypeId {
         self.type_id
@@ -377,6 +402,12 @@ pub enum RegisterComponentError {
     Duplicate(ComponentInfo),
     /// [`MAX_COMPONENT_TYPES`] types are registered.
     Full,
+    /// The options ask for a sparse and versioned component; sparse components keep no
+    /// snapshot.
+    SparseVersioned,
+    /// The options ask for a sparse and tracked component; sparse components keep no change
+    /// ticks yet.
+    SparseTracked,
 }
 
 /// Collects what `TypeId`'s `Hash` impl feeds (a `u64` of its already well mixed bits, in
@@ -473,6 +504,7 @@ pub struct Components {
     /// The named resources: type, name, id, in registration order (never iterated into an
     /// order or id: lookups compare both keys).
     named: Vec<(TypeId, &'static str, ComponentId)>,
+    sparse: ComponentSet,
 }
 
 impl Components {
@@ -500,6 +532,7 @@ impl Components {
             resource: false,
             label: None,
             tracked: false,
+            sparse: false,
         });
         self.by_type.insert(type_id, id);
         Ok(id)
@@ -530,6 +563,7 @@ impl Components {
             label: Some(label),
             tracked: false,
             save: None,
+            sparse: false,
         });
         self.resources.insert(id);
         self.named.push((TypeId::of::<T>(), label, id));
@@ -566,6 +600,24 @@ impl Components {
     pub(crate) fn mark_resource(&mut self, id: ComponentId) {
         self.infos[id.index()].resource = true;
         self.resources.insert(id);
+    }
+
+    /// Stores the registered component `id` in a sparse set.
+    pub(crate) fn mark_sparse(&mut self, id: ComponentId) {
+        self.infos[id.index()].sparse = true;
+        self.sparse.insert(id);
+    }
+
+    /// The ids of the sparse components, which no archetype table holds.
+    #[inline]
+    pub fn sparse(&self) -> &ComponentSet {
+        &self.sparse
+    }
+
+    /// Whether `id` is a sparse component.
+    #[inline]
+    pub fn is_sparse(&self, id: ComponentId) -> bool {
+        self.sparse.contains(id)
     }
 
     /// Makes the values of `id` (of type `T`) take part in the state hash.

@@ -106,6 +106,18 @@ pub enum WorldError {
         /// The type name.
         component: &'static str,
     },
+    /// A component was registered both sparse and versioned; sparse components keep no
+    /// snapshot. Event `ecs/component_sparse_versioned`.
+    SparseVersioned {
+        /// The type name.
+        component: &'static str,
+    },
+    /// A component was registered both sparse and tracked; sparse components keep no change
+    /// ticks. Event `ecs/component_sparse_tracked`.
+    SparseTracked {
+        /// The type name.
+        component: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -173,6 +185,13 @@ laige_diag::diagnostics! {
     NotVersioned { %component } => warn snapshot_unversioned { component }
         "`{component}` keeps no snapshot (no previous-tick value): register it with \
          `world.register_component_with(ComponentOptions::<{component}>::new().versioned())`";
+    SparseVersioned { %component } => warn component_sparse_versioned { component }
+        "`{component}` cannot be both sparse and versioned: sparse components keep no snapshot; \
+         drop `.sparse()` (table storage) or `.versioned()` from its `ComponentOptions`";
+    SparseTracked { %component } => warn component_sparse_tracked { component }
+        "`{component}` cannot be both sparse and tracked: sparse components keep no change \
+         ticks, so `Changed<{component}>` could not see its writes; drop `.sparse()` (table \
+         storage) or `.tracked()` from its `ComponentOptions`";
 }
 
 /// A named resource's display name, `Grid "terrain"`, as its type and its name.
@@ -306,6 +325,15 @@ pub enum QueryError {
         /// What asked: `Changed`, `Added` or `Ref`.
         filter: &'static str,
     },
+    /// `each_chunk` or `par_each_chunk` on a query that touches a sparse component, which
+    /// has no column to hand out as a slice. Event `ecs/query_sparse_chunk` (`system`,
+    /// `query`).
+    SparseChunk {
+        /// The system running the query; `None` for a setup query on the world.
+        system: Option<&'static str>,
+        /// The query's type.
+        query: &'static str,
+    },
 }
 
 laige_diag::diagnostics! {
@@ -434,6 +462,17 @@ laige_diag::diagnostics! {
                 "`{filter}<{component}>` needs change ticks, which `{component}` does not keep: \
                  register it tracked, with `ComponentOptions::<{component}>::new().tracked()` \
                  or `#[component(tracked)]`"
+            )
+        };
+    SparseChunk { %system, %query }
+        => warn query_sparse_chunk { system = system.unwrap_or(""), query }
+        |f| {
+            write_system_prefix(f, system)?;
+            write!(
+                f,
+                "the query `{query}` touches a sparse component, whose values are in no table \
+                 column, so it has no chunks: loop over it with `each`, `iter` or `par_each`, or \
+                 register the component without `.sparse()`"
             )
         };
     Unmatched { %system, system_id, %component }

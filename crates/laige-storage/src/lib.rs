@@ -49,10 +49,11 @@ mod error;
 mod hash;
 pub mod resource;
 pub mod snapshot;
+pub mod sparse;
 pub mod storage;
 
 pub use archetype::{Archetype, ArchetypeId};
-pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE};
+pub use bundle::{Bundle, Join, MAX_BUNDLE_TUPLE, ValueSink};
 pub use column::{CHANGE_BLOCK_ROWS, ColumnTicks, ComponentTicks, TickKind};
 pub use component::{
     Component, ComponentInfo, ComponentOptions, Components, MAX_BUNDLE, MAX_COMPONENT_TYPES,
@@ -61,4 +62,5 @@ pub use entity::Entity;
 pub use error::{QueryError, WorldError};
 pub use hash::{StateHash, StateHasher};
 pub use snapshot::SnapshotView;
+pub use sparse::{SparseSet, SparseSets};
 pub use storage::{Storage, StorageOwner, StorageState, StorageStateError};

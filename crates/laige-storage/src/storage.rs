@@ -4,6 +4,7 @@ mod batch;
 mod changes;
 mod ops;
 mod owner;
+mod sparse_ops;
 mod state;
 mod state_hash;
 
@@ -23,6 +24,7 @@ use crate::component::Components;
 use crate::entity::{Entities, Location};
 use crate::resource::Resources;
 use crate::snapshot::Snapshots;
+use crate::sparse::SparseSets;
 use crate::{Entity, WorldError};
 
 /// All component data of a world, without its systems.
@@ -49,7 +51,19 @@ pub struct Storage {
     archetypes: Vec<Archetype>,
     resources: Resources,
     snapshots: Snapshots,
+    /// The values of the sparse components, outside the tables.
+    sparse: SparseSets,
     by_signature: BTreeMap<[u64; 4], u32>,
+    /// The signature `archetype_for` last looked up, and its archetype: spawns of one bundle
+    /// type in a row skip the map.
+    last_lookup: (ComponentSet, u32),
+    /// The component `require_mut` last found: a structural change repeated on one type
+    /// skips the type index.
+    last_required: Option<ComponentId>,
+    /// The add and remove edges last taken, `(from, component, to)`: a run of inserts (or
+    /// removes) of one component on entities of one table finds its target table at once.
+    last_add: (u32, Option<ComponentId>, u32),
+    last_remove: (u32, Option<ComponentId>, u32),
     /// Every archetype id, in the canonical order of their component sets (see
     /// [`canonical_order`]): the state hash's order of component sets.
     canonical: Vec<u32>,
@@ -92,7 +106,12 @@ impl Storage {
             archetypes: vec![empty],
             resources: Resources::default(),
             snapshots: Snapshots::default(),
+            sparse: SparseSets::default(),
             by_signature,
+            last_lookup: (ComponentSet::EMPTY, 0),
+            last_required: None,
+            last_add: (0, None, 0),
+            last_remove: (0, None, 0),
             canonical: vec![0],
             with_component: Vec::new(),
             diag,
@@ -153,6 +172,12 @@ impl Storage {
         &self.snapshots
     }
 
+    /// The sets of the sparse components, which live outside the tables.
+    #[inline]
+    pub fn sparse_sets(&self) -> &SparseSets {
+        &self.sparse
+    }
+
     /// The archetype tables in id order (id 0 is the empty set).
     pub fn archetypes(&self) -> &[Archetype] {
         &self.archetypes
@@ -171,10 +196,19 @@ impl Storage {
     }
 
     /// The location of `entity`, or a reported stale error.
+    #[inline]
     pub fn locate(&self, entity: Entity, op: &'static str) -> Result<Location, WorldError> {
-        self.entities
-            .location(entity)
-            .ok_or_else(|| self.report(WorldError::StaleEntity { entity, op }))
+        match self.entities.location(entity) {
+            Some(location) => Ok(location),
+            None => Err(self.report_stale(entity, op)),
+        }
+    }
+
+    /// Reports a stale `entity`; out of line, off the hot path.
+    #[cold]
+    #[inline(never)]
+    fn report_stale(&self, entity: Entity, op: &'static str) -> WorldError {
+        self.report(WorldError::StaleEntity { entity, op })
     }
 
     /// The id of the component type `T`, or a reported error: unregistered, or a resource.
@@ -189,6 +223,19 @@ impl Storage {
         }
     }
 
+    /// [`Storage::require`], remembering the answer for the next call with the same type.
+    #[inline]
+    pub fn require_mut<T: 'static>(&mut self) -> Result<ComponentId, WorldError> {
+        if let Some(id) = self.last_required
+            && self.components.get(id).type_id() == std::any::TypeId::of::<T>()
+        {
+            return Ok(id);
+        }
+        let id = self.require::<T>()?;
+        self.last_required = Some(id);
+        Ok(id)
+    }
+
     /// A reported error if `signature` names a resource type.
     pub fn refuse_resources(&self, signature: &ComponentSet) -> Result<(), WorldError> {
         match signature.first_common(self.components.resources()) {
@@ -201,6 +248,16 @@ impl Storage {
 
     /// The archetype for `signature`, created (with the next id) when first needed.
     pub(crate) fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
+        if self.last_lookup.0 == *signature {
+            return self.last_lookup.1;
+        }
+        let id = self.archetype_lookup(signature);
+        self.last_lookup = (*signature, id);
+        id
+    }
+
+    /// [`Storage::archetype_for`] through the map.
+    fn archetype_lookup(&mut self, signature: &ComponentSet) -> u32 {
         let key = signature_key(signature);
         if let Some(&id) = self.by_signature.get(&key) {
             return id;
@@ -241,8 +298,12 @@ impl Storage {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// How many live entities have `component`: the sum of its columns' lengths.
+    /// How many live entities have `component`: the sum of its columns' lengths (the size
+    /// of its set, for a sparse component).
     pub fn rows_with(&self, component: ComponentId) -> usize {
+        if let Some(set) = self.sparse.get(component) {
+            return set.len();
+        }
         self.tables_with(component)
             .iter()
             // SAFETY: the entries belong to this storage, borrowed shared here, so no `&mut`
@@ -253,6 +314,16 @@ impl Storage {
 
     /// The archetype reached from `from` by adding `component`.
     pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if self.last_add.0 == from && self.last_add.1 == Some(component) {
+            return self.last_add.2;
+        }
+        let to = self.add_edge(from, component);
+        self.last_add = (from, Some(component), to);
+        to
+    }
+
+    /// [`Storage::add_target`] through the table's edges.
+    fn add_edge(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].add_edges.get(&component) {
             return to;
         }
@@ -267,6 +338,16 @@ impl Storage {
 
     /// The archetype reached from `from` by removing `component`.
     pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
+        if self.last_remove.0 == from && self.last_remove.1 == Some(component) {
+            return self.last_remove.2;
+        }
+        let to = self.remove_edge(from, component);
+        self.last_remove = (from, Some(component), to);
+        to
+    }
+
+    /// [`Storage::remove_target`] through the table's edges.
+    fn remove_edge(&mut self, from: u32, component: ComponentId) -> u32 {
         if let Some(&to) = self.archetypes[from as usize].remove_edges.get(&component) {
             return to;
         }

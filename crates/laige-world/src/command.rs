@@ -85,6 +85,12 @@ enum Command {
         target: Target,
         component: ComponentId,
     },
+    /// Row `row` of the batch `batch` (`CommandBuffer::batches`): a spawn recorded by
+    /// `Commands::spawn_batch`, whose values are stored by column.
+    SpawnRow {
+        batch: u32,
+        row: u32,
+    },
     /// A command refused when it was recorded; applying it skips it with `error`.
     Refused {
         command: CommandKind,
@@ -100,6 +106,31 @@ struct Value {
     drop: Option<DropFn>,
     /// Still owned by the buffer (not yet moved into the world or dropped).
     live: bool,
+}
+
+/// A run of spawns of one bundle type recorded by `Commands::spawn_batch`: each component's
+/// values packed in spawn order in one arena region, so applying writes each table column
+/// with one copy.
+#[derive(Clone, Copy, Debug)]
+struct BatchRecord {
+    signature: ComponentSet,
+    /// Its columns: `batch_columns[first_column..first_column + columns]`, in bundle order.
+    first_column: u32,
+    columns: u32,
+    /// Rows recorded.
+    rows: u32,
+    /// Rows `0..consumed` were moved into the world or dropped; the rest are owned here.
+    consumed: u32,
+}
+
+/// One component's region of a [`BatchRecord`].
+#[derive(Clone, Copy, Debug)]
+struct BatchColumn {
+    component: ComponentId,
+    /// The arena offset of row 0; row `r` is at `offset + r * size`.
+    offset: usize,
+    size: usize,
+    drop: Option<DropFn>,
 }
 
 /// A reusable list of structural commands. Component values are stored in a byte arena
@@ -120,6 +151,11 @@ pub struct CommandBuffer {
     arena: Arena,
     spawns: u32,
     resolved: Vec<Option<Entity>>,
+    batches: Vec<BatchRecord>,
+    batch_columns: Vec<BatchColumn>,
+    /// The component `component_of` last found, with its world's identity and type: a
+    /// system recording one command per entity looks its type up once.
+    last_type: Option<(u64, std::any::TypeId, ComponentId)>,
 }
 
 impl Default for CommandBuffer {
@@ -142,6 +178,9 @@ impl CommandBuffer {
             arena: Arena::new(),
             spawns: 0,
             resolved: Vec::new(),
+            batches: Vec::new(),
+            batch_columns: Vec::new(),
+            last_type: None,
         }
     }
 
@@ -173,15 +212,47 @@ impl CommandBuffer {
     /// Drops every recorded command and value, keeping the capacity. Placeholders handed
     /// out so far become invalid.
     pub fn clear(&mut self) {
+        self.drop_owned();
+        self.reset();
+    }
+
+    /// Drops every value the buffer still owns.
+    fn drop_owned(&mut self) {
         for i in 0..self.values.len() {
             self.drop_value(i);
         }
-        self.reset();
+        for batch in 0..self.batches.len() {
+            let rows = self.batches[batch].rows;
+            self.drop_batch_rows(batch, rows);
+        }
+    }
+
+    /// Drops batch `batch`'s rows from the first one still owned up to `upto` (excluded),
+    /// marking them consumed first, so each is dropped once even if a drop panics.
+    fn drop_batch_rows(&mut self, batch: usize, upto: u32) {
+        let record = self.batches[batch];
+        if record.consumed >= upto {
+            return;
+        }
+        self.batches[batch].consumed = upto;
+        let columns = record.first_column as usize..(record.first_column + record.columns) as usize;
+        for c in columns {
+            let column = self.batch_columns[c];
+            let Some(drop) = column.drop else { continue };
+            for row in record.consumed..upto {
+                let at = self.arena.ptr(column.offset + row as usize * column.size);
+                // SAFETY: an unconsumed row holds a valid value of the column's type, owned
+                // by the buffer; the row was marked consumed above, so it is dropped once.
+                unsafe { drop(at) };
+            }
+        }
     }
 
     fn reset(&mut self) {
         self.commands.clear();
         self.values.clear();
+        self.batches.clear();
+        self.batch_columns.clear();
         self.arena.clear();
         self.spawns = 0;
         self.world = 0;
@@ -202,6 +273,22 @@ impl CommandBuffer {
         }
     }
 
+    /// `storage.require::<T>()`, remembered for the next command of the same type.
+    #[inline]
+    fn component_of<T: 'static>(&mut self, storage: &Storage) -> Result<ComponentId, WorldError> {
+        let type_id = std::any::TypeId::of::<T>();
+        if let Some((world, last, id)) = self.last_type
+            && world == storage.identity()
+            && last == type_id
+        {
+            return Ok(id);
+        }
+        let id = storage.require::<T>()?;
+        self.last_type = Some((storage.identity(), type_id, id));
+        Ok(id)
+    }
+
+    #[inline]
     fn bind(&mut self, storage: &Storage) -> Result<(), WorldError> {
         if self.world != 0 && self.world != storage.identity() {
             return Err(storage.report(WorldError::ForeignCommandBuffer));
@@ -210,6 +297,7 @@ impl CommandBuffer {
         Ok(())
     }
 
+    #[inline]
     fn target(&self, target: CommandTarget, storage: &Storage) -> Result<Target, WorldError> {
         match target {
             CommandTarget::Entity(entity) => Ok(Target::Entity(entity)),
@@ -345,7 +433,7 @@ impl<'a> Commands<'a> {
             .buffer
             .target(target.into(), self.storage)
             .and_then(|target| {
-                let component = self.storage.require::<T>()?;
+                let component = self.buffer.component_of::<T>(self.storage)?;
                 self.buffer.bind(self.storage)?;
                 Ok((target, component))
             });
@@ -376,7 +464,7 @@ impl<'a> Commands<'a> {
             .buffer
             .target(target.into(), self.storage)
             .and_then(|target| {
-                let component = self.storage.require::<T>()?;
+                let component = self.buffer.component_of::<T>(self.storage)?;
                 self.buffer.bind(self.storage)?;
                 Ok((target, component))
             });
@@ -414,8 +502,6 @@ impl<'a> Commands<'a> {
 
 impl Drop for CommandBuffer {
     fn drop(&mut self) {
-        for i in 0..self.values.len() {
-            self.drop_value(i);
-        }
+        self.drop_owned();
     }
 }

@@ -125,7 +125,8 @@ pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterErro
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, ComponentTicks,
     Components, Entity, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError,
-    SnapshotView, StateHash, StateHasher, Storage, StorageState, StorageStateError, WorldError,
+    SnapshotView, SparseSet, SparseSets, StateHash, StateHasher, Storage, StorageState,
+    StorageStateError, WorldError,
 };
 pub use observers::MAX_RECORDED_TICKS;
 pub use options::WorldOptions;

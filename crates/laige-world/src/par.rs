@@ -141,7 +141,7 @@ pub(crate) fn par_each_in<Q: QueryData>(
     sink: BatchSink<'_>,
     f: impl Fn(&mut Batch<'_>, Q::Item<'_>) + Sync,
 ) -> Result<(), QueryError> {
-    par_batches_in::<Q>(queries, sink, |scope, batches, batch| {
+    par_batches_in::<Q>(queries, sink, false, |scope, batches, batch| {
         batches.each(batch, |item| f(scope, item));
     })
 }
@@ -153,7 +153,7 @@ pub(crate) fn par_each_chunk_in<Q: QueryData>(
     sink: BatchSink<'_>,
     f: impl Fn(&mut Batch<'_>, &[Entity], Q::Chunk<'_>) + Sync,
 ) -> Result<(), QueryError> {
-    par_batches_in::<Q>(queries, sink, |scope, batches, batch| {
+    par_batches_in::<Q>(queries, sink, true, |scope, batches, batch| {
         batches.chunk(batch, |entities, chunk| f(scope, entities, chunk));
     })
 }
@@ -163,6 +163,7 @@ pub(crate) fn par_each_chunk_in<Q: QueryData>(
 fn par_batches_in<Q: QueryData>(
     mut queries: Queries<'_>,
     sink: BatchSink<'_>,
+    chunks: bool,
     visit: impl Fn(&mut Batch<'_>, &ParBatches<'_, Q>, u32) + Sync,
 ) -> Result<(), QueryError> {
     let storage = queries.storage();
@@ -171,7 +172,10 @@ fn par_batches_in<Q: QueryData>(
         BatchSink::Inline(main, seed) => {
             // Hand-built contexts only: the World's systems keep their tables in their scratch.
             let mut tables = BatchTables::default();
-            let batches = queries.par_batches::<Q>(&mut tables)?;
+            let batches = match chunks {
+                true => queries.par_chunk_batches::<Q>(&mut tables)?,
+                false => queries.par_batches::<Q>(&mut tables)?,
+            };
             for batch in 0..batches.count() {
                 let mut scope = Batch {
                     index: batch,
@@ -186,7 +190,10 @@ fn par_batches_in<Q: QueryData>(
     // One loop at a time per system (`par_each` takes `&mut` of its query or context).
     let mut guard = scratch.loops.lock().unwrap_or_else(PoisonError::into_inner);
     let loops = &mut *guard;
-    let batches = queries.par_batches::<Q>(&mut loops.tables)?;
+    let batches = match chunks {
+        true => queries.par_chunk_batches::<Q>(&mut loops.tables)?,
+        false => queries.par_batches::<Q>(&mut loops.tables)?,
+    };
     let count = batches.count();
     // The lock is held, so no other loop moves `used` meanwhile.
     let first = scratch.used.load(Ordering::Relaxed);

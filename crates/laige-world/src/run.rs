@@ -435,7 +435,9 @@ impl World {
             .iter()
             .map(|it| *it.signature())
             .collect();
-        let live = LiveTables::new(&tables, self.storage.components().resources());
+        let components = self.storage.components();
+        let live =
+            LiveTables::new(&tables, components.resources()).with_sparse(components.sparse());
         self.registry.conflicts(Some(&live))
     }
 

@@ -246,7 +246,10 @@ impl World {
     pub fn has<T: 'static>(&self, entity: Entity) -> Result<bool, WorldError> {
         let location = self.storage.locate(entity, "has")?;
         let component = self.storage.require::<T>()?;
-        Ok(self.storage.value_ptr(location, component).is_some())
+        Ok(self
+            .storage
+            .component_ptr(entity, location, component)
+            .is_some())
     }
 
     /// Whether `entity` is live. A pure query: stale is `false`, with no event.

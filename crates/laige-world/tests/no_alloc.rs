@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use laige_world::{
     BoxError, Commands, Component, ComponentOptions, Entity, Local, Query, Res, ResMut, Rng,
-    SystemContext, SystemId, With, World, WorldOptions,
+    SystemContext, SystemId, With, Without, World, WorldOptions,
 };
 
 #[global_allocator]
@@ -922,4 +922,75 @@ fn a_warm_save_and_a_warm_restore_allocate_nothing() {
         black_box(world.state_hash());
     }
     assert_eq!(allocs() - before, 0, "a warm save or restore allocated");
+}
+
+/// A sparse component, added and removed every tick and spawned with sparks.
+#[derive(Clone, Copy, Debug)]
+struct Burn(#[allow(dead_code)] u32);
+impl Component for Burn {}
+
+/// Despawns every `Spark` (half of them burning), spawns 200 new ones (half with a `Burn`
+/// in their bundle, one by one and as a batch), and toggles `Burn` on every `Pos` without a
+/// spark: inserted where absent, removed where present.
+fn sparse_churn(ctx: &mut SystemContext<'_>) {
+    let (mut queries, mut commands, _) = ctx.split();
+    queries
+        .each::<(Entity, &Spark)>(|(e, _)| commands.despawn(e))
+        .unwrap();
+    queries
+        .each::<(Entity, &Pos, Option<&Burn>, Without<Spark>)>(|(e, _, burn, ())| match burn {
+            Some(_) => commands.remove::<Burn>(e),
+            None => commands.insert(e, Burn(e.index())),
+        })
+        .unwrap();
+    for i in 0..50 {
+        commands.spawn((Spark(i), Pos(i as f32, 0.0), Burn(i)));
+        commands.spawn((Spark(i), Pos(i as f32, 1.0)));
+    }
+    commands.spawn_batch((0..100).map(|i| (Spark(i), Pos(0.0, i as f32), Burn(i))));
+}
+
+#[test]
+fn a_tick_churning_sparse_components_allocates_nothing() {
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world.register_component::<Pos>().unwrap();
+    world.register_component::<Spark>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Burn>::new().sparse())
+        .unwrap();
+    world
+        .spawn_batch((0..500).map(|i| Pos(i as f32, 0.0)))
+        .unwrap();
+    world
+        .system("SparseChurn", sparse_churn)
+        .budget_ms(1.0)
+        .reads::<Spark>()
+        .reads::<Pos>()
+        .reads::<Burn>()
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..50 {
+        world.run_systems(&schedule).unwrap();
+    }
+    assert_eq!(world.len(), 700, "200 sparks live after each tick");
+    let burn = world.component_id::<Burn>().unwrap();
+    let before = allocs();
+    let mut hash = 0;
+    for _ in 0..100 {
+        world.run_systems(&schedule).unwrap();
+        hash ^= black_box(world.state_hash());
+    }
+    let counted = allocs() - before;
+    assert_eq!(world.len(), 700);
+    // 150 sparks burn; the 500 others burn every other tick (all of them after an even count).
+    assert_eq!(world.storage().rows_with(burn), 150);
+    println!("sparse-churn-zeroalloc iterations=100 allocs={counted} hash=0x{hash:016x}");
+    assert_eq!(
+        counted, 0,
+        "the churning steady state with sparse components allocated {counted} times"
+    );
 }

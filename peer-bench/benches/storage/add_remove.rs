@@ -18,6 +18,20 @@ fn add_b(ctx: &mut SystemContext<'_>) {
     .unwrap();
 }
 
+fn add_sparse_b(ctx: &mut SystemContext<'_>) {
+    ctx.each_with_commands::<(Entity, &A)>(|(e, _), commands| {
+        commands.insert(e, SparseB(0.0));
+    })
+    .unwrap();
+}
+
+fn remove_sparse_b(ctx: &mut SystemContext<'_>) {
+    ctx.each_with_commands::<(Entity, &A)>(|(e, _), commands| {
+        commands.remove::<SparseB>(e);
+    })
+    .unwrap();
+}
+
 fn remove_b(ctx: &mut SystemContext<'_>) {
     ctx.each_with_commands::<(Entity, &A)>(|(e, _), commands| {
         commands.remove::<B>(e);
@@ -130,6 +144,43 @@ pub fn bench(c: &mut Criterion) {
         let mut with_b = 0;
         world.each::<&B>(|_| with_b += 1).unwrap();
         assert_eq!(with_b, 0, "every iteration removes what it added");
+    }
+    {
+        let mut world = World::new(WorldOptions {
+            timing: false,
+            ..WorldOptions::default()
+        });
+        world.register_component::<A>().unwrap();
+        world
+            .register_component_with(ComponentOptions::<SparseB>::new().sparse())
+            .unwrap();
+        let entities: Vec<_> = (0..N).map(|_| world.spawn(A(0.0)).unwrap()).collect();
+        group.bench_function("laige-world-sparse", |b| {
+            b.iter(|| {
+                for &e in &entities {
+                    world.insert(e, SparseB(0.0)).unwrap();
+                }
+                for &e in &entities {
+                    world.remove::<SparseB>(e).unwrap();
+                }
+            })
+        });
+        let (mut world, schedule) = scheduled(world, |w| {
+            w.system("add_b", add_sparse_b)
+                .budget_ms(10.0)
+                .reads::<A>()
+                .register()
+                .unwrap();
+            w.system("remove_b", remove_sparse_b)
+                .budget_ms(10.0)
+                .reads::<A>()
+                .after("add_b")
+                .register()
+                .unwrap();
+        });
+        group.bench_function("laige-system-commands-sparse", |b| {
+            b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
+        });
     }
     group.finish();
 }

@@ -17,6 +17,9 @@ pub struct Velocity(pub [f32; 3]);
 pub struct A(pub f32);
 #[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]
 pub struct B(pub f32);
+/// `add_remove`'s `B` for laige-sim registered sparse (`ComponentOptions::sparse`).
+#[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]
+pub struct SparseB(pub f32);
 
 macro_rules! peer_components {
     ($($t:ty),*) => {$(
@@ -31,7 +34,7 @@ macro_rules! peer_components {
 }
 pub(crate) use peer_components;
 
-peer_components!(Transform, Position, Rotation, Velocity, A, B);
+peer_components!(Transform, Position, Rotation, Velocity, A, B, SparseB);
 
 pub const IDENTITY: [f32; 16] = [
     1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,

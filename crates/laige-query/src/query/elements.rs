@@ -8,9 +8,118 @@ use laige_registry::{Access, ComponentId};
 
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
 use crate::declare::ParamInit;
-use crate::{Entity, QueryError};
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 use laige_storage::column::ColumnTicks;
+
+/// Where `entity`'s value of the component `state` names is, when that component is sparse:
+/// `Some` of its address in the set (`None` inside when the entity has none); `None` for a
+/// table component (or an unregistered type), whose value is at the element's cursor.
+#[inline(always)]
+fn sparse_value(
+    state: &impl ElementId,
+    storage: &Storage,
+    entity: Entity,
+) -> Option<Option<*mut u8>> {
+    let set = storage.sparse_sets().get(state.component()?)?;
+    Some(set.get_ptr(entity))
+}
+
+/// The component an element of one component resolved to: its state, or part of it.
+trait ElementId {
+    fn component(&self) -> Option<ComponentId>;
+}
+
+impl ElementId for Option<ComponentId> {
+    #[inline(always)]
+    fn component(&self) -> Option<ComponentId> {
+        *self
+    }
+}
+
+impl ElementId for WriteState {
+    #[inline(always)]
+    fn component(&self) -> Option<ComponentId> {
+        self.id
+    }
+}
+
+/// Whether the component `state` names is sparse (its element has no column cursor).
+#[inline(always)]
+fn is_sparse(state: &impl ElementId, storage: &Storage) -> bool {
+    state
+        .component()
+        .is_some_and(|id| storage.sparse_sets().get(id).is_some())
+}
+
+/// Implements the mixed-walk methods of an element of one component, required or not.
+macro_rules! mixed_methods {
+    (required, $item:ty, $deref:expr) => {
+        #[inline(always)]
+        unsafe fn next_item_mixed<'a>(
+            state: &Self::State,
+            fetch: &mut Self::Fetch,
+            storage: &'a Storage,
+            entity: Entity,
+        ) -> $item {
+            match sparse_value(state, storage, entity) {
+                Some(ptr) => {
+                    debug_assert!(ptr.is_some());
+                    // SAFETY: the component is required, so the row passed the query's sparse
+                    // conditions (`row_matches_mixed`) only because `entity` has a value (the
+                    // caller's promise); it
+                    // is a live value of `T`, and the caller has the declared access for `'a`.
+                    unsafe { $deref(ptr.unwrap_unchecked().cast::<T>()) }
+                }
+                // SAFETY: a table component: forwarded from the caller.
+                None => unsafe { Self::next_item(fetch) },
+            }
+        }
+
+        #[inline(always)]
+        fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+            state
+                .component()
+                .and_then(|id| storage.sparse_sets().get(id))
+                .is_none_or(|set| set.contains(entity))
+        }
+
+        mixed_methods!(skip);
+    };
+    (optional, $item:ty, $deref:expr) => {
+        #[inline(always)]
+        unsafe fn next_item_mixed<'a>(
+            state: &Self::State,
+            fetch: &mut Self::Fetch,
+            storage: &'a Storage,
+            entity: Entity,
+        ) -> $item {
+            match sparse_value(state, storage, entity) {
+                // SAFETY: a live value of `T` in its set, when there is one; the caller has the
+                // declared access for `'a`.
+                Some(ptr) => ptr.map(|ptr| unsafe { $deref(ptr.cast::<T>()) }),
+                // SAFETY: a table component: forwarded from the caller.
+                None => unsafe { Self::next_item(fetch) },
+            }
+        }
+
+        mixed_methods!(skip);
+    };
+    (skip) => {
+        #[inline(always)]
+        unsafe fn skip_rows_mixed(
+            state: &Self::State,
+            fetch: &mut Self::Fetch,
+            storage: &Storage,
+            rows: usize,
+        ) {
+            if !is_sparse(state, storage) {
+                // SAFETY: a table component: forwarded from the caller.
+                unsafe { Self::skip_rows(fetch, rows) }
+            }
+        }
+    };
+}
 
 /// The typed column base of `component` in `archetype`, if it has it.
 #[inline]
@@ -128,6 +237,8 @@ unsafe impl<T: Send + Sync + 'static> QueryData for &T {
         // SAFETY: the column holds `len` initialised, aligned values; read access for `'a`.
         unsafe { slice::from_raw_parts(fetch.as_ptr(), len) }
     }
+
+    mixed_methods!(required, &'a T, |p: *mut T| &*p);
 }
 
 /// What a `&mut T` element resolved: the component, whether it keeps change ticks, and
@@ -260,6 +371,8 @@ unsafe impl<T: Send + Sync + 'static> QueryData for &mut T {
         // SAFETY: forwarded from the caller.
         unsafe { fetch.mark(first, len) }
     }
+
+    mixed_methods!(required, &'a mut T, |p: *mut T| &mut *p);
 }
 
 // SAFETY: `init` records a read of `T` (optional); only `T`'s column is read.
@@ -301,6 +414,8 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Option<&T> {
         // SAFETY: as for `&T`, when the archetype has the column.
         fetch.map(|p| unsafe { slice::from_raw_parts(p.as_ptr(), len) })
     }
+
+    mixed_methods!(optional, Option<&'a T>, |p: *mut T| &*p);
 }
 
 // SAFETY: `init` records a write of `T` (optional); only `T`'s column and its ticks are
@@ -356,6 +471,8 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Option<&mut T> {
             unsafe { fetch.mark(first, len) }
         }
     }
+
+    mixed_methods!(optional, Option<&'a mut T>, |p: *mut T| &mut *p);
 }
 
 // SAFETY: reads only the entity column, which no system writes (it changes only under

@@ -4,8 +4,9 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
-use crate::QueryError;
 use crate::declare::ParamInit;
+use crate::{Entity, QueryError, Storage};
+use laige_registry::ComponentId;
 use laige_storage::archetype::Archetype;
 
 /// A query element that matches only entities that have a `T`, without reading it.
@@ -33,15 +34,29 @@ impl<T> fmt::Debug for Without<T> {
 
 macro_rules! filter {
     ($ty:ident, $present:literal) => {
-        // SAFETY: a filter touches no column; it only narrows the matched archetypes.
+        // SAFETY: a filter touches no column; it only narrows the matched archetypes (and,
+        // for a sparse component, the rows: by the set's membership, which changes only
+        // under `&mut Storage`).
         unsafe impl<T: 'static> QueryData for $ty<T> {
             type Item<'a> = ();
             type Chunk<'a> = ();
-            type State = ();
+            type State = Option<ComponentId>;
             type Fetch = ();
 
-            fn init(desc: &mut QueryDesc<'_>) -> Result<(), QueryError> {
+            fn init(desc: &mut QueryDesc<'_>) -> Result<Option<ComponentId>, QueryError> {
                 desc.filter::<T>($present)
+            }
+
+            #[inline(always)]
+            fn row_matches_mixed(
+                state: &Option<ComponentId>,
+                storage: &Storage,
+                entity: Entity,
+            ) -> bool {
+                // A table component's condition was the table's; a sparse one's is the set's.
+                state
+                    .and_then(|id| storage.sparse_sets().get(id))
+                    .is_none_or(|set| set.contains(entity) == $present)
             }
 
             // Presence changes only when commands are applied: no access to declare.
@@ -50,7 +65,7 @@ macro_rules! filter {
             }
 
             #[inline]
-            fn fetch(_: &(), _: &Archetype) {}
+            fn fetch(_: &Option<ComponentId>, _: &Archetype) {}
 
             #[inline(always)]
             unsafe fn next_item<'a>(_: &mut ()) -> Self::Item<'a> {}

@@ -9,8 +9,8 @@ use laige_registry::{Access, ComponentId};
 
 use super::QueryFilter;
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
-use crate::QueryError;
 use crate::declare::ParamInit;
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 
 /// A query element that reads `T` as it is this tick: it yields what `&T` yields, and a
@@ -67,6 +67,33 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Fresh<&T> {
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { <&T>::skip_rows(fetch, rows) }
+    }
+
+    #[inline(always)]
+    unsafe fn next_item_mixed<'a>(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &'a Storage,
+        entity: Entity,
+    ) -> &'a T {
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::next_item_mixed(state, fetch, storage, entity) }
+    }
+
+    #[inline(always)]
+    unsafe fn skip_rows_mixed(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &Storage,
+        rows: usize,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::skip_rows_mixed(state, fetch, storage, rows) }
+    }
+
+    #[inline(always)]
+    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+        <&T>::row_matches_mixed(state, storage, entity)
     }
 
     #[inline]
@@ -129,6 +156,33 @@ unsafe impl<Q: QueryData, F: QueryFilter> QueryData for Filtered<Q, F> {
     unsafe fn skip_rows(fetch: &mut Self::Fetch, rows: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { <(Q, F)>::skip_rows(fetch, rows) }
+    }
+
+    #[inline(always)]
+    unsafe fn next_item_mixed<'a>(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &'a Storage,
+        entity: Entity,
+    ) -> Q::Item<'a> {
+        // SAFETY: forwarded from the caller.
+        unsafe { <(Q, F)>::next_item_mixed(state, fetch, storage, entity).0 }
+    }
+
+    #[inline(always)]
+    unsafe fn skip_rows_mixed(
+        state: &Self::State,
+        fetch: &mut Self::Fetch,
+        storage: &Storage,
+        rows: usize,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { <(Q, F)>::skip_rows_mixed(state, fetch, storage, rows) }
+    }
+
+    #[inline(always)]
+    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+        <(Q, F)>::row_matches_mixed(state, storage, entity)
     }
 
     #[inline]

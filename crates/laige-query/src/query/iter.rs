@@ -50,12 +50,15 @@ impl Matched<'_> {
     ///
     /// `state` comes from the [`QueryDesc`] whose matcher accepted the table.
     #[inline(always)]
-    unsafe fn fetch<Q: QueryData>(&self, state: &Q::State) -> Q::Fetch {
+    unsafe fn fetch<Q: QueryData>(&self, state: &Q::State, mixed: bool) -> Q::Fetch {
         match self.driver {
             // SAFETY: the table matched (the caller's promise), and the base is the driver's
-            // column in it (`for_each_table`).
-            Some((driver, column)) => unsafe { Q::fetch_driven(state, self.table, driver, column) },
-            None => Q::fetch(state, self.table),
+            // column in it (`for_each_table`). A mixed query takes the checked `fetch`: its
+            // sparse elements have no column here.
+            Some((driver, column)) if !mixed => unsafe {
+                Q::fetch_driven(state, self.table, driver, column)
+            },
+            _ => Q::fetch(state, self.table),
         }
     }
 
@@ -170,6 +173,13 @@ fn for_each_table<'s>(storage: &'s Storage, matcher: &Matcher, mut visit: impl F
 pub struct QueryIter<'s, Q: QueryData> {
     tables: Tables<'s>,
     state: Q::State,
+    /// For a query that touches a sparse component (`Matcher::mixed`): the storage its sets
+    /// are in, and the current table's entity cursor.
+    storage: &'s Storage,
+    entities: NonNull<Entity>,
+    /// Rows left in the current table of a mixed query, whose `rows` stays 0 so that the
+    /// table-only path of `next` pays nothing for mixed queries.
+    mixed_rows: usize,
     /// The current table's cursors, valid while `rows` is above zero.
     fetch: MaybeUninit<Q::Fetch>,
     /// Rows left in the current table.
@@ -201,12 +211,15 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
     ///
     /// As for [`each_in`], for as long as the iterator and its items live; for a query that
     /// is not read-only, no other iterator or item of the same access lives meanwhile.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn new(storage: &'s Storage, checks: Checks<'_>) -> Result<Self, QueryError> {
         let (state, matcher) = prepare::<Q>(storage, checks)?;
         Ok(Self {
             tables: Tables::new(storage, matcher),
             state,
+            storage,
+            entities: NonNull::dangling(),
+            mixed_rows: 0,
             fetch: MaybeUninit::uninit(),
             rows: 0,
             filtered: FilteredCursor::default(),
@@ -222,7 +235,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
     fn next_table(tables: &mut Tables<'s>, state: &Q::State) -> Option<(Q::Fetch, usize)> {
         let table = tables.next_table()?;
         // SAFETY: `Tables` yields only tables the query's matcher accepts.
-        let fetch = unsafe { table.fetch::<Q>(state) };
+        let fetch = unsafe { table.fetch::<Q>(state, false) };
         // SAFETY: the table's rows, under the access `new`'s caller promised.
         unsafe { Q::mark_rows(&fetch, 0, table.rows) };
         Some((fetch, table.rows))
@@ -259,7 +272,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             }
             let table = self.tables.next_table()?;
             // SAFETY: `Tables` yields only tables the query's matcher accepts.
-            let fetch = unsafe { table.fetch::<Q>(&self.state) };
+            let fetch = unsafe { table.fetch::<Q>(&self.state, false) };
             if !Q::may_match(&fetch) {
                 continue;
             }
@@ -268,6 +281,59 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
                 rows: table.rows,
                 ..FilteredCursor::default()
             };
+        }
+    }
+
+    /// [`QueryIter::next_mixed`] out of line, so the table-only `next` stays small.
+    #[inline(never)]
+    fn next_mixed_out_of_line(&mut self) -> Option<Q::Item<'s>> {
+        self.next_mixed()
+    }
+
+    /// [`Iterator::fold`] for a query that touches a sparse component, out of line so the
+    /// table-only loop stays as it was.
+    #[inline(never)]
+    fn fold_mixed<B, F: FnMut(B, Q::Item<'s>) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while let Some(item) = self.next_mixed() {
+            acc = f(acc, item);
+        }
+        acc
+    }
+
+    /// [`Iterator::next`] for a query that touches a sparse component: row by row, each
+    /// tested against the sparse conditions with its entity.
+    #[inline]
+    fn next_mixed(&mut self) -> Option<Q::Item<'s>> {
+        loop {
+            if self.mixed_rows == 0 {
+                let table = self.tables.next_table()?;
+                // SAFETY: `Tables` yields only tables the query's matcher accepts.
+                self.fetch = MaybeUninit::new(unsafe { table.fetch::<Q>(&self.state, true) });
+                self.entities = table.entities();
+                self.mixed_rows = table.rows;
+            }
+            self.mixed_rows -= 1;
+            // SAFETY: `mixed_rows` was above zero, so the entity cursor is at one of the current
+            // table's rows (each turn moves it on by one), and one step on stays in bounds or
+            // one past the end; the entity column changes only under `&mut Storage`.
+            let entity = unsafe {
+                let entity = *self.entities.as_ptr();
+                self.entities = self.entities.add(1);
+                entity
+            };
+            // SAFETY: `mixed_rows` was above zero, so `fetch` is set (by `Q::fetch`) and at the
+            // row.
+            let fetch = unsafe { self.fetch.assume_init_mut() };
+            if Q::row_matches_mixed(&self.state, self.storage, entity) {
+                // SAFETY: as for `next`; the row is `entity`'s and passed the sparse
+                // conditions.
+                return Some(unsafe {
+                    Q::next_item_mixed(&self.state, fetch, self.storage, entity)
+                });
+            }
+            // SAFETY: at a row of the table, so one step on is in bounds or one past the end.
+            unsafe { Q::skip_rows_mixed(&self.state, fetch, self.storage, 1) };
         }
     }
 }
@@ -340,6 +406,11 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
             return self.next_filtered();
         }
         if self.rows == 0 {
+            // A mixed query keeps `rows` at 0, so the test costs a table-only query nothing
+            // per row.
+            if self.tables.matcher.mixed() {
+                return self.next_mixed_out_of_line();
+            }
             let (fetch, rows) = Self::next_table(&mut self.tables, &self.state)?;
             self.fetch = MaybeUninit::new(fetch);
             self.rows = rows;
@@ -356,12 +427,16 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
         if Q::FILTERS_ROWS {
             return (0, None);
         }
+        // A mixed query keeps `rows` at 0: it may skip any of its rows.
         (self.rows, None)
     }
 
     // A table at a time, as `each` has always run: the row loop has no table test in it.
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
+        if self.tables.matcher.mixed() {
+            return self.fold_mixed(init, f);
+        }
         let mut acc = init;
         if Q::FILTERS_ROWS {
             while let Some(item) = self.next_filtered() {
@@ -429,9 +504,10 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
     mut f: impl FnMut(&'s [Entity], Q::Chunk<'s>),
 ) -> Result<(), QueryError> {
     let (state, matcher) = prepare::<Q>(storage, checks)?;
+    refuse_mixed_chunks::<Q>(storage, checks, &matcher)?;
     for_each_table(storage, &matcher, |table| {
         // SAFETY: `for_each_table` visits only tables the query's matcher accepts.
-        let fetch = unsafe { table.fetch::<Q>(&state) };
+        let fetch = unsafe { table.fetch::<Q>(&state, false) };
         let mut run = |first: usize, len: usize| {
             let mut at = fetch;
             // SAFETY: the entity column holds `rows` entities, which nothing writes meanwhile
@@ -454,6 +530,24 @@ pub(crate) unsafe fn each_chunk_in<'s, Q: QueryData>(
         }
     });
     Ok(())
+}
+
+/// A reported [`QueryError::SparseChunk`] when `matcher`'s query touches a sparse component.
+pub(crate) fn refuse_mixed_chunks<Q: QueryData>(
+    storage: &Storage,
+    checks: Checks<'_>,
+    matcher: &Matcher,
+) -> Result<(), QueryError> {
+    if !matcher.mixed() {
+        return Ok(());
+    }
+    Err(refuse(
+        storage,
+        QueryError::SparseChunk {
+            system: checks.meta.map(|meta| meta.name),
+            query: std::any::type_name::<Q>(),
+        },
+    ))
 }
 
 /// Checks `Q` once, for [`Prepared::get`] lookups.
@@ -487,6 +581,18 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
         return None;
     }
     let mut fetch = Q::fetch(state, table);
+    if matcher.mixed() {
+        if !Q::row_matches_mixed(state, storage, entity) {
+            return None;
+        }
+        // SAFETY: as below, for the mixed walk: the row is `entity`'s and passed the sparse
+        // conditions, and `fetch` comes from `Q::fetch`.
+        return unsafe {
+            Q::skip_rows_mixed(state, &mut fetch, storage, location.row() as usize);
+            Q::mark_rows(&fetch, location.row() as usize, 1);
+            Some(Q::next_item_mixed(state, &mut fetch, storage, entity))
+        };
+    }
     let row = location.row() as usize;
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.

@@ -5,12 +5,12 @@ use std::ptr::NonNull;
 use laige_registry::ComponentId;
 
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
-use crate::QueryError;
 use crate::declare::ParamInit;
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 
 macro_rules! tuple_query {
-    ($($name:ident),*) => {
+    ($($name:ident $state:ident),*) => {
         // SAFETY: every element's access is recorded (and checked against the others) by its
         // own `init`; each element touches only what it recorded.
         unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
@@ -66,6 +66,41 @@ macro_rules! tuple_query {
                 $(unsafe { $name::skip_rows($name, rows) };)*
             }
 
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn next_item_mixed<'a>(
+                state: &Self::State,
+                fetch: &mut Self::Fetch,
+                storage: &'a Storage,
+                entity: Entity,
+            ) -> Self::Item<'a> {
+                let ($($name,)*) = fetch;
+                let ($($state,)*) = state;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $name::next_item_mixed($state, $name, storage, entity) },)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+                let ($($state,)*) = state;
+                true $(&& $name::row_matches_mixed($state, storage, entity))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            unsafe fn skip_rows_mixed(
+                state: &Self::State,
+                fetch: &mut Self::Fetch,
+                storage: &Storage,
+                rows: usize,
+            ) {
+                let ($($name,)*) = fetch;
+                let ($($state,)*) = state;
+                // SAFETY: forwarded from the caller, element by element.
+                $(unsafe { $name::skip_rows_mixed($state, $name, storage, rows) };)*
+            }
+
             #[inline]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn chunk<'a>(fetch: &Self::Fetch, len: usize) -> Self::Chunk<'a> {
@@ -106,11 +141,11 @@ macro_rules! tuple_query {
 }
 
 tuple_query!();
-tuple_query!(A);
-tuple_query!(A, B);
-tuple_query!(A, B, C);
-tuple_query!(A, B, C, D);
-tuple_query!(A, B, C, D, E);
-tuple_query!(A, B, C, D, E, F);
-tuple_query!(A, B, C, D, E, F, G);
-tuple_query!(A, B, C, D, E, F, G, H);
+tuple_query!(A sa);
+tuple_query!(A sa, B sb);
+tuple_query!(A sa, B sb, C sc);
+tuple_query!(A sa, B sb, C sc, D sd);
+tuple_query!(A sa, B sb, C sc, D sd, E se);
+tuple_query!(A sa, B sb, C sc, D sd, E se, F sf);
+tuple_query!(A sa, B sb, C sc, D sd, E se, F sf, G sg);
+tuple_query!(A sa, B sb, C sc, D sd, E se, F sf, G sg, H sh);

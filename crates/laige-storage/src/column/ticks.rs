@@ -369,6 +369,19 @@ impl ColumnTicks {
         self.changed.clear();
     }
 
+    /// Makes these ticks a copy of `src`'s, row by row (a save or a restore of the world);
+    /// allocates nothing once this column has held as many rows.
+    pub(crate) fn copy_from(&mut self, src: &ColumnTicks) {
+        self.clear();
+        self.reserve_total(src.len());
+        for row in 0..src.len() {
+            // SAFETY: in bounds; `src` is the ticks of a saved state or of a storage borrowed
+            // exclusively by its save, and neither has a writing view open.
+            self.push(unsafe { src.row(row) });
+        }
+        self.removed = src.removed;
+    }
+
     /// Marks `row` changed at `tick` (a replaced value), with exclusive access.
     pub(crate) fn set_changed(&mut self, row: usize, tick: u64) {
         self.changed.set(row, tick);

@@ -1,7 +1,7 @@
 //! Batch spawns: many entities of one component set, with one archetype lookup and one
 //! reservation of entity slots and table rows for the whole batch.
 
-use laige_registry::ComponentSet;
+use laige_registry::{ComponentId, ComponentSet};
 
 use super::ops::RowWriter;
 use crate::bundle::Bundle;
@@ -35,11 +35,9 @@ impl Storage {
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
         let ids = &ids;
         let rows = bundles.into_iter().map(|bundle| {
-            move |row: &mut RowWriter<'_>| {
-                // SAFETY: `take` hands out each value of the resolved components once, as a
-                // valid value of its id's type, which it then forgets.
-                bundle.take(ids, &mut |id, src| unsafe { row.write(id, src) })
-            }
+            // `put_from` hands out each value of the resolved components once, as a valid
+            // value of its id's type, which it then forgets.
+            move |row: &mut RowWriter<'_>| bundle.put_from(ids, &mut 0, row)
         });
         // SAFETY: each row writes every component of the bundle's set once (above).
         let (spawned, outcome) = unsafe { self.spawn_rows_with(ids.set(), rows) };
@@ -79,7 +77,7 @@ impl Storage {
         if hint > self.room() as usize {
             return (&[], Err(self.report(limit)));
         }
-        let archetype = self.archetype_for(signature);
+        let archetype = self.archetype_for(&self.table_signature(signature));
         self.entities.reserve(hint);
         let table = &mut self.archetypes[archetype as usize];
         table.reserve_rows(hint);
@@ -96,7 +94,12 @@ impl Storage {
             };
             // The table has room for the row: its length is below its capacity, which
             // every column has at least.
-            fill(&mut RowWriter::new(table, self.change_tick));
+            fill(&mut RowWriter::new(
+                table,
+                &mut self.sparse,
+                entity,
+                self.change_tick,
+            ));
             table.push_entity(entity);
         }
         if let Err(err) = outcome {
@@ -106,6 +109,73 @@ impl Storage {
             &self.archetypes[archetype as usize].entities()[first..],
             outcome,
         )
+    }
+
+    /// Spawns `count` entities with the component set `signature` into one table, taking
+    /// their values by column: `source(component)` is the address of that component's
+    /// `count` values, packed in spawn order. Each table column is filled with one copy.
+    /// Returns the handles in spawn order; the same entities, rows and values as spawning
+    /// them one by one.
+    ///
+    /// Nothing is spawned, and an error returned, when `signature` names a resource or
+    /// `count` passes the entity limit. The values are the caller's again when nothing is
+    /// spawned.
+    ///
+    /// # Safety
+    ///
+    /// For every component of `signature`, `source` gives the address of `count` valid,
+    /// packed values of its type, which the caller gives up when the spawn succeeds.
+    pub unsafe fn spawn_columns(
+        &mut self,
+        signature: &ComponentSet,
+        count: usize,
+        source: impl Fn(ComponentId) -> *const u8,
+    ) -> Result<&[Entity], WorldError> {
+        self.refuse_resources(signature)?;
+        if count > self.room() as usize {
+            return Err(self.report(WorldError::EntityLimit {
+                max_entities: self.entities.max(),
+            }));
+        }
+        let archetype = self.archetype_for(&self.table_signature(signature));
+        self.entities.reserve(count);
+        let table = &mut self.archetypes[archetype as usize];
+        table.reserve_rows(count);
+        let first = table.len();
+        let table_set = *table.signature();
+        let tick = self.change_tick;
+        let (components, columns, entities) = table.columns_and_entities();
+        for (column, &component) in columns.iter_mut().zip(components.iter()) {
+            // SAFETY: the source holds `count` packed values of the column's type (the
+            // caller's promise); the table has room for `count` more rows (reserved above).
+            unsafe { column.extend_packed(source(component), count, tick) };
+        }
+        for row in 0..count {
+            let location = Location {
+                archetype,
+                row: (first + row) as u32,
+            };
+            // `count` is within the room left, so every slot is found.
+            let Some(entity) = self.entities.alloc(location) else {
+                unreachable!("the room was checked");
+            };
+            entities.push(entity);
+        }
+        let spawned = &self.archetypes[archetype as usize].entities()[first..];
+        for component in signature.difference(&table_set).iter() {
+            let Some(set) = self.sparse.get_mut(component) else {
+                continue;
+            };
+            let size = self.components.get(component).size();
+            let base = source(component);
+            for (row, &entity) in spawned.iter().enumerate() {
+                // SAFETY: row `row` of the source is a valid value of the set's type, given
+                // up; the set copies it and never writes through the pointer (the entity is
+                // new, so nothing is replaced).
+                unsafe { set.insert(entity, base.wrapping_add(row * size).cast_mut()) };
+            }
+        }
+        Ok(&self.archetypes[archetype as usize].entities()[first..])
     }
 
     /// How many more entities may be spawned before the entity limit.
@@ -122,7 +192,7 @@ impl Storage {
     pub fn reserve<B: Bundle>(&mut self, additional: usize) -> Result<(), WorldError> {
         let ids = B::resolve(&self.components).map_err(|err| self.report(err))?;
         self.refuse_resources(ids.set())?;
-        let archetype = self.archetype_for(ids.set());
+        let archetype = self.archetype_for(&self.table_signature(ids.set()));
         self.entities.reserve(additional);
         self.archetypes[archetype as usize].reserve_rows(additional);
         Ok(())

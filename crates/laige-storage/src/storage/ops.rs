@@ -3,26 +3,40 @@
 //! Each keeps every table consistent (equal column lengths, entity locations up to date)
 //! before it runs any component's `Drop`, so a panicking drop leaks instead of corrupting.
 
-use std::ptr;
-
 use laige_registry::{ComponentId, ComponentSet};
 
 use crate::archetype::Archetype;
-use crate::column::ComponentTicks;
+use crate::bundle::ValueSink;
+use crate::column::{ComponentTicks, copy_value};
 use crate::entity::{Entities, Location};
+use crate::sparse::SparseSets;
 use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
+/// A sparse component's value goes to its set, keyed by the row's entity.
 pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
+    sparse: &'a mut SparseSets,
+    entity: Entity,
     /// The change tick the row's tracked values are added at.
     tick: u64,
 }
 
 impl<'a> RowWriter<'a> {
-    /// The writer of a new row of `archetype`, which has room for it, added at `tick`.
-    pub(super) fn new(archetype: &'a mut Archetype, tick: u64) -> Self {
-        Self { archetype, tick }
+    /// The writer of `entity`'s new row of `archetype`, which has room for it, its tracked
+    /// values added at `tick`.
+    pub(super) fn new(
+        archetype: &'a mut Archetype,
+        sparse: &'a mut SparseSets,
+        entity: Entity,
+        tick: u64,
+    ) -> Self {
+        Self {
+            archetype,
+            sparse,
+            entity,
+            tick,
+        }
     }
 
     /// Moves the value at `src` into `component`'s column.
@@ -34,12 +48,34 @@ impl<'a> RowWriter<'a> {
     #[inline]
     pub unsafe fn write(&mut self, component: ComponentId, src: *const u8) {
         let Some(col) = self.archetype.column_index(component) else {
-            debug_assert!(false, "component {component} is not in the row's archetype");
+            // Not in the table: a sparse component (the spawn left it out of the signature).
+            match self.sparse.get_mut(component) {
+                // SAFETY: the caller gives up a valid value of the set's type; the set
+                // takes it by a byte copy and never writes through `src`, since the entity
+                // is new and has no value to replace.
+                Some(set) => unsafe { set.insert(self.entity, src.cast_mut()) },
+                None => debug_assert!(false, "component {component} is not in the row's archetype"),
+            }
             return;
         };
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
         // write per row; `spawn_with` and `spawn_rows_with` reserve room for the row.
         unsafe { self.archetype.columns_mut()[col].push(src, ComponentTicks::new(self.tick)) }
+    }
+}
+
+impl ValueSink for RowWriter<'_> {
+    #[inline(always)]
+    unsafe fn put<T: 'static>(&mut self, id: ComponentId, value: *mut T) {
+        match self.archetype.column_index(id) {
+            // SAFETY: the caller gives up a valid `T`, the type of `id` and so of its
+            // column; the row's writer writes each component once, into reserved room.
+            Some(col) => unsafe {
+                self.archetype.columns_mut()[col].push_typed(value, ComponentTicks::new(self.tick))
+            },
+            // SAFETY: as for `write` (a sparse component).
+            None => unsafe { self.write(id, value.cast::<u8>()) },
+        }
     }
 }
 
@@ -76,7 +112,7 @@ impl Storage {
         fill: impl FnOnce(&mut RowWriter<'_>),
     ) -> Result<Entity, WorldError> {
         self.refuse_resources(signature)?;
-        let archetype = self.archetype_for(signature);
+        let archetype = self.archetype_for(&self.table_signature(signature));
         let table = &mut self.archetypes[archetype as usize];
         let row = table.len() as u32;
         let location = Location { archetype, row };
@@ -86,9 +122,35 @@ impl Storage {
             }));
         };
         table.reserve_one();
-        fill(&mut RowWriter::new(table, self.change_tick));
+        fill(&mut RowWriter::new(
+            table,
+            &mut self.sparse,
+            entity,
+            self.change_tick,
+        ));
         table.push_entity(entity);
         Ok(entity)
+    }
+
+    /// The part of `signature` stored in tables: without the sparse components.
+    #[inline]
+    pub(crate) fn table_signature(&self, signature: &ComponentSet) -> ComponentSet {
+        signature.difference(self.components.sparse())
+    }
+
+    /// A pointer to `component`'s value of `entity`, live at `location`, if it has one: in
+    /// its table, or in the component's sparse set.
+    #[inline]
+    pub fn component_ptr(
+        &self,
+        entity: Entity,
+        location: Location,
+        component: ComponentId,
+    ) -> Option<*mut u8> {
+        match self.sparse.get(component) {
+            Some(set) => set.get_ptr(entity),
+            None => self.value_ptr(location, component),
+        }
     }
 
     /// A pointer to `component`'s value of the entity at `location`, if it has one.
@@ -115,6 +177,11 @@ impl Storage {
         component: ComponentId,
         src: *mut u8,
     ) {
+        if let Some(set) = self.sparse.get_mut(component) {
+            // SAFETY: `src` is a valid, writable value of the set's type, given up.
+            unsafe { set.insert(entity, src) };
+            return;
+        }
         let from = location.archetype;
         let row = location.row as usize;
         if let Some(col) = self.archetypes[from as usize].column_index(component) {
@@ -156,6 +223,10 @@ impl Storage {
         component: ComponentId,
         out: Option<*mut u8>,
     ) -> bool {
+        if let Some(set) = self.sparse.get_mut(component) {
+            // SAFETY: `out`, when given, is valid for one value of the set's type.
+            return unsafe { set.remove(entity, out) };
+        }
         let from = location.archetype;
         let row = location.row as usize;
         let Some(col) = self.archetypes[from as usize].column_index(component) else {
@@ -178,9 +249,7 @@ impl Storage {
             Some(out) => {
                 // SAFETY: the value past the end is live and unclaimed; `out` is valid for one
                 // value of its type; moving it claims it.
-                unsafe {
-                    ptr::copy_nonoverlapping(column.ptr_at(column.len()), out, column.item().size())
-                }
+                unsafe { copy_value(column.ptr_at(column.len()), out, column.item().size()) }
             }
             // SAFETY: the value past the end is live and unclaimed.
             None => unsafe { column.drop_past_end() },
@@ -201,6 +270,7 @@ impl Storage {
             }
         }
         self.entities.clear();
+        self.sparse.clear();
         let mut rest = ClearRest(self.archetypes.iter_mut());
         rest.0.by_ref().for_each(Archetype::clear);
     }
@@ -222,6 +292,9 @@ impl Storage {
         for column in table.columns_mut() {
             // SAFETY: `remove_row_to_end` left one unclaimed value past each column's end.
             unsafe { column.drop_past_end() };
+        }
+        if !self.sparse.is_empty() {
+            self.sparse.remove_entity(entity);
         }
         true
     }

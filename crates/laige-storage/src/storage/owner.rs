@@ -102,12 +102,14 @@ impl StorageOwner {
     ) -> Result<*mut u8, WorldError> {
         let location = self.0.locate(entity, op)?;
         let component = self.0.require::<T>()?;
-        self.0.value_ptr(location, component).ok_or_else(|| {
-            self.0.report(WorldError::MissingComponent {
-                entity,
-                component: type_name::<T>(),
+        self.0
+            .component_ptr(entity, location, component)
+            .ok_or_else(|| {
+                self.0.report(WorldError::MissingComponent {
+                    entity,
+                    component: type_name::<T>(),
+                })
             })
-        })
     }
 
     fn typed_resource_ptr<T: 'static>(&self, id: ComponentId) -> Result<*mut u8, WorldError> {

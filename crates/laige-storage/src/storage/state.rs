@@ -117,6 +117,8 @@ pub struct StorageState {
     slots: Vec<Slot>,
     free: Vec<u32>,
     live: u32,
+    /// The storage's change tick (what its next write outside a system is stamped with).
+    change_tick: u64,
     tables: Vec<TableState>,
     resources: Vec<(ComponentId, Column)>,
     snapshots: Vec<(ComponentId, Vec<Entity>, Column)>,
@@ -186,6 +188,20 @@ impl StorageState {
 /// Both columns store the type `save` was registered for; nothing writes `src` meanwhile.
 unsafe fn copy_column(src: &Column, dst: &mut Column, save: SaveFn) {
     debug_assert_eq!(src.item(), dst.item());
+    // SAFETY: forwarded from the caller.
+    unsafe { copy_values(src, dst, save) };
+    // A tracked column's change ticks are part of the state (docs/api/changes.md).
+    if let (Some(ticks), Some(saved)) = (dst.ticks_mut(), src.ticks()) {
+        ticks.copy_from(saved);
+    }
+}
+
+/// The values part of [`copy_column`].
+///
+/// # Safety
+///
+/// As for [`copy_column`].
+unsafe fn copy_values(src: &Column, dst: &mut Column, save: SaveFn) {
     let rows = src.len();
     match save {
         SaveFn::Bytes => {
@@ -276,6 +292,7 @@ impl Storage {
             state.snapshots.clear();
         }
         state.live = self.entities.save_into(&mut state.slots, &mut state.free);
+        state.change_tick = self.change_tick;
 
         state.tables.truncate(self.archetypes.len());
         for (index, table) in self.archetypes.iter().enumerate() {
@@ -477,6 +494,7 @@ impl Storage {
         }
         self.entities
             .restore_from(&state.slots, &state.free, state.live);
+        self.change_tick = state.change_tick;
         changed
     }
 

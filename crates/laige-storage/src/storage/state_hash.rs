@@ -41,7 +41,12 @@ impl Storage {
     ///    - its rank, as a symbol;
     ///    - for each of its hashed components in ascending id, the bytes its
     ///      [`StateHash`](crate::StateHash) writes;
-    /// 4. for each resource inserted hashed
+    /// 4. only when some component is registered sparse, for each sparse component in
+    ///    ascending id: its id (u16) and how many entities have it (u32), then for each of
+    ///    those in ascending entity index: its index and generation (u32 each) and, when the
+    ///    component is hashed, the bytes of its `StateHash` (a sparse component is in no
+    ///    component set of part 2: its set is not a table);
+    /// 5. for each resource inserted hashed
     ///    (`World::insert_hashed_resource`) that the
     ///    world holds, in ascending id: the id (u16), then the bytes of its `StateHash`
     ///    (nothing at all when there is none).
@@ -86,8 +91,36 @@ impl Storage {
             _ => self.hash_entities::<4>(hasher, sets),
         };
 
+        if !self.sparse.is_empty() {
+            // SAFETY: forwarded from the caller: no hashed value is written meanwhile.
+            hasher = unsafe { self.hash_sparse(hasher) };
+        }
         self.resources.hash(&self.components, &mut hasher);
         *h = hasher;
+    }
+
+    /// Part 4 of [`Storage::hash_components`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Storage::hash_components`].
+    unsafe fn hash_sparse(&self, mut h: StateHasher) -> StateHasher {
+        for (id, set) in self.sparse.iter() {
+            h.write_u16(id.get());
+            // At most `u32::MAX` live entities, so the count fits.
+            h.write_u32(set.len() as u32);
+            let hash = set.hash_fn();
+            for (entity, ptr) in set.iter_by_entity() {
+                h.write_u32(entity.index());
+                h.write_u32(entity.generation());
+                if let Some(hash) = hash {
+                    // SAFETY: `ptr` is a live value of the set's type, which `hash` was
+                    // registered for; the caller excludes writers.
+                    h = unsafe { hash(ptr, h) };
+                }
+            }
+        }
+        h
     }
 
     /// Part 3 of [`Storage::hash_components`], with `W`-byte symbols; `sets` is the opener.
@@ -121,7 +154,9 @@ impl Storage {
     /// `footprint` may write them: FNV-1a 64 (as [`StateHasher`]) fed, per table that has
     /// `component` and every component of `footprint`, in ascending archetype id, per row in
     /// table order, the entity (index, then generation, u32 each) and then, when the
-    /// component is hashed, the bytes of its [`StateHash`](crate::StateHash). A resource
+    /// component is hashed, the bytes of its [`StateHash`](crate::StateHash). A sparse
+    /// component feeds the same per entity with a value, in ascending entity index, whatever
+    /// the footprint (it has no table to narrow by). A resource
     /// feeds 1 and its value's bytes (only the 1 when it is not hashed) when the world holds
     /// it, else 0. Allocates nothing.
     ///
@@ -143,6 +178,19 @@ impl Storage {
                         // registered for; `&mut self` excludes writers.
                         h = unsafe { hash(ptr, h) };
                     }
+                }
+            }
+            return h.finish();
+        }
+        if let Some(set) = self.sparse.get(component) {
+            // No table to narrow by: every value, in ascending entity index.
+            for (entity, ptr) in set.iter_by_entity() {
+                h.write_u32(entity.index());
+                h.write_u32(entity.generation());
+                if let Some(hash) = hash {
+                    // SAFETY: a live value of the set's type, which `hash` was registered
+                    // for; `&mut self` excludes writers.
+                    h = unsafe { hash(ptr, h) };
                 }
             }
             return h.finish();

@@ -16,17 +16,29 @@ impl Storage {
     ///
     /// # Errors
     ///
-    /// [`RegisterComponentError`] when `T` is registered already or the id space is full.
+    /// [`RegisterComponentError`] when `T` is registered already, the id space is full, or
+    /// the options are both sparse and versioned; [`RegisterComponentError::SparseTracked`]
+    /// when they are both sparse and tracked.
     pub fn register_component<T: Send + Sync + 'static>(
         &mut self,
         options: ComponentOptions<T>,
     ) -> Result<ComponentId, RegisterComponentError> {
+        if options.is_sparse() && options.is_versioned() {
+            return Err(RegisterComponentError::SparseVersioned);
+        }
+        if options.is_sparse() && options.is_tracked() {
+            return Err(RegisterComponentError::SparseTracked);
+        }
         let (hash, clone_fn) = options.erased();
         let id = self.components.register::<T>(hash, clone_fn)?;
         if options.is_tracked() {
             self.components.mark_tracked(id);
         }
         self.components.set_save_fn(id, options.save_fn());
+        if options.is_sparse() {
+            self.components.mark_sparse(id);
+            self.sparse.add(&self.components, id);
+        }
         if options.is_versioned() {
             let info = *self.components.get(id);
             self.snapshots.add(&info);
@@ -176,13 +188,10 @@ impl Storage {
     /// [`WorldError::EntityLimit`]; the bundle is dropped.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, WorldError> {
         let ids = B::resolve(self.components()).map_err(|err| self.report(err))?;
-        // SAFETY: `take` hands out one valid value per resolved component, in order, each of
-        // the type of its id, and forgets them; the row is written exactly once per component.
-        unsafe {
-            self.spawn_with(ids.set(), |row| {
-                bundle.take(&ids, &mut |component, src| row.write(component, src));
-            })
-        }
+        // SAFETY: `put_from` hands out one valid value per resolved component, in order, each
+        // of the type of its id, and forgets them; the row is written exactly once per
+        // component.
+        unsafe { self.spawn_with(ids.set(), |row| bundle.put_from(&ids, &mut 0, row)) }
     }
 
     /// Sets `entity`'s `T` to `value`: replaces (dropping the old value) when it has one,
@@ -198,7 +207,11 @@ impl Storage {
         value: T,
     ) -> Result<(), WorldError> {
         let location = self.locate(entity, "insert")?;
-        let component = self.require::<T>()?;
+        let component = self.require_mut::<T>()?;
+        // SAFETY: the entity is live (located above); `component` is `T`'s id.
+        let Err(value) = (unsafe { self.insert_sparse(entity, component, value) }) else {
+            return Ok(());
+        };
         let mut value = ManuallyDrop::new(value);
         // SAFETY: the entity is live at `location`; `value` is a valid, aligned, writable `T`
         // (the type of `component`, looked up by type), given up: `ManuallyDrop` keeps it from
@@ -218,7 +231,11 @@ impl Storage {
         entity: Entity,
     ) -> Result<Option<T>, WorldError> {
         let location = self.locate(entity, "remove")?;
-        let component = self.require::<T>()?;
+        let component = self.require_mut::<T>()?;
+        // SAFETY: `component` is `T`'s id (looked up by type).
+        if let Some(removed) = unsafe { self.remove_sparse::<T>(entity, component) } {
+            return Ok(removed);
+        }
         let mut out = MaybeUninit::<T>::uninit();
         // SAFETY: the entity is live at `location`; `out` is valid for one `T`, the type of
         // `component`.

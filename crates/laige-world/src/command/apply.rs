@@ -40,7 +40,12 @@ impl ApplyCommands for Storage {
         buffer.resolved.clear();
         let mut i = 0;
         while i < buffer.commands.len() {
-            let batched = spawn_run(self, buffer, i);
+            // Only a spawn can start a run: other commands skip both tests.
+            let batched = match buffer.commands[i] {
+                Command::Spawn { .. } => spawn_run(self, buffer, i),
+                Command::SpawnRow { .. } => batch_run(self, buffer, i),
+                _ => 0,
+            };
             if batched > 0 {
                 stats.applied += batched;
                 i += batched;
@@ -70,6 +75,33 @@ impl ApplyCommands for Storage {
                         for v in range {
                             buffer.drop_value(v);
                         }
+                    }
+                    buffer.resolved.push(spawned.ok());
+                    (
+                        CommandKind::Spawn,
+                        spawned.err().map(CommandSkipReason::Refused),
+                    )
+                }
+                Command::SpawnRow { batch, row } => {
+                    let (batch, row) = (batch as usize, row as usize);
+                    let record = buffer.batches[batch];
+                    let first = record.first_column as usize;
+                    let columns = &buffer.batch_columns[first..first + record.columns as usize];
+                    let base = buffer.arena.ptr(0);
+                    // SAFETY: the row's values were recorded from a bundle resolved to exactly
+                    // the batch's signature, one per column, each live and owned by the buffer
+                    // until the row is marked consumed just below.
+                    let spawned = unsafe {
+                        self.spawn_with(&record.signature, |writer| {
+                            for column in columns {
+                                let src = base.wrapping_add(column.offset + row * column.size);
+                                writer.write(column.component, src);
+                            }
+                        })
+                    };
+                    match spawned {
+                        Ok(_) => buffer.batches[batch].consumed = row as u32 + 1,
+                        Err(_) => buffer.drop_batch_rows(batch, row as u32 + 1),
                     }
                     buffer.resolved.push(spawned.ok());
                     (
@@ -183,6 +215,48 @@ fn spawn_run(storage: &mut Storage, buffer: &mut CommandBuffer, start: usize) ->
         }
     }
     spawned_count
+}
+
+/// Applies the run of consecutive rows of one batch (`Commands::spawn_batch`) that starts at
+/// command `start` with one column copy per component (`Storage::spawn_columns`). Returns
+/// how many spawns it applied; 0 when no run of two or more starts there. The run is cut to
+/// the entities the limit leaves room for, as `spawn_run` does.
+fn batch_run(storage: &mut Storage, buffer: &mut CommandBuffer, start: usize) -> usize {
+    let Some(&Command::SpawnRow { batch, row }) = buffer.commands.get(start) else {
+        return 0;
+    };
+    let record = buffer.batches[batch as usize];
+    // A batch's rows are recorded as consecutive commands, so the run is the rest of them.
+    let run = ((record.rows - row) as usize).min(storage.room() as usize);
+    if run < 2 {
+        return 0;
+    }
+    debug_assert!(buffer.commands[start..start + run].iter().enumerate().all(
+        |(i, c)| matches!(*c, Command::SpawnRow { batch: b, row: r } if b == batch && r as usize == row as usize + i)
+    ));
+    let first = record.first_column as usize;
+    let columns = &buffer.batch_columns[first..first + record.columns as usize];
+    let base = buffer.arena.ptr(0);
+    let source = |component| {
+        let column = columns
+            .iter()
+            .find(|column| column.component == component)
+            .expect("the batch has a column for every component of its signature");
+        base.wrapping_add(column.offset + row as usize * column.size)
+            .cast_const()
+    };
+    // SAFETY: rows `row..row + run` of each column hold live values of its component, packed
+    // (the batch's regions), owned by the buffer; they are marked consumed below when spawned.
+    match unsafe { storage.spawn_columns(&record.signature, run, source) } {
+        Ok(spawned) => {
+            buffer.resolved.extend(spawned.iter().copied().map(Some));
+            buffer.batches[batch as usize].consumed = row + run as u32;
+            run
+        }
+        // Refused as a whole (cannot happen for a run cut to the room): the rows fail one by
+        // one, each reported, through the single path.
+        Err(_) => 0,
+    }
 }
 
 /// The live entity a command targets, or why there is none (a stale target was reported

@@ -55,6 +55,22 @@ impl Arena {
         offset
     }
 
+    /// Makes room for `additional` more bytes at `align` (padding included), so the next
+    /// allocations of that many bytes move nothing.
+    pub(crate) fn reserve(&mut self, additional: usize, align: usize) {
+        if align > self.align {
+            self.reallocate(self.cap, align);
+        }
+        let end = self
+            .len
+            .checked_add(additional)
+            .expect("command arena overflow");
+        if end > self.cap {
+            let cap = end.max(self.cap.saturating_mul(2)).max(256);
+            self.reallocate(cap, self.align);
+        }
+    }
+
     /// The address of `offset`; aligned for the value reserved there.
     #[inline]
     pub(crate) fn ptr(&mut self, offset: usize) -> *mut u8 {

@@ -72,6 +72,16 @@ impl World {
                     alignment: info.align(),
                 }))
             }
+            Err(RegisterComponentError::SparseVersioned) => {
+                Err(self.storage.report(WorldError::SparseVersioned {
+                    component: std::any::type_name::<T>(),
+                }))
+            }
+            Err(RegisterComponentError::SparseTracked) => {
+                Err(self.storage.report(WorldError::SparseTracked {
+                    component: std::any::type_name::<T>(),
+                }))
+            }
             Err(RegisterComponentError::Full) => {
                 Err(self.storage.report(WorldError::ComponentLimit {
                     component: std::any::type_name::<T>(),

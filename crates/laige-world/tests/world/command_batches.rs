@@ -165,3 +165,49 @@ fn a_refused_batch_skips_every_spawn_and_drops_every_bundle() {
     assert!(buffer.last_spawned().iter().all(Option::is_none));
     assert_eq!(world.len(), 0);
 }
+
+#[test]
+fn a_recorded_batch_cut_by_the_limit_or_never_applied_drops_each_value_once() {
+    let counter = Counter::default();
+    let mut world = world_with(WorldOptions {
+        max_entities: Some(5),
+        ..WorldOptions::default()
+    });
+    world.register_component::<Counted>().unwrap();
+    let mut buffer = CommandBuffer::new();
+    // No size hint: the batch outgrows its first record (8 rows) into a second one.
+    let mut made = (0..12).map(|i| counter.make(i));
+    let lying = std::iter::from_fn(|| made.next());
+    world.commands(&mut buffer).spawn_batch(lying);
+    assert_eq!(counter.live(), 12);
+    let (stats, events) = capture(|| world.apply(&mut buffer).unwrap());
+    assert_eq!((stats.applied, stats.skipped), (5, 7));
+    assert!(
+        !named(&events, "ecs/entity_limit").is_empty(),
+        "the limit is reported"
+    );
+    assert_eq!(
+        counter.live(),
+        5,
+        "the values that did not fit were dropped"
+    );
+    let mut values = Vec::new();
+    world.each::<&Counted>(|c| values.push(c.boxed())).unwrap();
+    assert_eq!(values, [0, 1, 2, 3, 4], "in spawn order");
+    assert_eq!(buffer.last_spawned().iter().flatten().count(), 5);
+
+    // Recorded and never applied: the buffer's drop drops them.
+    let mut unapplied = CommandBuffer::new();
+    world
+        .commands(&mut unapplied)
+        .spawn_batch((0..20).map(|i| counter.make(100 + i)));
+    assert_eq!(counter.live(), 25);
+    unapplied.clear();
+    assert_eq!(counter.live(), 5);
+    world
+        .commands(&mut unapplied)
+        .spawn_batch((0..3).map(|i| counter.make(200 + i)));
+    drop(unapplied);
+    drop(world);
+    assert_eq!(counter.live(), 0, "every value dropped once");
+}
