@@ -247,6 +247,15 @@ impl Storage {
     }
 
     /// The archetype for `signature`, created (with the next id) when first needed.
+    /// Forgets the remembered last lookups (table by signature, required component, table
+    /// edges), after tables were removed (a rollback restore).
+    pub(crate) fn forget_last_lookups(&mut self) {
+        self.last_lookup = (ComponentSet::EMPTY, 0);
+        self.last_required = None;
+        self.last_add = (0, None, 0);
+        self.last_remove = (0, None, 0);
+    }
+
     pub(crate) fn archetype_for(&mut self, signature: &ComponentSet) -> u32 {
         if self.last_lookup.0 == *signature {
             return self.last_lookup.1;

@@ -521,6 +521,8 @@ impl Storage {
                 table.add_edges.retain(|_, to| keep(*to));
                 table.remove_edges.retain(|_, to| keep(*to));
             }
+            // The last lookups may name a table just removed.
+            self.forget_last_lookups();
         }
         for saved in &state.tables[common..] {
             self.archetype_for(&saved.signature);
