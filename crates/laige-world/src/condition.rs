@@ -302,6 +302,9 @@ where
 /// A condition with its parameters' state, behind one box.
 trait ErasedCondition: Send {
     fn holds<'a>(&'a mut self, fetch: &mut ParamFetch<'a>) -> Result<bool, QueryError>;
+
+    /// Whether it keeps `Local` values.
+    fn keeps_locals(&mut self) -> bool;
 }
 
 struct ConditionFn<C: Evaluate<M>, M> {
@@ -324,6 +327,10 @@ impl<C: Evaluate<M>, M> ErasedCondition for ConditionFn<C, M> {
         fetch.set_locals(locals);
         condition.evaluate(state, fetch)
     }
+
+    fn keeps_locals(&mut self) -> bool {
+        !self.locals.is_empty()
+    }
 }
 
 /// Two `.run_if(..)` calls on one builder: both must hold, the first asked first.
@@ -334,6 +341,10 @@ impl ErasedCondition for Both {
     fn holds<'a>(&'a mut self, fetch: &mut ParamFetch<'a>) -> Result<bool, QueryError> {
         let (first, second) = (&mut self.0, &mut self.1);
         Ok(first.0.get_mut().holds(fetch)? && second.0.get_mut().holds(fetch)?)
+    }
+
+    fn keeps_locals(&mut self) -> bool {
+        self.0.keeps_locals() || self.1.keeps_locals()
     }
 }
 
@@ -358,6 +369,11 @@ impl BoxedCondition {
     /// `self` and then `other`, both required.
     pub(crate) fn and(self, other: BoxedCondition) -> Self {
         Self(Exclusive::new(Box::new(Both(self, other))))
+    }
+
+    /// Whether any of its conditions keeps `Local` values.
+    pub(crate) fn keeps_locals(&mut self) -> bool {
+        self.0.get_mut().keeps_locals()
     }
 
     /// Evaluates the condition once.

@@ -62,6 +62,12 @@ pub enum StateError {
         /// The world's.
         world: &'static str,
     },
+    /// A system's run condition keeps `Local` state, which a state does not hold yet: saving
+    /// would lose it. Event `ecs/state_condition_locals`.
+    ConditionLocals {
+        /// The system.
+        system: &'static str,
+    },
     /// The state holds no world yet. Event `ecs/state_empty`.
     Empty,
     /// A [`StateRing`] holds no state of tick `tick`. Event `ecs/state_tick_not_held`.
@@ -117,6 +123,10 @@ laige_diag::diagnostics! {
         => warn state_tick_not_held { tick = *tick, oldest = *oldest, newest = *newest }
         "the rollback ring holds no state of tick {tick} (it holds ticks {oldest} to {newest}): \
          roll back at most its capacity, and save every tick";
+    ConditionLocals { %system } => warn state_condition_locals { system }
+        "system `{system}` has a run condition that keeps `Local` state (`every_n_ticks` does), \
+         which a `WorldState` cannot save yet: keep that state in a saved resource and test it \
+         with `resource_matches`";
     Empty => warn state_empty {}
         "the state holds no world yet: save into it (`world.save_state(&mut state)`) before \
          restoring it";
@@ -320,6 +330,8 @@ struct SystemsSection {
     /// Per system its PRNG stream and how many `par_each` loops it ran (the root of its
     /// batches' streams).
     rngs: Vec<(Prng, u64)>,
+    /// Per system its change ticks: the last run's window and the next run's tick.
+    change_ticks: Vec<(laige_query::RunTicks, u64)>,
     locals: Vec<SavedLocals>,
 }
 
@@ -340,7 +352,17 @@ impl Section for SystemsSection {
             self.names.extend(records.iter().map(|it| it.name()));
             self.locals.clear();
         }
+        for system in world.systems.iter_mut() {
+            if system.condition_keeps_locals() {
+                return Err(StateError::ConditionLocals {
+                    system: system.meta().name(),
+                });
+            }
+        }
         self.rngs.clear();
+        self.change_ticks.clear();
+        self.change_ticks
+            .extend(world.systems.iter().map(|it| it.change_ticks()));
         self.locals
             .resize_with(world.systems.len(), SavedLocals::default);
         for (system, saved) in world.systems.iter_mut().zip(&mut self.locals) {
@@ -382,6 +404,9 @@ impl Section for SystemsSection {
     }
 
     fn restore(&self, world: &mut World) {
+        for (system, &(ticks, next)) in world.systems.iter_mut().zip(&self.change_ticks) {
+            system.set_change_ticks(ticks, next);
+        }
         for ((system, rng), saved) in world.systems.iter_mut().zip(&self.rngs).zip(&self.locals) {
             system.set_random_state(rng.0, rng.1);
             for (local, value) in system.locals_mut().iter_mut().zip(&saved.values) {

@@ -491,3 +491,102 @@ fn the_ring_rolls_back_eight_ticks_and_refuses_what_it_no_longer_holds() {
     let err = ring.load(&mut world, 3).unwrap_err();
     insta::assert_snapshot!(err.to_string(), @"the rollback ring holds no state of tick 3 (it holds ticks 11 to 19): roll back at most its capacity, and save every tick");
 }
+
+/// A tracked component whose writers touch a few rows a tick, and a `Changed` reader that
+/// sums what it sees: after a restore, the reader sees what a run that never went back saw.
+#[derive(Clone, Copy, Debug)]
+struct Warmth(u32);
+impl Component for Warmth {
+    fn component_options() -> ComponentOptions<Self> {
+        ComponentOptions::new().saved_copy().tracked()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Seen(u64);
+
+fn tracked_game() -> (World, laige_scheduler::Schedule) {
+    let mut world = World::default();
+    world.register_component::<Warmth>().unwrap();
+    world.insert_resource(Seen::default()).unwrap();
+    world.save_resource::<Seen>().unwrap();
+    for i in 0..300 {
+        world.spawn((Warmth(i),)).unwrap();
+    }
+    let warm = world
+        .system(
+            "Warm",
+            |mut q: Query<'_, (Entity, laige_world::Mut<'_, Warmth>)>, mut rng: Rng<'_>| {
+                let pick = rng.next_range(0, 30);
+                for (e, mut heat) in q.iter_mut()? {
+                    if e.index() % 30 == pick {
+                        heat.0 += 1;
+                    }
+                }
+                Ok::<(), laige_world::QueryError>(())
+            },
+        )
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Watch",
+            |q: Query<'_, (Entity, &Warmth), laige_world::Changed<Warmth>>,
+             mut seen: ResMut<'_, Seen>| {
+                for (e, heat) in q.iter()? {
+                    seen.0 = seen
+                        .0
+                        .wrapping_mul(31)
+                        .wrapping_add(u64::from(e.index()) ^ u64::from(heat.0));
+                }
+                Ok::<(), laige_world::QueryError>(())
+            },
+        )
+        .after(warm)
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+#[test]
+fn change_ticks_are_part_of_the_state() {
+    let (mut world, schedule) = tracked_game();
+    for _ in 0..5 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let mut state = WorldState::new();
+    world.save_state(&mut state).unwrap();
+    let mut straight = Vec::new();
+    for _ in 0..6 {
+        world.run_systems(&schedule).unwrap();
+        straight.push((world.resource::<Seen>().unwrap().0, world.state_hash()));
+    }
+    world.restore_state(&state).unwrap();
+    let mut again = Vec::new();
+    for _ in 0..6 {
+        world.run_systems(&schedule).unwrap();
+        again.push((world.resource::<Seen>().unwrap().0, world.state_hash()));
+    }
+    assert_eq!(
+        again, straight,
+        "the Changed reader saw the same rows after the restore"
+    );
+}
+
+#[test]
+fn a_condition_keeping_local_state_is_named_rather_than_lost() {
+    let mut world = World::default();
+    world
+        .system("Pulse", || {})
+        .run_if(laige_world::every_n_ticks(3))
+        .register()
+        .unwrap();
+    let mut state = WorldState::new();
+    let err = world.save_state(&mut state).unwrap_err();
+    assert!(matches!(
+        err,
+        StateError::ConditionLocals { system: "Pulse" }
+    ));
+    insta::assert_snapshot!(err.to_string(), @"system `Pulse` has a run condition that keeps `Local` state (`every_n_ticks` does), which a `WorldState` cannot save yet: keep that state in a saved resource and test it with `resource_matches`");
+}

@@ -307,7 +307,7 @@ impl Storage {
                     columns: table
                         .components()
                         .iter()
-                        .map(|&c| Column::new(self.components.get(c)))
+                        .map(|&c| Column::for_table(self.components.get(c)))
                         .collect(),
                 };
                 match state.tables.get_mut(index) {

@@ -262,6 +262,24 @@ impl SystemState {
         self.condition.is_some()
     }
 
+    /// Whether its run condition keeps `Local` state (which a saved state does not hold).
+    pub(crate) fn condition_keeps_locals(&mut self) -> bool {
+        self.condition
+            .as_mut()
+            .is_some_and(BoxedCondition::keeps_locals)
+    }
+
+    /// Its change ticks: the last run's window and the tick its next run starts at.
+    pub(crate) fn change_ticks(&self) -> (laige_query::RunTicks, u64) {
+        (self.meta.run_ticks(), self.next_tick)
+    }
+
+    /// Sets its change ticks back to saved ones (a rollback restore).
+    pub(crate) fn set_change_ticks(&mut self, ticks: laige_query::RunTicks, next: u64) {
+        self.meta.undo_run(ticks);
+        self.next_tick = next;
+    }
+
     /// A typed system's `Local` values, in parameter order (none for a low-level system).
     pub(crate) fn locals_mut(&mut self) -> &mut [Box<dyn LocalValue>] {
         match &mut self.typed {
