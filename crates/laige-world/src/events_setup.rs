@@ -47,6 +47,23 @@ impl World {
         Ok(id)
     }
 
+    /// Makes `E`'s queue part of a saved world state ([`World::save_state`]): its buffers of
+    /// events not yet read and its readers' cursors, cloned (`E: Clone`). Without it, saving
+    /// a world that has the queue is an error naming it.
+    ///
+    /// # Errors
+    ///
+    /// [`EventsError::NotRegistered`] when no queue of `E` is registered.
+    pub fn save_events<E: Clone + Send + Sync + 'static>(&mut self) -> Result<(), EventsError> {
+        if self.events_id::<E>().is_none() {
+            return Err(self.report_events(EventsError::NotRegistered {
+                event: type_name::<E>(),
+            }));
+        }
+        self.storage.save_resource::<EventQueue<E>>();
+        Ok(())
+    }
+
     /// Writes `event` into `E`'s queue from outside the tick (input, network, tools): every
     /// reader sees it in its next run, before the events that run's tick emits. Up to the
     /// queue's capacity between two ticks.

@@ -590,3 +590,96 @@ fn a_condition_keeping_local_state_is_named_rather_than_lost() {
     ));
     insta::assert_snapshot!(err.to_string(), @"system `Pulse` has a run condition that keeps `Local` state (`every_n_ticks` does), which a `WorldState` cannot save yet: keep that state in a saved resource and test it with `resource_matches`");
 }
+
+#[derive(Clone, Copy, Debug)]
+struct Spark(u32);
+
+#[derive(Clone, Debug, Default)]
+struct Heard(u64);
+
+#[derive(Clone, Debug, Default)]
+struct Counted(u64);
+
+/// A writer emitting a random number of events a tick, a reader before it (which sees them
+/// the next tick, so events are in flight at every save) and one after it.
+fn events_game() -> (World, laige_scheduler::Schedule) {
+    use laige_world::{EventReader, EventWriter};
+    let mut world = World::default();
+    world.register_events::<Spark>(64).unwrap();
+    world.save_events::<Spark>().unwrap();
+    world.insert_resource(Heard::default()).unwrap();
+    world.save_resource::<Heard>().unwrap();
+    world.insert_resource(Counted::default()).unwrap();
+    world.save_resource::<Counted>().unwrap();
+    let early = world
+        .system(
+            "Early",
+            |sparks: EventReader<'_, Spark>, mut heard: ResMut<'_, Heard>| {
+                for spark in sparks.read() {
+                    heard.0 = heard.0.wrapping_mul(31).wrapping_add(u64::from(spark.0));
+                }
+            },
+        )
+        .register()
+        .unwrap();
+    let emit = world
+        .system(
+            "Emit",
+            |mut out: EventWriter<'_, Spark>, mut rng: Rng<'_>| {
+                for _ in 0..rng.next_range(0, 20) {
+                    out.write(Spark(rng.next_range(0, 1000)));
+                }
+            },
+        )
+        .after(early)
+        .register()
+        .unwrap();
+    world
+        .system(
+            "Late",
+            |sparks: EventReader<'_, Spark>, mut counted: ResMut<'_, Counted>| {
+                counted.0 = counted.0.wrapping_mul(7) ^ sparks.len() as u64;
+            },
+        )
+        .after(emit)
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    (world, schedule)
+}
+
+#[test]
+fn events_in_flight_are_part_of_the_state() {
+    let (mut world, schedule) = events_game();
+    for _ in 0..4 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let mut state = WorldState::new();
+    world.save_state(&mut state).unwrap();
+    let mut straight = Vec::new();
+    for _ in 0..6 {
+        world.run_systems(&schedule).unwrap();
+        let counted = world.resource::<Counted>().unwrap().0;
+        straight.push((world.resource::<Heard>().unwrap().0, counted));
+    }
+    world.restore_state(&state).unwrap();
+    let mut again = Vec::new();
+    for _ in 0..6 {
+        world.run_systems(&schedule).unwrap();
+        let counted = world.resource::<Counted>().unwrap().0;
+        again.push((world.resource::<Heard>().unwrap().0, counted));
+    }
+    assert_eq!(
+        again, straight,
+        "the readers saw the same events after the restore"
+    );
+}
+
+#[test]
+fn a_queue_not_saved_is_named_by_the_save() {
+    let mut world = World::default();
+    world.register_events::<Spark>(8).unwrap();
+    let mut state = WorldState::new();
+    let err = world.save_state(&mut state).unwrap_err();
+    assert!(err.to_string().contains("Spark"), "{err}");
+}

@@ -9,7 +9,7 @@
 //! schedule and the tick: the same on the sequential runner and at any worker count.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use laige_registry::SystemId;
 
@@ -106,6 +106,100 @@ fn empty_buffer<E>(capacity: usize) -> Buffer<E> {
         overflowed: 0,
         unread: None,
         batches: Mutex::new(Vec::new()),
+    }
+}
+
+// What a saved world state keeps of a queue (`World::save_events`): between ticks a queue is
+// its buffers and cursors; `clone_from` reuses the target's buffers, so a warm save or
+// restore allocates nothing. A `par_each` batch list is empty between ticks (merged).
+
+impl<E: Clone> Clone for Buffer<E> {
+    fn clone(&self) -> Self {
+        Self {
+            stamp: self.stamp,
+            events: self.events.clone(),
+            overflowed: self.overflowed,
+            unread: self.unread,
+            batches: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.stamp = source.stamp;
+        self.events.clone_from(&source.events);
+        self.overflowed = source.overflowed;
+        self.unread = source.unread;
+        self.batches
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+}
+
+impl<E: Clone> Clone for WriterSlot<E> {
+    fn clone(&self) -> Self {
+        Self {
+            system: self.system,
+            position: self.position,
+            buffer: RwLock::new(
+                self.buffer
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone(),
+            ),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.system = source.system;
+        self.position = source.position;
+        let from = source.buffer.read().unwrap_or_else(PoisonError::into_inner);
+        self.buffer
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone_from(&from);
+    }
+}
+
+impl Clone for ReaderSlot {
+    fn clone(&self) -> Self {
+        Self {
+            system: self.system,
+            position: self.position,
+            cursor: AtomicU64::new(self.cursor.load(Ordering::Acquire)),
+        }
+    }
+}
+
+impl<E: Clone> Clone for Events<E> {
+    fn clone(&self) -> Self {
+        Self {
+            capacity: self.capacity,
+            tick: self.tick,
+            writers: self.writers.clone(),
+            readers: self.readers.clone(),
+            injected: RwLock::new(
+                self.injected
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone(),
+            ),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.capacity = source.capacity;
+        self.tick = source.tick;
+        self.writers.clone_from(&source.writers);
+        self.readers.clone_from(&source.readers);
+        let from = source
+            .injected
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.injected
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone_from(&from);
     }
 }
 
