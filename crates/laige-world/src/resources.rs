@@ -249,6 +249,21 @@ impl World {
         self.storage.resource_mut(id)
     }
 
+    /// Makes the resource of type `T` named `name` part of a saved world state
+    /// ([`World::save_state`]), cloned, as [`World::save_resource`] does for a plain one.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::named_resource`], when no such resource is registered.
+    pub fn save_named_resource<T: Clone + 'static>(
+        &mut self,
+        name: &str,
+    ) -> Result<(), WorldError> {
+        self.named_id::<T>(name)?;
+        self.storage.save_named_resource::<T>(name);
+        Ok(())
+    }
+
     /// Removes the resource of type `T` named `name` and returns it; `None` when the world
     /// holds none by that name. The name stays registered (same id).
     pub fn remove_named_resource<T: 'static>(&mut self, name: &str) -> Option<T> {

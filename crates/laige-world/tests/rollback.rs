@@ -683,3 +683,32 @@ fn a_queue_not_saved_is_named_by_the_save() {
     let err = world.save_state(&mut state).unwrap_err();
     assert!(err.to_string().contains("Spark"), "{err}");
 }
+
+#[derive(Clone, Debug, PartialEq)]
+struct Grid(Vec<u32>);
+
+#[test]
+fn named_resources_are_saved_by_name() {
+    let mut world = World::default();
+    world
+        .insert_named_resource("terrain", Grid(vec![1, 2]))
+        .unwrap();
+    world.insert_named_resource("units", Grid(vec![7])).unwrap();
+    let mut state = WorldState::new();
+    let err = world.save_state(&mut state).unwrap_err();
+    assert!(err.to_string().contains("Grid"), "{err}");
+    world.save_named_resource::<Grid>("terrain").unwrap();
+    world.save_named_resource::<Grid>("units").unwrap();
+    world.save_state(&mut state).unwrap();
+    world.named_resource_mut::<Grid>("units").unwrap().0.push(8);
+    world.restore_state(&state).unwrap();
+    assert_eq!(
+        world.named_resource::<Grid>("units").unwrap(),
+        &Grid(vec![7])
+    );
+    assert_eq!(
+        world.named_resource::<Grid>("terrain").unwrap(),
+        &Grid(vec![1, 2])
+    );
+    assert!(world.save_named_resource::<Grid>("tarrain").is_err());
+}

@@ -131,6 +131,18 @@ impl Storage {
         }
     }
 
+    /// Makes the resource of type `T` named `name` part of a saved state, cloned. Returns
+    /// `false` (and does nothing) when no such named resource is registered.
+    pub fn save_named_resource<T: Clone + 'static>(&mut self, name: &str) -> bool {
+        match self.components.named_id::<T>(name) {
+            Some(id) => {
+                self.components.set_saved::<T>(id);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Makes the resource type `T` saved by `World::save_state` (cloned into the state and
     /// back with `clone_from`). Returns `false` (and does nothing) when `T` is not a
     /// registered resource type.
