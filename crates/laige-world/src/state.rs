@@ -87,9 +87,32 @@ laige_diag::diagnostics! {
         "component `{component}` is not saved, so a save would lose it: register it with \
          `ComponentOptions::saved()` (it needs `Clone`) or `saved_copy()` (`Copy`), or \
          `#[component(saved)]` / `#[component(saved_copy)]`";
-    NotSaved { %component } => warn state_not_saved { component }
-        "resource `{component}` is not saved, so a save would lose it: call \
-         `world.save_resource::<{component}>()` (it needs `Clone`) during setup";
+    NotSaved { component } => warn state_not_saved { component = *component }
+        |f| match resource_kind(component) {
+            ResourceKind::Events(event) => {
+                let event = laige_diag::Text::name(event);
+                write!(
+                f,
+                "the event queue of `{event}` is not saved, so a save would lose the events in \
+                 flight: call `world.save_events::<{event}>()` (it needs `Clone`) during setup"
+                )
+            }
+            ResourceKind::Named(ty, name) => {
+                let (ty, name) = (laige_diag::Text::name(ty), laige_diag::Text::name(name));
+                write!(
+                f,
+                "resource `{ty}` named \"{name}\" is not saved, so a save would lose it: call \
+                 `world.save_named_resource::<{ty}>(\"{name}\")` (it needs `Clone`) during setup"
+                )
+            }
+            ResourceKind::Plain => write!(
+                f,
+                "resource `{}` is not saved, so a save would lose it: call \
+                 `world.save_resource::<{}>()` (it needs `Clone`) during setup",
+                laige_diag::Text::name(component),
+                laige_diag::Text::name(component)
+            ),
+        };
     ComponentsDiffer { id, %state, %world }
         => warn state_components_differ { component_id = *id, state, world }
         |f| write!(
@@ -133,6 +156,25 @@ laige_diag::diagnostics! {
 }
 
 impl std::error::Error for StateError {}
+
+/// What a resource's registered name says it is: an event queue (`…Events<E>`), a named
+/// resource (`T "name"`), or a plain resource.
+enum ResourceKind<'a> {
+    Events(&'a str),
+    Named(&'a str, &'a str),
+    Plain,
+}
+
+fn resource_kind(name: &str) -> ResourceKind<'_> {
+    const QUEUE: &str = "laige_world::events::queue::Events<";
+    if let Some(event) = name.strip_prefix(QUEUE).and_then(|it| it.strip_suffix('>')) {
+        return ResourceKind::Events(event);
+    }
+    match name.split_once(" \"") {
+        Some((ty, rest)) if rest.ends_with('"') => ResourceKind::Named(ty, &rest[..rest.len() - 1]),
+        _ => ResourceKind::Plain,
+    }
+}
 
 /// `name` in backticks, or "none" for `""`.
 fn described(name: impl std::fmt::Display) -> String {
