@@ -68,6 +68,12 @@ pub enum StateError {
         /// The system.
         system: &'static str,
     },
+    /// A sparse component is registered, and a state does not hold sparse sets yet. Event
+    /// `ecs/state_sparse`.
+    Sparse {
+        /// The type's name.
+        component: &'static str,
+    },
     /// The state holds no world yet. Event `ecs/state_empty`.
     Empty,
     /// A [`StateRing`] holds no state of tick `tick`. Event `ecs/state_tick_not_held`.
@@ -150,6 +156,9 @@ laige_diag::diagnostics! {
         "system `{system}` has a run condition that keeps `Local` state (`every_n_ticks` does), \
          which a `WorldState` cannot save yet: keep that state in a saved resource and test it \
          with `resource_matches`";
+    Sparse { %component } => warn state_sparse { component }
+        "component `{component}` is sparse, and a saved state does not hold sparse sets yet, \
+         so a save would lose it: register it without `.sparse()` to save the world";
     Empty => warn state_empty {}
         "the state holds no world yet: save into it (`world.save_state(&mut state)`) before \
          restoring it";
@@ -199,6 +208,7 @@ impl From<StorageStateError> for StateError {
             StorageStateError::ComponentsDiffer { id, state, world } => {
                 Self::ComponentsDiffer { id, state, world }
             }
+            StorageStateError::Sparse { component } => Self::Sparse { component },
             _ => Self::Empty,
         }
     }

@@ -712,3 +712,15 @@ fn named_resources_are_saved_by_name() {
     );
     assert!(world.save_named_resource::<Grid>("tarrain").is_err());
 }
+
+#[test]
+fn a_sparse_component_is_named_rather_than_lost() {
+    let mut world = World::default();
+    world
+        .register_component_with(ComponentOptions::<Pos>::new().sparse().saved_copy())
+        .unwrap();
+    let mut state = WorldState::new();
+    let err = world.save_state(&mut state).unwrap_err();
+    assert!(matches!(err, StateError::Sparse { .. }), "{err}");
+    insta::assert_snapshot!(err.to_string(), @"component `rollback::Pos` is sparse, and a saved state does not hold sparse sets yet, so a save would lose it: register it without `.sparse()` to save the world");
+}

@@ -42,6 +42,12 @@ pub enum StorageStateError {
         /// The type the storage has there.
         world: &'static str,
     },
+    /// A sparse component is registered: a state does not hold sparse sets yet, so a save
+    /// would lose them.
+    Sparse {
+        /// The type's name.
+        component: &'static str,
+    },
     /// The state holds nothing yet: save into it first.
     Empty,
 }
@@ -80,6 +86,12 @@ impl fmt::Display for StorageStateError {
                     name(world)
                 )
             }
+            Self::Sparse { component } => write!(
+                f,
+                "component `{component}` is sparse, and a saved state does not hold sparse \
+                 sets yet, so a save would lose it: register it without `.sparse()` to save \
+                 the world"
+            ),
             Self::Empty => f.write_str(
                 "the state holds no world yet: save into it (`world.save_state(&mut state)`) \
                  before restoring it",
@@ -252,13 +264,20 @@ fn save_fn(info: &ComponentInfo) -> Option<SaveFn> {
 impl Storage {
     /// The first registered type that is not saved, as the error a save reports.
     fn first_unsaved(&self) -> Option<StorageStateError> {
-        self.components
-            .iter()
-            .find(|info| info.save.is_none())
-            .map(|info| StorageStateError::NotSaved {
-                component: info.name(),
-                resource: info.is_resource(),
-            })
+        self.components.iter().find_map(|info| {
+            if info.is_sparse() {
+                Some(StorageStateError::Sparse {
+                    component: info.name(),
+                })
+            } else if info.save.is_none() {
+                Some(StorageStateError::NotSaved {
+                    component: info.name(),
+                    resource: info.is_resource(),
+                })
+            } else {
+                None
+            }
+        })
     }
 
     /// Saves everything that decides the storage's future into `state`: the entity
