@@ -112,7 +112,6 @@ impl<'w> ParamInit<'w> {
     /// Keeps `value`, a parameter's own state, with the system (in parameter order), where
     /// the tick layer can save and restore it; the run hands the values back in that order.
     /// Returns its position among the values kept so far, which the run hands back under.
-    #[doc(hidden)]
     pub fn local(&mut self, value: Box<dyn Any + Send>) -> usize {
         self.locals.push(value);
         self.locals.len() - 1
@@ -120,7 +119,6 @@ impl<'w> ParamInit<'w> {
 
     /// Takes the values [`ParamInit::local`] kept so far, for a holder that keeps its own (a
     /// run condition's).
-    #[doc(hidden)]
     pub fn take_locals(&mut self) -> Vec<Box<dyn Any + Send>> {
         std::mem::take(&mut self.locals)
     }
@@ -234,7 +232,6 @@ impl<'w> ParamInit<'w> {
     /// `access`, and returns its id. Unlike a plain resource, the name must be known already
     /// (inserted with `World::insert_named_resource`): an unknown name is
     /// [`RegisterError::ResourceNameUnknown`], with the closest name of a `T` as a suggestion.
-    #[doc(hidden)]
     pub fn named_resource<T: Send + Sync + 'static>(
         &mut self,
         label: &'static str,
@@ -407,14 +404,12 @@ pub struct ParamNeeds {
 
 impl ParamNeeds {
     /// The parameters' own state that [`ParamInit::local`] kept, in parameter order.
-    #[doc(hidden)]
     pub fn take_locals(&mut self) -> Vec<Box<dyn Any + Send>> {
         std::mem::take(&mut self.locals)
     }
 
     /// The resources the system cannot run without (id and type name), in parameter order;
     /// taken before [`ParamNeeds::finish`].
-    #[doc(hidden)]
     pub fn take_required(&mut self) -> Vec<(ComponentId, &'static str)> {
         std::mem::take(&mut self.required)
     }
@@ -422,7 +417,6 @@ impl ParamNeeds {
     /// The condition check: [`RegisterError::ConditionWrites`] for the first need that
     /// writes, then the first part of the run held (the command buffer, the PRNG), else the
     /// first error the parameters had.
-    #[doc(hidden)]
     pub fn read_only(&self) -> Result<(), RegisterError> {
         let write = self.needs.iter().find(|it| it.access == Access::Write);
         let found = write
