@@ -303,8 +303,8 @@ where
 trait ErasedCondition: Send {
     fn holds<'a>(&'a mut self, fetch: &mut ParamFetch<'a>) -> Result<bool, QueryError>;
 
-    /// Whether it keeps `Local` values.
-    fn keeps_locals(&mut self) -> bool;
+    /// Hands each of its conditions' `Local` values to `each`, first condition first.
+    fn visit_locals(&mut self, each: &mut dyn FnMut(&mut Box<dyn LocalValue>));
 }
 
 struct ConditionFn<C: Evaluate<M>, M> {
@@ -328,8 +328,8 @@ impl<C: Evaluate<M>, M> ErasedCondition for ConditionFn<C, M> {
         condition.evaluate(state, fetch)
     }
 
-    fn keeps_locals(&mut self) -> bool {
-        !self.locals.is_empty()
+    fn visit_locals(&mut self, each: &mut dyn FnMut(&mut Box<dyn LocalValue>)) {
+        self.locals.iter_mut().for_each(each);
     }
 }
 
@@ -343,8 +343,9 @@ impl ErasedCondition for Both {
         Ok(first.0.get_mut().holds(fetch)? && second.0.get_mut().holds(fetch)?)
     }
 
-    fn keeps_locals(&mut self) -> bool {
-        self.0.keeps_locals() || self.1.keeps_locals()
+    fn visit_locals(&mut self, each: &mut dyn FnMut(&mut Box<dyn LocalValue>)) {
+        self.0.visit_locals(each);
+        self.1.visit_locals(each);
     }
 }
 
@@ -371,9 +372,10 @@ impl BoxedCondition {
         Self(Exclusive::new(Box::new(Both(self, other))))
     }
 
-    /// Whether any of its conditions keeps `Local` values.
-    pub(crate) fn keeps_locals(&mut self) -> bool {
-        self.0.get_mut().keeps_locals()
+    /// Hands each of its conditions' `Local` values to `each`, in a fixed order (the first
+    /// `.run_if` first, each in parameter order): what a saved state holds of it.
+    pub(crate) fn visit_locals(&mut self, each: &mut dyn FnMut(&mut Box<dyn LocalValue>)) {
+        self.0.get_mut().visit_locals(each);
     }
 
     /// Evaluates the condition once.

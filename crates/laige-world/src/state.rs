@@ -62,12 +62,6 @@ pub enum StateError {
         /// The world's.
         world: &'static str,
     },
-    /// A system's run condition keeps `Local` state, which a state does not hold yet: saving
-    /// would lose it. Event `ecs/state_condition_locals`.
-    ConditionLocals {
-        /// The system.
-        system: &'static str,
-    },
     /// A sparse component is registered, and a state does not hold sparse sets yet. Event
     /// `ecs/state_sparse`.
     Sparse {
@@ -152,10 +146,6 @@ laige_diag::diagnostics! {
         => warn state_tick_not_held { tick = *tick, oldest = *oldest, newest = *newest }
         "the rollback ring holds no state of tick {tick} (it holds ticks {oldest} to {newest}): \
          roll back at most its capacity, and save every tick";
-    ConditionLocals { %system } => warn state_condition_locals { system }
-        "system `{system}` has a run condition that keeps `Local` state (`every_n_ticks` does), \
-         which a `WorldState` cannot save yet: keep that state in a saved resource and test it \
-         with `resource_matches`";
     Sparse { %component } => warn state_sparse { component }
         "component `{component}` is sparse, and a saved state does not hold sparse sets yet, \
          so a save would lose it: register it without `.sparse()` to save the world";
@@ -235,7 +225,8 @@ trait Section {
 /// - the entity allocator (generations and the free list), so restored handles are the
 ///   same handles and the next spawns hand out the same ones;
 /// - the resource values, and the snapshots of versioned components;
-/// - every system's PRNG stream (and its `par_each` batches' streams) and `Local` values;
+/// - every system's PRNG stream (and its `par_each` batches' streams) and `Local` values,
+///   its run condition's included;
 /// - the tick number, whether the first tick ran, and the skips asked for the next tick.
 ///
 /// It keeps its buffers: once it has held a world of a given shape (the same registry and
@@ -404,13 +395,6 @@ impl Section for SystemsSection {
             self.names.extend(records.iter().map(|it| it.name()));
             self.locals.clear();
         }
-        for system in world.systems.iter_mut() {
-            if system.condition_keeps_locals() {
-                return Err(StateError::ConditionLocals {
-                    system: system.meta().name(),
-                });
-            }
-        }
         self.rngs.clear();
         self.change_ticks.clear();
         self.change_ticks
@@ -419,22 +403,24 @@ impl Section for SystemsSection {
             .resize_with(world.systems.len(), SavedLocals::default);
         for (system, saved) in world.systems.iter_mut().zip(&mut self.locals) {
             self.rngs.push(system.random_state());
-            let locals = system.locals_mut();
-            if saved.types.len() != locals.len()
-                || saved
-                    .types
-                    .iter()
-                    .zip(locals.iter())
-                    .any(|(a, b)| *a != b.type_name())
-            {
+            let (mut count, mut same) = (0, true);
+            system.visit_locals(|local| {
+                same &= saved.types.get(count) == Some(&local.type_name());
+                count += 1;
+            });
+            if !same || count != saved.types.len() {
                 saved.types.clear();
-                saved.types.extend(locals.iter().map(|it| it.type_name()));
                 saved.values.clear();
-                saved.values.resize_with(locals.len(), || None);
+                system.visit_locals(|local| {
+                    saved.types.push(local.type_name());
+                    saved.values.push(None);
+                });
             }
-            for (local, slot) in locals.iter().zip(&mut saved.values) {
-                local.save(slot);
-            }
+            let mut at = 0;
+            system.visit_locals(|local| {
+                local.save(&mut saved.values[at]);
+                at += 1;
+            });
         }
         Ok(())
     }
@@ -461,11 +447,12 @@ impl Section for SystemsSection {
         }
         for ((system, rng), saved) in world.systems.iter_mut().zip(&self.rngs).zip(&self.locals) {
             system.set_random_state(rng.0, rng.1);
-            for (local, value) in system.locals_mut().iter_mut().zip(&saved.values) {
-                if let Some(value) = value {
+            let mut values = saved.values.iter();
+            system.visit_locals(|local| {
+                if let Some(Some(value)) = values.next() {
                     local.restore(&**value);
                 }
-            }
+            });
         }
     }
 }
@@ -475,15 +462,21 @@ impl SystemsSection {
     fn check_locals(&self, world: &mut World) -> Result<(), StateError> {
         for (system, saved) in world.systems.iter_mut().zip(&self.locals) {
             let name = system.meta().name();
-            let locals = system.locals_mut();
-            let differs = (0..saved.types.len().max(locals.len())).find(|&at| {
-                saved.types.get(at).copied() != locals.get(at).map(|it| it.type_name())
+            let (mut at, mut differs) = (0, None);
+            system.visit_locals(|local| {
+                if differs.is_none() && saved.types.get(at) != Some(&local.type_name()) {
+                    differs = Some((at, local.type_name()));
+                }
+                at += 1;
             });
-            if let Some(at) = differs {
+            if differs.is_none() && at < saved.types.len() {
+                differs = Some((at, ""));
+            }
+            if let Some((at, world)) = differs {
                 return Err(StateError::LocalsDiffer {
                     system: name,
                     state: saved.types.get(at).copied().unwrap_or(""),
-                    world: locals.get(at).map_or("", |it| it.type_name()),
+                    world,
                 });
             }
         }

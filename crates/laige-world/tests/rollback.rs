@@ -575,20 +575,61 @@ fn change_ticks_are_part_of_the_state() {
 }
 
 #[test]
-fn a_condition_keeping_local_state_is_named_rather_than_lost() {
+fn a_run_conditions_local_state_is_part_of_the_state() {
     let mut world = World::default();
     world
-        .system("Pulse", || {})
-        .run_if(laige_world::every_n_ticks(3))
+        .system("Pulse", |mut commands: Commands<'_>| {
+            commands.spawn(());
+        })
+        .run_if(|mut count: Local<'_, u32>| {
+            *count += 1;
+            count.is_multiple_of(3)
+        })
+        .run_if(|mut held: Local<'_, u64>| {
+            *held += 1;
+            *held > 1
+        })
         .register()
         .unwrap();
+    let schedule = world.schedule().unwrap();
+    // Seven ticks: not a multiple of the condition's period, so a count left where the
+    // straight run took it would shift the phase.
+    let runs = |world: &mut World| -> Vec<usize> {
+        (0..7)
+            .map(|_| {
+                world.run_systems(&schedule).unwrap();
+                world.len()
+            })
+            .collect()
+    };
+    for _ in 0..4 {
+        world.run_systems(&schedule).unwrap();
+    }
     let mut state = WorldState::new();
-    let err = world.save_state(&mut state).unwrap_err();
-    assert!(matches!(
-        err,
-        StateError::ConditionLocals { system: "Pulse" }
-    ));
-    insta::assert_snapshot!(err.to_string(), @"system `Pulse` has a run condition that keeps `Local` state (`every_n_ticks` does), which a `WorldState` cannot save yet: keep that state in a saved resource and test it with `resource_matches`");
+    world.save_state(&mut state).unwrap();
+    let straight = runs(&mut world);
+    world.restore_state(&state).unwrap();
+    let again = runs(&mut world);
+    assert_eq!(again, straight, "the conditions' counts were restored");
+    assert!(straight[0] < straight[6], "Pulse ran after the save");
+}
+
+#[test]
+fn a_condition_keeping_another_local_type_is_refused() {
+    let make = |local_is_u8: bool| {
+        let mut world = World::default();
+        let builder = world.system("S", || {});
+        if local_is_u8 {
+            builder.run_if(|_: Local<'_, u8>| true).register().unwrap();
+        } else {
+            builder.run_if(|_: Local<'_, u16>| true).register().unwrap();
+        }
+        world
+    };
+    let mut state = WorldState::new();
+    make(true).save_state(&mut state).unwrap();
+    let err = make(false).restore_state(&state).unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @"system `S` keeps a `Local` of `u16` in this world but of `u8` in the state: register the same function under that name before restoring");
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -262,13 +262,6 @@ impl SystemState {
         self.condition.is_some()
     }
 
-    /// Whether its run condition keeps `Local` state (which a saved state does not hold).
-    pub(crate) fn condition_keeps_locals(&mut self) -> bool {
-        self.condition
-            .as_mut()
-            .is_some_and(BoxedCondition::keeps_locals)
-    }
-
     /// Its change ticks: the last run's window and the tick its next run starts at.
     pub(crate) fn change_ticks(&self) -> (laige_query::RunTicks, u64) {
         (self.meta.run_ticks(), self.next_tick)
@@ -280,11 +273,15 @@ impl SystemState {
         self.next_tick = next;
     }
 
-    /// A typed system's `Local` values, in parameter order (none for a low-level system).
-    pub(crate) fn locals_mut(&mut self) -> &mut [Box<dyn LocalValue>] {
-        match &mut self.typed {
-            Some(typed) => typed.locals_mut(),
-            None => &mut [],
+    /// Hands every `Local` value the system keeps to `each`, in a fixed order: a typed
+    /// system's own, in parameter order, then its run condition's. A saved state holds them
+    /// in that order.
+    pub(crate) fn visit_locals(&mut self, mut each: impl FnMut(&mut Box<dyn LocalValue>)) {
+        if let Some(typed) = &mut self.typed {
+            typed.locals_mut().iter_mut().for_each(&mut each);
+        }
+        if let Some(condition) = &mut self.condition {
+            condition.visit_locals(&mut each);
         }
     }
 
