@@ -238,9 +238,9 @@ pub fn every_n_ticks(n: u32) -> impl Condition<fn(Local<'static, u32>) -> bool> 
 }
 
 /// What a reader parameter tells [`not_empty`]: whether anything waits for it. A query has
-/// something when a row matches; an event reader (issue 22's event queues) when an event it
-/// has not read is in its queue, which makes "run only when events wait" the one-liner
-/// `.run_if(not_empty::<EventReader<'static, Hit>>())`.
+/// something when a row matches; [`EventsWaiting`](crate::EventsWaiting) when the system's
+/// reader of an event type has events it has not read ([`on_event`]). An `EventReader` is
+/// not `Pending`: opening one reads its events, which would leave none for the system.
 pub trait Pending {
     /// Whether anything waits.
     fn has_pending(&self) -> bool;
@@ -249,6 +249,12 @@ pub trait Pending {
 impl<Q: ReadOnlyQueryData, F: QueryFilter> Pending for Query<'_, Q, F> {
     fn has_pending(&self) -> bool {
         self.iter().is_ok_and(|mut rows| rows.next().is_some())
+    }
+}
+
+impl<E> Pending for crate::EventsWaiting<'_, E> {
+    fn has_pending(&self) -> bool {
+        self.any()
     }
 }
 
@@ -261,6 +267,15 @@ where
     for<'a> P::Item<'a>: Pending,
 {
     NotEmpty(PhantomData)
+}
+
+/// True while the system's own reader of `E` has events waiting: bevy's `on_message`.
+/// Guards a system that reads `E` (`EventReader<'_, E>`), which then runs only on ticks
+/// with events for it and sees them all; unlike an [`EventReader`](crate::EventReader) in
+/// the condition, it leaves them unread. Composes with [`not`], `and` and `or` as any
+/// condition; `.reactive()` is the shorthand for "any of the queues it reads".
+pub fn on_event<E: Send + Sync + 'static>() -> NotEmpty<crate::EventsWaiting<'static, E>> {
+    not_empty()
 }
 
 /// The condition [`not_empty`] makes.

@@ -369,6 +369,51 @@ impl<E: Send + Sync + 'static> SystemParam for EventReader<'_, E> {
     }
 }
 
+/// A run-condition parameter: whether the system's own reader of `E` has events waiting,
+/// left unread for the system. [`on_event`](crate::on_event) is the condition made of it.
+///
+/// It declares the same fresh read of `E`'s queue as an [`EventReader`], so the system it
+/// guards is `E`'s reader (one per system) and is ordered after `E`'s writers as a reader is.
+pub struct EventsWaiting<'a, E> {
+    queue: &'a Events<E>,
+    slot: usize,
+}
+
+impl<E> EventsWaiting<'_, E> {
+    /// Whether the system's next reader run would see any event.
+    pub fn any(&self) -> bool {
+        self.queue.pending(self.slot)
+    }
+}
+
+impl<E> fmt::Debug for EventsWaiting<'_, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventsWaiting")
+            .field("event", &type_name::<E>())
+            .finish()
+    }
+}
+
+impl<E: Send + Sync + 'static> SystemParam for EventsWaiting<'_, E> {
+    type State = EventParamState;
+    type Item<'a> = EventsWaiting<'a, E>;
+
+    fn init(init: &mut ParamInit<'_>) -> EventParamState {
+        <EventReader<'_, E> as SystemParam>::init(init)
+    }
+
+    #[inline]
+    fn fetch<'a>(
+        state: &'a mut EventParamState,
+        fetch: &mut ParamFetch<'a>,
+    ) -> Result<EventsWaiting<'a, E>, QueryError> {
+        let EventParamState { claim, slot } = state;
+        let view = fetch.view(claim)?;
+        let (queue, slot) = queue_of(view, fetch.system(), slot, Events::reader_slot)?;
+        Ok(EventsWaiting { queue, slot })
+    }
+}
+
 impl<'w> crate::SystemContext<'w> {
     /// A writer of events `E` for this run of a low-level system that declared
     /// `.emits::<E>()`. Take it once per run: a second one would wait on the first.

@@ -97,12 +97,12 @@ pub use command::{
 };
 pub use condition::{
     And, AndMarker, Condition, Not, NotEmpty, NotEmptyMarker, NotMarker, Or, OrMarker, Pending,
-    every_n_ticks, not, not_empty, resource_equals, resource_matches,
+    every_n_ticks, not, not_empty, on_event, resource_equals, resource_matches,
 };
 pub use context::{SystemContext, SystemFn, SystemRun};
 pub use events::{
-    EventIter, EventParamState, EventReader, EventWriter, EventsError, MAX_EVENT_WRITERS,
-    ParEventSink,
+    EventIter, EventParamState, EventReader, EventWriter, EventsError, EventsWaiting,
+    MAX_EVENT_WRITERS, ParEventSink,
 };
 pub use events_report::{EventOverflow, EventsReport, EventsUnread};
 pub use gate::FailurePolicy;

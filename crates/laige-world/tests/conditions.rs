@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use laige_executor::{ExecutorOptions, Mode};
 use laige_world::{
-    Commands, Component, ComponentOptions, Condition, Local, Query, RegisterError, Res, ResMut,
-    SkipReason, StateHash, StateHasher, SystemOutcome, World, WorldOptions, every_n_ticks, not,
-    not_empty, resource_equals, resource_matches,
+    Commands, Component, ComponentOptions, Condition, EventReader, EventWriter, Local, Query,
+    RegisterError, Res, ResMut, SkipReason, StateHash, StateHasher, SystemOutcome, World,
+    WorldOptions, every_n_ticks, not, not_empty, on_event, resource_equals, resource_matches,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -331,4 +331,81 @@ fn not_empty_runs_only_while_a_reader_has_something() {
     world.run_systems(&schedule).unwrap();
     assert_eq!(world.last_skip(douse), None);
     assert_eq!(world.resource::<Score>().unwrap().0, 2);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Spark(u32);
+
+/// `Strike` emits on every third tick; `Burn` reads, gated by `on_event`. Returns per tick
+/// whether `Burn` was skipped and what it saw.
+fn sparks(threads: Option<usize>) -> Vec<(bool, Vec<u32>)> {
+    let mut world = world();
+    world.register_events::<Spark>(4).unwrap();
+    if let Some(threads) = threads {
+        world.use_executor(ExecutorOptions {
+            threads,
+            mode: Mode::Parallel,
+            ..ExecutorOptions::default()
+        });
+    }
+    world
+        .system(
+            "Strike",
+            |mut out: EventWriter<'_, Spark>, mut tick: Local<'_, u32>| {
+                *tick += 1;
+                if tick.is_multiple_of(3) {
+                    out.write(Spark(*tick));
+                    out.write(Spark(*tick + 100));
+                }
+            },
+        )
+        .register()
+        .unwrap();
+    let burn = world
+        .system(
+            "Burn",
+            |sparks: EventReader<'_, Spark>,
+             mut seen: Local<'_, Vec<u32>>,
+             mut score: ResMut<'_, Score>| {
+                seen.clear();
+                seen.extend(sparks.read().map(|it| it.0));
+                score.0 = seen.iter().sum();
+            },
+        )
+        .after("Strike")
+        .run_if(on_event::<Spark>())
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    (0..9)
+        .map(|_| {
+            world.resource_mut::<Score>().unwrap().0 = 0;
+            world.run_systems(&schedule).unwrap();
+            let skipped = world.last_skip(burn) == Some(SkipReason::RunConditionFalse);
+            let score = world.resource::<Score>().unwrap().0;
+            (skipped, if skipped { Vec::new() } else { vec![score] })
+        })
+        .collect()
+}
+
+#[test]
+fn on_event_runs_a_reader_only_when_events_wait() {
+    let sequential = sparks(None);
+    let ran: Vec<usize> = (0..9).filter(|&t| !sequential[t].0).collect();
+    assert_eq!(
+        ran,
+        [2, 5, 8],
+        "Burn ran on the ticks Strike wrote: {sequential:?}"
+    );
+    for t in ran {
+        let tick = t as u32 + 1;
+        assert_eq!(
+            sequential[t].1,
+            [2 * tick + 100],
+            "the condition left both events unread"
+        );
+    }
+    for threads in [1, 2, 4] {
+        assert_eq!(sparks(Some(threads)), sequential, "on {threads} threads");
+    }
 }
