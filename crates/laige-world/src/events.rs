@@ -318,16 +318,33 @@ fn queue_of<'a, E: Send + Sync + 'static>(
     Ok((queue, found))
 }
 
+impl EventParamState {
+    /// Declares `access` to `E`'s queue for the parameter being set up.
+    fn declare<E: Send + Sync + 'static>(init: &mut ParamInit<'_>, access: Access) -> Self {
+        init.event_queue::<Events<E>>(type_name::<E>(), access);
+        Self {
+            claim: init.take_claim(),
+            slot: None,
+        }
+    }
+
+    /// The queue and the system's slot in it (`find` says which kind), found once.
+    fn queue<'a, E: Send + Sync + 'static>(
+        &'a mut self,
+        fetch: &mut ParamFetch<'a>,
+        find: fn(&Events<E>, SystemId) -> Option<usize>,
+    ) -> Result<(&'a Events<E>, usize), QueryError> {
+        let view = fetch.view(&self.claim)?;
+        queue_of(view, fetch.system(), &mut self.slot, find)
+    }
+}
+
 impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
     type State = EventParamState;
     type Item<'a> = EventWriter<'a, E>;
 
     fn init(init: &mut ParamInit<'_>) -> EventParamState {
-        init.event_queue::<Events<E>>(type_name::<E>(), Access::Emit);
-        EventParamState {
-            claim: init.take_claim(),
-            slot: None,
-        }
+        EventParamState::declare::<E>(init, Access::Emit)
     }
 
     #[inline]
@@ -335,9 +352,7 @@ impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
         state: &'a mut EventParamState,
         fetch: &mut ParamFetch<'a>,
     ) -> Result<EventWriter<'a, E>, QueryError> {
-        let EventParamState { claim, slot } = state;
-        let view = fetch.view(claim)?;
-        let (queue, slot) = queue_of(view, fetch.system(), slot, Events::writer_slot)?;
+        let (queue, slot) = state.queue(fetch, Events::writer_slot)?;
         Ok(EventWriter {
             buffer: queue.open_writer(slot),
             capacity: queue.capacity,
@@ -350,11 +365,7 @@ impl<E: Send + Sync + 'static> SystemParam for EventReader<'_, E> {
     type Item<'a> = EventReader<'a, E>;
 
     fn init(init: &mut ParamInit<'_>) -> EventParamState {
-        init.event_queue::<Events<E>>(type_name::<E>(), Access::ReadFresh);
-        EventParamState {
-            claim: init.take_claim(),
-            slot: None,
-        }
+        EventParamState::declare::<E>(init, Access::ReadFresh)
     }
 
     #[inline]
@@ -362,9 +373,7 @@ impl<E: Send + Sync + 'static> SystemParam for EventReader<'_, E> {
         state: &'a mut EventParamState,
         fetch: &mut ParamFetch<'a>,
     ) -> Result<EventReader<'a, E>, QueryError> {
-        let EventParamState { claim, slot } = state;
-        let view = fetch.view(claim)?;
-        let (queue, slot) = queue_of(view, fetch.system(), slot, Events::reader_slot)?;
+        let (queue, slot) = state.queue(fetch, Events::reader_slot)?;
         Ok(EventReader::open(queue, slot))
     }
 }
@@ -399,7 +408,7 @@ impl<E: Send + Sync + 'static> SystemParam for EventsWaiting<'_, E> {
     type Item<'a> = EventsWaiting<'a, E>;
 
     fn init(init: &mut ParamInit<'_>) -> EventParamState {
-        <EventReader<'_, E> as SystemParam>::init(init)
+        EventParamState::declare::<E>(init, Access::ReadFresh)
     }
 
     #[inline]
@@ -407,9 +416,7 @@ impl<E: Send + Sync + 'static> SystemParam for EventsWaiting<'_, E> {
         state: &'a mut EventParamState,
         fetch: &mut ParamFetch<'a>,
     ) -> Result<EventsWaiting<'a, E>, QueryError> {
-        let EventParamState { claim, slot } = state;
-        let view = fetch.view(claim)?;
-        let (queue, slot) = queue_of(view, fetch.system(), slot, Events::reader_slot)?;
+        let (queue, slot) = state.queue(fetch, Events::reader_slot)?;
         Ok(EventsWaiting { queue, slot })
     }
 }
