@@ -128,55 +128,32 @@ impl NamedState {
     }
 }
 
-impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for NamedRes<'_, T, N> {
-    type State = NamedState;
-    type Item<'a> = NamedRes<'a, T, N>;
-
-    fn init(init: &mut ParamInit<'_>) -> NamedState {
-        NamedState::init::<T, N>(init, Access::Read, true)
-    }
-
-    #[inline]
-    fn fetch<'a>(
-        state: &'a mut NamedState,
-        fetch: &mut ParamFetch<'a>,
-    ) -> Result<Self::Item<'a>, QueryError> {
-        let id = state.id::<T>(fetch)?;
-        let value = fetch.view(&state.claim)?.into_resource_at::<T>(id)?;
-        Ok(NamedRes {
-            value,
-            _name: PhantomData,
-        })
-    }
-}
-
-impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for NamedResMut<'_, T, N> {
-    type State = NamedState;
-    type Item<'a> = NamedResMut<'a, T, N>;
-
-    fn init(init: &mut ParamInit<'_>) -> NamedState {
-        NamedState::init::<T, N>(init, Access::Write, true)
-    }
-
-    #[inline]
-    fn fetch<'a>(
-        state: &'a mut NamedState,
-        fetch: &mut ParamFetch<'a>,
-    ) -> Result<Self::Item<'a>, QueryError> {
-        let id = state.id::<T>(fetch)?;
-        let value = fetch.view(&state.claim)?.into_resource_mut_at::<T>(id)?;
-        Ok(NamedResMut {
-            value,
-            _name: PhantomData,
-        })
-    }
-}
-
-/// `Option<NamedRes>` / `Option<NamedResMut>`: the system runs while the name holds no value
-/// (removed with `World::remove_named_resource`), seeing `None`. The name must still be known
-/// at registration.
-macro_rules! optional_named {
+/// The parameter impls of `NamedRes` / `NamedResMut`, and of them in an `Option`: the
+/// system runs while the name holds no value (removed with `World::remove_named_resource`),
+/// seeing `None`. The name must be known at registration either way.
+macro_rules! named_params {
     ($param:ident, $access:expr, $into:ident) => {
+        impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for $param<'_, T, N> {
+            type State = NamedState;
+            type Item<'a> = $param<'a, T, N>;
+
+            fn init(init: &mut ParamInit<'_>) -> NamedState {
+                NamedState::init::<T, N>(init, $access, true)
+            }
+
+            #[inline]
+            fn fetch<'a>(
+                state: &'a mut NamedState,
+                fetch: &mut ParamFetch<'a>,
+            ) -> Result<Self::Item<'a>, QueryError> {
+                let id = state.id::<T>(fetch)?;
+                Ok($param {
+                    value: fetch.view(&state.claim)?.$into::<T>(id)?,
+                    _name: PhantomData,
+                })
+            }
+        }
+
         impl<T: Send + Sync + 'static, N: ResourceName> SystemParam for Option<$param<'_, T, N>> {
             type State = NamedState;
             type Item<'a> = Option<$param<'a, T, N>>;
@@ -204,5 +181,5 @@ macro_rules! optional_named {
     };
 }
 
-optional_named!(NamedRes, Access::Read, into_resource_at);
-optional_named!(NamedResMut, Access::Write, into_resource_mut_at);
+named_params!(NamedRes, Access::Read, into_resource_at);
+named_params!(NamedResMut, Access::Write, into_resource_mut_at);
