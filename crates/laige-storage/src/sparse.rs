@@ -41,6 +41,17 @@ impl SparseSet {
         }
     }
 
+    /// Its three arrays, for a saved state: the values, the entities and the index.
+    pub(crate) fn parts(&self) -> (&Column, &[Entity], &[u32]) {
+        (&self.values, &self.entities, &self.index)
+    }
+
+    /// Its three arrays, to restore them. The caller keeps them consistent: as many values
+    /// as entities, and an index that maps each entity's slot to its position.
+    pub(crate) fn parts_mut(&mut self) -> (&mut Column, &mut Vec<Entity>, &mut Vec<u32>) {
+        (&mut self.values, &mut self.entities, &mut self.index)
+    }
+
     /// How many entities have a value.
     #[inline]
     pub fn len(&self) -> usize {
@@ -268,6 +279,14 @@ impl SparseSets {
     #[inline]
     pub(crate) fn get_mut(&mut self, id: ComponentId) -> Option<&mut SparseSet> {
         self.sets.get_mut(id.index())?.as_mut()
+    }
+
+    /// The sparse components' ids and sets, in ascending id, mutably.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (ComponentId, &mut SparseSet)> + '_ {
+        let sets = &mut self.sets;
+        sets.iter_mut()
+            .enumerate()
+            .filter_map(|(at, set)| Some((ComponentId::from_index(at)?, set.as_mut()?)))
     }
 
     /// The sparse components' ids and sets, in ascending id.

@@ -62,12 +62,6 @@ pub enum StateError {
         /// The world's.
         world: &'static str,
     },
-    /// A sparse component is registered, and a state does not hold sparse sets yet. Event
-    /// `ecs/state_sparse`.
-    Sparse {
-        /// The type's name.
-        component: &'static str,
-    },
     /// The state holds no world yet. Event `ecs/state_empty`.
     Empty,
     /// A [`StateRing`] holds no state of tick `tick`. Event `ecs/state_tick_not_held`.
@@ -146,9 +140,6 @@ laige_diag::diagnostics! {
         => warn state_tick_not_held { tick = *tick, oldest = *oldest, newest = *newest }
         "the rollback ring holds no state of tick {tick} (it holds ticks {oldest} to {newest}): \
          roll back at most its capacity, and save every tick";
-    Sparse { %component } => warn state_sparse { component }
-        "component `{component}` is sparse, and a saved state does not hold sparse sets yet, \
-         so a save would lose it: register it without `.sparse()` to save the world";
     Empty => warn state_empty {}
         "the state holds no world yet: save into it (`world.save_state(&mut state)`) before \
          restoring it";
@@ -198,7 +189,6 @@ impl From<StorageStateError> for StateError {
             StorageStateError::ComponentsDiffer { id, state, world } => {
                 Self::ComponentsDiffer { id, state, world }
             }
-            StorageStateError::Sparse { component } => Self::Sparse { component },
             _ => Self::Empty,
         }
     }

@@ -42,12 +42,6 @@ pub enum StorageStateError {
         /// The type the storage has there.
         world: &'static str,
     },
-    /// A sparse component is registered: a state does not hold sparse sets yet, so a save
-    /// would lose them.
-    Sparse {
-        /// The type's name.
-        component: &'static str,
-    },
     /// The state holds nothing yet: save into it first.
     Empty,
 }
@@ -86,12 +80,6 @@ impl fmt::Display for StorageStateError {
                     name(world)
                 )
             }
-            Self::Sparse { component } => write!(
-                f,
-                "component `{component}` is sparse, and a saved state does not hold sparse \
-                 sets yet, so a save would lose it: register it without `.sparse()` to save \
-                 the world"
-            ),
             Self::Empty => f.write_str(
                 "the state holds no world yet: save into it (`world.save_state(&mut state)`) \
                  before restoring it",
@@ -134,7 +122,18 @@ pub struct StorageState {
     tables: Vec<TableState>,
     resources: Vec<(ComponentId, Column)>,
     snapshots: Vec<(ComponentId, Vec<Entity>, Column)>,
+    /// Per sparse component, ascending: its set's entities, index and values, verbatim.
+    sparse: Vec<SparseState>,
     saved: bool,
+}
+
+/// One sparse set's saved arrays (dense order included: later removals depend on it).
+#[derive(Debug)]
+struct SparseState {
+    id: ComponentId,
+    entities: Vec<Entity>,
+    index: Vec<u32>,
+    values: Column,
 }
 
 impl StorageState {
@@ -160,7 +159,8 @@ impl StorageState {
             .sum();
         let resources: usize = self.resources.iter().map(|(_, c)| column(c)).sum();
         let snapshots: usize = self.snapshots.iter().map(|(_, _, c)| column(c)).sum();
-        tables + resources + snapshots
+        let sparse: usize = self.sparse.iter().map(|it| column(&it.values)).sum();
+        tables + resources + snapshots + sparse
     }
 
     /// The bytes a save copies: [`StorageState::value_bytes`] plus the tables' entity
@@ -168,8 +168,11 @@ impl StorageState {
     pub fn copied_bytes(&self) -> usize {
         let entities: usize = self.tables.iter().map(|t| t.entities.len()).sum();
         let snapshot_entities: usize = self.snapshots.iter().map(|(_, e, _)| e.len()).sum();
+        let sparse_entities: usize = self.sparse.iter().map(|it| it.entities.len()).sum();
+        let sparse_index: usize = self.sparse.iter().map(|it| it.index.len()).sum();
         self.value_bytes()
-            + (entities + snapshot_entities) * size_of::<Entity>()
+            + (entities + snapshot_entities + sparse_entities) * size_of::<Entity>()
+            + sparse_index * size_of::<u32>()
             + self.slots.len() * size_of::<Slot>()
             + self.free.len() * size_of::<u32>()
     }
@@ -265,11 +268,7 @@ impl Storage {
     /// The first registered type that is not saved, as the error a save reports.
     fn first_unsaved(&self) -> Option<StorageStateError> {
         self.components.iter().find_map(|info| {
-            if info.is_sparse() {
-                Some(StorageStateError::Sparse {
-                    component: info.name(),
-                })
-            } else if info.save.is_none() {
+            if info.save.is_none() {
                 Some(StorageStateError::NotSaved {
                     component: info.name(),
                     resource: info.is_resource(),
@@ -309,6 +308,7 @@ impl Storage {
             state.tables.clear();
             state.resources.clear();
             state.snapshots.clear();
+            state.sparse.clear();
         }
         state.live = self.entities.save_into(&mut state.slots, &mut state.free);
         state.change_tick = self.change_tick;
@@ -390,6 +390,33 @@ impl Storage {
             at += 1;
         }
         state.snapshots.truncate(at);
+
+        // Sparse sets are made at registration, so the same registry has the same ones.
+        let mut at = 0;
+        for (id, set) in self.sparse.iter() {
+            let info = self.components.get(id);
+            if state.sparse.get(at).is_none_or(|saved| saved.id != id) {
+                let fresh = SparseState {
+                    id,
+                    entities: Vec::new(),
+                    index: Vec::new(),
+                    values: Column::new(info),
+                };
+                state.sparse.insert(at, fresh);
+            }
+            let saved = &mut state.sparse[at];
+            let (values, entities, index) = set.parts();
+            saved.entities.clear();
+            saved.entities.extend_from_slice(entities);
+            saved.index.clear();
+            saved.index.extend_from_slice(index);
+            let save = save_fn(info).expect("checked above");
+            // SAFETY: the state's column was made for `id`'s type; `&mut self` excludes
+            // every writer.
+            unsafe { copy_column(values, &mut saved.values, save) };
+            at += 1;
+        }
+        state.sparse.truncate(at);
         state.saved = true;
         Ok(())
     }
@@ -456,6 +483,7 @@ impl Storage {
             entities.clear();
             values.clear();
         }
+        self.sparse.clear();
     }
 
     fn restore_checked(&mut self, state: &StorageState) -> bool {
@@ -507,6 +535,27 @@ impl Storage {
                 }
                 Err(_) => {
                     entities.clear();
+                    values.clear();
+                }
+            }
+        }
+        for (id, set) in self.sparse.iter_mut() {
+            let (values, entities, index) = set.parts_mut();
+            match state.sparse.binary_search_by_key(&id, |it| it.id) {
+                Ok(at) => {
+                    let saved = &state.sparse[at];
+                    entities.clear();
+                    entities.extend_from_slice(&saved.entities);
+                    index.clear();
+                    index.extend_from_slice(&saved.index);
+                    let save = save_fn(components.get(id)).expect("saved");
+                    // SAFETY: both columns store `id`'s type (the same registry, checked).
+                    unsafe { copy_column(&saved.values, values, save) };
+                }
+                // Not reached with the same registry; an empty set is the safe answer.
+                Err(_) => {
+                    entities.clear();
+                    index.clear();
                     values.clear();
                 }
             }
