@@ -865,11 +865,23 @@ fn saved_setup() -> (World, laige_scheduler::Schedule) {
     });
     world.register_component::<Spot>().unwrap();
     world.register_component::<Bag>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Ember>::new().sparse().saved_copy())
+        .unwrap();
     world.insert_resource(Sum::default()).unwrap();
     world.save_resource::<Sum>().unwrap();
     for i in 0..1000 {
-        world.spawn((Spot(i), Bag(vec![i; 4]))).unwrap();
+        let e = world.spawn((Spot(i), Bag(vec![i; 4]))).unwrap();
+        if i % 3 == 0 {
+            world.insert(e, Ember(i)).unwrap();
+        }
     }
+    world
+        .system("Smoulder", |mut q: Query<'_, &mut Ember>| {
+            q.each(|ember| ember.0 = ember.0.wrapping_mul(3))
+        })
+        .register()
+        .unwrap();
     world
         .system(
             "Shuffle",
@@ -901,6 +913,11 @@ fn saved_setup() -> (World, laige_scheduler::Schedule) {
     let schedule = world.schedule().unwrap();
     (world, schedule)
 }
+
+/// A sparse component in the saved world.
+#[derive(Clone, Copy, Debug)]
+struct Ember(u32);
+impl Component for Ember {}
 
 #[test]
 fn a_warm_save_and_a_warm_restore_allocate_nothing() {
