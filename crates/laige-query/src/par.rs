@@ -10,7 +10,7 @@ use std::fmt;
 use std::slice;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::query::{Checks, Matcher, QueryData, for_each_run};
+use crate::query::{Checks, Matcher, QueryData, for_each_run, mixed_row};
 use crate::{Entity, Queries, QueryError, Storage};
 
 /// How many rows one batch of `par_each` / `par_each_chunk` covers at most.
@@ -154,10 +154,11 @@ impl<Q: QueryData> ParBatches<'_, Q> {
         Some((entry.table as usize, start, rows))
     }
 
-    /// Calls `f` with batch `batch`'s entities and the query's cursors at its first row (for
-    /// a query with change filters: once per run of the rows it keeps, with those rows);
-    /// `false` (and no call) for an index that is not a batch or was visited already.
-    fn visit(&self, batch: u32, mut f: impl FnMut(&[Entity], Q::Fetch)) -> bool {
+    /// Calls `f` with batch `batch`'s entities, the query's cursors at its first row and that
+    /// row (for a query with change filters: once per run of the rows it keeps, with those
+    /// rows, marked); `false` (and no call) for an index that is not a batch or was visited
+    /// already. A mixed query gets the whole batch unmarked: it tests and marks row by row.
+    fn visit(&self, batch: u32, mut f: impl FnMut(&[Entity], Q::Fetch, usize)) -> bool {
         let Some((table, start, rows)) = self.locate(batch) else {
             return false;
         };
@@ -166,22 +167,28 @@ impl<Q: QueryData> ParBatches<'_, Q> {
         }
         let archetype = &self.storage.archetypes()[table];
         let fetch = Q::fetch(&self.state, archetype);
-        let mixed = self.matcher.mixed();
+        let entities = |first: usize, len: usize| {
+            // SAFETY: `first..first + len` is within the batch, so within the matched table
+            // (`locate`); the entity column changes only under `&mut Storage`.
+            unsafe { slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(first), len) }
+        };
+        if self.matcher.mixed() {
+            let mut at = fetch;
+            // SAFETY: the batch's first row is the table's (`locate`).
+            unsafe { Q::skip_rows_mixed(&self.state, &mut at, self.storage, start) };
+            f(entities(start, rows), at, start);
+            return true;
+        }
         let mut run = |first: usize, len: usize| {
             let mut at = fetch;
             // SAFETY: `first..first + len` is within the batch, so within the matched table
-            // (`locate`); the entity column changes only under `&mut Storage`; the batch is
-            // visited once, so its rows are marked by this thread alone.
-            let entities = unsafe {
-                if mixed {
-                    Q::skip_rows_mixed(&self.state, &mut at, self.storage, first);
-                } else {
-                    Q::skip_rows(&mut at, first);
-                }
+            // (`locate`); the batch is visited once, so its rows are marked by this thread
+            // alone.
+            unsafe {
+                Q::skip_rows(&mut at, first);
                 Q::mark_rows(&at, first, len);
-                slice::from_raw_parts(archetype.entities_ptr().as_ptr().add(first), len)
-            };
-            f(entities, at);
+            }
+            f(entities(first, len), at, first);
         };
         if Q::FILTERS_ROWS {
             // SAFETY: the batch's rows are the table's; access is the view's.
@@ -198,20 +205,20 @@ impl<Q: QueryData> ParBatches<'_, Q> {
     pub fn each(&self, batch: u32, mut f: impl FnMut(Q::Item<'_>)) -> bool {
         if self.matcher.mixed() {
             let storage = self.storage;
-            return self.visit(batch, |entities, mut fetch| {
-                for &entity in entities {
-                    if Q::row_matches_mixed(&self.state, storage, entity) {
-                        // SAFETY: as below; the row is `entity`'s and passed the query's
-                        // sparse conditions, and `fetch` comes from `Q::fetch`.
-                        f(unsafe { Q::next_item_mixed(&self.state, &mut fetch, storage, entity) });
-                    } else {
-                        // SAFETY: at one of the batch's rows: one step on stays in bounds.
-                        unsafe { Q::skip_rows_mixed(&self.state, &mut fetch, storage, 1) };
+            return self.visit(batch, |entities, mut fetch, first| {
+                for (row, &entity) in (first..).zip(entities) {
+                    // SAFETY: `fetch` comes from `Q::fetch` and is at `entity`'s row `row`
+                    // (each turn moves it on by one); the batch is visited once, and batches
+                    // are disjoint rows; access is the view's.
+                    let item =
+                        unsafe { mixed_row::<Q>(&self.state, &mut fetch, storage, entity, row) };
+                    if let Some(item) = item {
+                        f(item);
                     }
                 }
             });
         }
-        self.visit(batch, |entities, mut fetch| {
+        self.visit(batch, |entities, mut fetch, _| {
             for _ in entities {
                 // SAFETY: `fetch` is at one of the batch's rows, and each turn moves it on by
                 // one; this batch is visited once (`visit`), and batches are disjoint rows;
@@ -231,7 +238,7 @@ impl<Q: QueryData> ParBatches<'_, Q> {
         if self.matcher.mixed() {
             return false;
         }
-        self.visit(batch, |entities, fetch| {
+        self.visit(batch, |entities, fetch, _| {
             // SAFETY: the batch's rows from `fetch` on, one per entity, visited once.
             f(entities, unsafe { Q::chunk(&fetch, entities.len()) });
         })

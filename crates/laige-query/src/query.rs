@@ -32,7 +32,7 @@ pub use filter::{QueryFilter, With, Without};
 pub use fresh::{Filtered, Fresh};
 pub use iter::QueryIter;
 pub(crate) use iter::{
-    each_chunk_in, each_in, for_each_run, prepare as prepare_checked, prepared_in,
+    each_chunk_in, each_in, for_each_run, mixed_row, prepare as prepare_checked, prepared_in,
     refuse_mixed_chunks,
 };
 pub use prepared::Prepared;
@@ -148,12 +148,27 @@ pub unsafe trait QueryData {
         unsafe { Self::next_item(fetch) }
     }
 
-    /// Whether `entity`'s row, in a table the query matches, passes this element's sparse
-    /// condition: an element that requires a sparse component (`&T`, `&mut T`, `With<T>`)
-    /// needs the entity to have it, `Without<T>` not to; every other element passes.
+    /// Whether `entity`'s row `row`, in a table the query matches, passes this element's
+    /// per-row condition in a query that touches a sparse component: an element that
+    /// requires a sparse component (`&T`, `&mut T`, `With<T>`) needs the entity to have it,
+    /// `Without<T>` not to; a change filter needs the row's ticks (or, for a sparse
+    /// component, its value's ticks in the set) to be newer than the system's last run;
+    /// every other element passes.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` comes from [`QueryData::fetch`] of the matched table that holds `entity` at
+    /// `row`; `storage` is the one the query was checked on; the caller has the query's
+    /// declared access.
     #[inline(always)]
-    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
-        let _ = (state, storage, entity);
+    unsafe fn row_matches_mixed(
+        state: &Self::State,
+        fetch: &Self::Fetch,
+        storage: &Storage,
+        entity: Entity,
+        row: usize,
+    ) -> bool {
+        let _ = (state, fetch, storage, entity, row);
         true
     }
 

@@ -385,7 +385,6 @@ fn cases(name: &'static str) -> Vec<Case> {
         echo(WorldError::NoResource { component: name }),
         echo(WorldError::NotVersioned { component: name }),
         echo(WorldError::SparseVersioned { component: name }),
-        echo(WorldError::SparseTracked { component: name }),
         echo(QueryError::Undeclared {
             system: name,
             system_id: id,

@@ -405,9 +405,6 @@ pub enum RegisterComponentError {
     /// The options ask for a sparse and versioned component; sparse components keep no
     /// snapshot.
     SparseVersioned,
-    /// The options ask for a sparse and tracked component; sparse components keep no change
-    /// ticks yet.
-    SparseTracked,
 }
 
 /// Collects what `TypeId`'s `Hash` impl feeds (a `u64` of its already well mixed bits, in

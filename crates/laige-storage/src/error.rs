@@ -112,12 +112,6 @@ pub enum WorldError {
         /// The type name.
         component: &'static str,
     },
-    /// A component was registered both sparse and tracked; sparse components keep no change
-    /// ticks. Event `ecs/component_sparse_tracked`.
-    SparseTracked {
-        /// The type name.
-        component: &'static str,
-    },
 }
 
 laige_diag::diagnostics! {
@@ -188,10 +182,6 @@ laige_diag::diagnostics! {
     SparseVersioned { %component } => warn component_sparse_versioned { component }
         "`{component}` cannot be both sparse and versioned: sparse components keep no snapshot; \
          drop `.sparse()` (table storage) or `.versioned()` from its `ComponentOptions`";
-    SparseTracked { %component } => warn component_sparse_tracked { component }
-        "`{component}` cannot be both sparse and tracked: sparse components keep no change \
-         ticks, so `Changed<{component}>` could not see its writes; drop `.sparse()` (table \
-         storage) or `.tracked()` from its `ComponentOptions`";
 }
 
 /// A named resource's display name, `Grid "terrain"`, as its type and its name.

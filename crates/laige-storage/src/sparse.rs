@@ -12,7 +12,7 @@
 use laige_registry::ComponentId;
 
 use crate::Entity;
-use crate::column::{Column, copy_value};
+use crate::column::{Column, ColumnTicks, ComponentTicks, copy_value};
 use crate::component::{ComponentInfo, Components, HashFn};
 
 /// The index value of an entity slot that has no value in the set.
@@ -31,10 +31,10 @@ pub struct SparseSet {
 }
 
 impl SparseSet {
-    /// An empty set for `info`'s type.
+    /// An empty set for `info`'s type, with change ticks when it is tracked.
     pub(crate) fn new(info: &ComponentInfo) -> Self {
         Self {
-            values: Column::new(info),
+            values: Column::for_table(info),
             entities: Vec::new(),
             index: Vec::new(),
             hash: info.hash,
@@ -64,9 +64,10 @@ impl SparseSet {
         &self.entities
     }
 
-    /// The dense position of `entity`'s value, if it has one.
+    /// The dense position of `entity`'s value, if it has one: its row in
+    /// [`SparseSet::ticks`].
     #[inline]
-    fn position(&self, entity: Entity) -> Option<usize> {
+    pub fn position(&self, entity: Entity) -> Option<usize> {
         let at = *self.index.get(entity.index() as usize)?;
         // The entity check turns a stale handle of a reused slot into "absent".
         (at != ABSENT && self.entities.get(at as usize) == Some(&entity)).then_some(at as usize)
@@ -85,17 +86,55 @@ impl SparseSet {
         self.position(entity).map(|at| self.values.ptr_at(at))
     }
 
+    /// A pointer to the value at dense position `at` (from [`SparseSet::position`]).
+    #[inline]
+    pub fn ptr_at(&self, at: usize) -> *mut u8 {
+        debug_assert!(at < self.len());
+        self.values.ptr_at(at)
+    }
+
+    /// The values' change ticks, in dense order, when the component is tracked.
+    #[inline]
+    pub fn ticks(&self) -> Option<&ColumnTicks> {
+        self.values.ticks()
+    }
+
+    /// The change ticks of `entity`'s value, when it has one and the component is tracked.
+    /// Takes `&mut self`, so no system writes ticks meanwhile.
+    pub(crate) fn entity_ticks(&mut self, entity: Entity) -> Option<ComponentTicks> {
+        let at = self.position(entity)?;
+        self.values.ticks_mut()?.get(at)
+    }
+
+    /// Marks `entity`'s value changed at `tick`, when it has one and the set is tracked.
+    pub(crate) fn set_changed(&mut self, entity: Entity, tick: u64) {
+        if let (Some(at), Some(ticks)) = (self.position(entity), self.values.ticks_mut()) {
+            ticks.set_changed(at, tick);
+        }
+    }
+
+    /// Sets both ticks of `entity`'s value (a rollback); whether it has one and is tracked.
+    pub(crate) fn set_ticks(&mut self, entity: Entity, saved: ComponentTicks) -> bool {
+        match (self.position(entity), self.values.ticks_mut()) {
+            (Some(at), Some(ticks)) => {
+                ticks.set(at, saved);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Sets `entity`'s value to the one at `src`: replaces (dropping the old value in
-    /// place at `src`) or appends.
+    /// place at `src`, marking it changed at `tick`) or appends (added at `tick`).
     ///
     /// # Safety
     ///
     /// `src` points to a valid, aligned, writable value of the set's type, which the caller
     /// gives up.
-    pub(crate) unsafe fn insert(&mut self, entity: Entity, src: *mut u8) {
+    pub(crate) unsafe fn insert(&mut self, entity: Entity, src: *mut u8, tick: u64) {
         if let Some(at) = self.position(entity) {
             // SAFETY: `at` is a live row; `src` is a valid value of the type outside the set.
-            unsafe { self.values.replace(at, src, 0) };
+            unsafe { self.values.replace(at, src, tick) };
             return;
         }
         let slot = entity.index() as usize;
@@ -106,10 +145,7 @@ impl SparseSet {
             self.grow();
         }
         // SAFETY: room was made above; `src` is a valid value of the type, given up.
-        unsafe {
-            self.values
-                .push(src, crate::column::ComponentTicks::default())
-        };
+        unsafe { self.values.push(src, ComponentTicks::new(tick)) };
         self.index[slot] = self.entities.len() as u32;
         self.entities.push(entity);
     }
@@ -120,9 +156,12 @@ impl SparseSet {
     ///
     /// `T` is the set's type.
     #[inline]
-    pub(crate) unsafe fn insert_typed<T>(&mut self, entity: Entity, value: T) {
+    pub(crate) unsafe fn insert_typed<T>(&mut self, entity: Entity, value: T, tick: u64) {
         let slot = entity.index() as usize;
         if let Some(at) = self.position(entity) {
+            if let Some(ticks) = self.values.ticks_mut() {
+                ticks.set_changed(at, tick);
+            }
             // SAFETY: `at` holds a live `T` (the caller's promise about the type); the new
             // value is in place before the old one's drop runs, so a panicking drop leaves the
             // set consistent.
@@ -140,7 +179,7 @@ impl SparseSet {
         // is a valid `T`, given up (`ManuallyDrop`).
         unsafe {
             self.values
-                .push_typed::<T>(&*value, crate::column::ComponentTicks::default())
+                .push_typed::<T>(&*value, ComponentTicks::new(tick))
         };
         self.index[slot] = self.entities.len() as u32;
         self.entities.push(entity);
@@ -160,6 +199,9 @@ impl SparseSet {
             self.index[moved.index() as usize] = at as u32;
         }
         self.index[entity.index() as usize] = ABSENT;
+        if let Some(ticks) = self.values.ticks_mut() {
+            ticks.swap_remove(at);
+        }
         let (hole, end) = (self.values.ptr_at(at).cast::<T>(), self.values.ptr_at(last));
         // SAFETY: rows `at` and `last` hold live `T`s (the caller's promise about the type);
         // the value at `at` is read out, the last moved into its place (when they differ),
@@ -355,7 +397,7 @@ mod tests {
     fn put(set: &mut SparseSet, e: Entity, v: u64) {
         let mut value = ManuallyDrop::new(Tracked(v));
         // SAFETY: a valid `Tracked`, given up (ManuallyDrop keeps it from a second drop).
-        unsafe { set.insert(e, (&raw mut *value).cast()) };
+        unsafe { set.insert(e, (&raw mut *value).cast(), 1) };
     }
 
     fn value(set: &SparseSet, e: Entity) -> Option<u64> {
@@ -435,10 +477,10 @@ mod tests {
         let es: Vec<_> = (0..20).map(|i| entity(i, 1)).collect();
         for (i, &e) in es.iter().enumerate() {
             // SAFETY: the set holds `Name`s.
-            unsafe { s.insert_typed(e, Name(format!("n{i}"))) };
+            unsafe { s.insert_typed(e, Name(format!("n{i}")), 1) };
         }
         // SAFETY: as above.
-        unsafe { s.insert_typed(es[3], Name("again".into())) };
+        unsafe { s.insert_typed(es[3], Name("again".into()), 1) };
         let name = |s: &SparseSet, e| {
             s.get_ptr(e).map(|p| {
                 // SAFETY: a live `Name` of the set, read while nothing writes.

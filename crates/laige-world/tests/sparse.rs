@@ -76,17 +76,6 @@ fn sparse_and_versioned_is_a_clear_registration_error() {
 }
 
 #[test]
-fn sparse_and_tracked_is_a_clear_registration_error() {
-    let mut world = World::default();
-    let err = world
-        .register_component_with(ComponentOptions::<Vel>::new().sparse().tracked())
-        .unwrap_err();
-    assert!(matches!(err, WorldError::SparseTracked { .. }));
-    insta::assert_snapshot!(err.to_string(), @"`sparse::Vel` cannot be both sparse and tracked: sparse components keep no change ticks, so `Changed<sparse::Vel>` could not see its writes; drop `.sparse()` (table storage) or `.tracked()` from its `ComponentOptions`");
-    assert!(world.component_id::<Vel>().is_none(), "nothing registered");
-}
-
-#[test]
 fn adding_and_removing_moves_no_row() {
     let mut world = world();
     let es = spawn_line(&mut world, 5);

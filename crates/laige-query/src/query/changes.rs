@@ -5,7 +5,8 @@
 //! A filter keeps a row when its tick is above the system's `last_run`. It reads the
 //! table's summary first and skips the table when nothing in it is newer; then each block's
 //! summary, skipping the block's rows unread; and only then the rows of a newer block, as a
-//! bit mask.
+//! bit mask. In a query that touches a sparse component the rows are walked one by one, and
+//! a filter reads each row's ticks (a sparse component's, in its set) directly.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -15,9 +16,10 @@ use std::slice;
 
 use laige_registry::{Access, ComponentId};
 
+use super::elements::{ElementId, is_sparse};
 use super::{QueryData, QueryDesc, ReadOnlyQueryData};
-use crate::QueryError;
 use crate::declare::ParamInit;
+use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 use laige_storage::column::{ColumnTicks, ComponentTicks, TickKind};
 
@@ -52,6 +54,45 @@ impl<T> fmt::Debug for Added<T> {
 pub struct FilterState {
     id: Option<ComponentId>,
     last_run: u64,
+}
+
+impl ElementId for FilterState {
+    #[inline(always)]
+    fn component(&self) -> Option<ComponentId> {
+        self.id
+    }
+}
+
+impl ElementId for MutState {
+    #[inline(always)]
+    fn component(&self) -> Option<ComponentId> {
+        self.id
+    }
+}
+
+/// `kind`'s tick of `ticks`.
+#[inline(always)]
+fn tick_of(ticks: ComponentTicks, kind: TickKind) -> u64 {
+    match kind {
+        TickKind::Added => ticks.added,
+        TickKind::Changed => ticks.changed,
+    }
+}
+
+/// Where `entity`'s value of the sparse component `state` names is, with its ticks: `None`
+/// for a table component; `Some(None)` when the entity has no value. Reading through them
+/// needs the access the element declared.
+#[inline(always)]
+fn sparse_entry<'s>(
+    state: &impl ElementId,
+    storage: &'s Storage,
+    entity: Entity,
+) -> Option<Option<(*mut u8, Option<&'s ColumnTicks>, usize)>> {
+    let set = storage.sparse_sets().get(state.component()?)?;
+    Some(
+        set.position(entity)
+            .map(|at| (set.ptr_at(at), set.ticks(), at)),
+    )
 }
 
 /// A change filter's view of one table: its column's ticks (`None` when the component is
@@ -119,6 +160,25 @@ macro_rules! change_filter {
                 // is an atomic.
                 let ticks = unsafe { ticks.as_ref() };
                 ticks.max($kind) > fetch.last_run
+            }
+
+            #[inline(always)]
+            unsafe fn row_matches_mixed(
+                state: &FilterState,
+                fetch: &FilterFetch,
+                storage: &Storage,
+                entity: Entity,
+                row: usize,
+            ) -> bool {
+                let ticks = match sparse_entry(state, storage, entity) {
+                    // SAFETY: `at` is the value's position in the set; the filter holds a
+                    // live read of the component.
+                    Some(entry) => entry.and_then(|(_, ticks, at)| Some(unsafe { ticks?.row(at) })),
+                    // SAFETY: `row` is `entity`'s row of the table `fetch` was made for (the
+                    // caller's promise), and the filter holds a live read of the component.
+                    None => fetch.ticks.map(|ticks| unsafe { ticks.as_ref().row(row) }),
+                };
+                ticks.is_some_and(|ticks| tick_of(ticks, $kind) > state.last_run)
             }
 
             #[inline]
@@ -291,6 +351,56 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Ref<'_, T> {
         // SAFETY: the column holds `len` values from the cursor on; read access for `'a`.
         unsafe { slice::from_raw_parts(fetch.cursor.as_ptr(), len) }
     }
+
+    #[inline(always)]
+    unsafe fn next_item_mixed<'a>(
+        state: &FilterState,
+        fetch: &mut RefFetch<T>,
+        storage: &'a Storage,
+        entity: Entity,
+    ) -> Ref<'a, T> {
+        match sparse_entry(state, storage, entity) {
+            Some(entry) => {
+                debug_assert!(entry.is_some());
+                // SAFETY: `T` is required, so the row passed `row_matches_mixed` only because
+                // `entity` has a value: a live `T` at its position, with read access for `'a`.
+                let (ptr, ticks, at) = unsafe { entry.unwrap_unchecked() };
+                Ref {
+                    // SAFETY: as above.
+                    value: unsafe { &*ptr.cast::<T>() },
+                    // SAFETY: `at` is in the set; read access covers its ticks.
+                    ticks: ticks.map_or_else(ComponentTicks::default, |t| unsafe { t.row(at) }),
+                    last_run: state.last_run,
+                }
+            }
+            // SAFETY: a table component: forwarded from the caller.
+            None => unsafe { Self::next_item(fetch) },
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn row_matches_mixed(
+        state: &FilterState,
+        _: &RefFetch<T>,
+        storage: &Storage,
+        entity: Entity,
+        _: usize,
+    ) -> bool {
+        state.present_mixed(storage, entity)
+    }
+
+    #[inline(always)]
+    unsafe fn skip_rows_mixed(
+        state: &FilterState,
+        fetch: &mut RefFetch<T>,
+        storage: &Storage,
+        rows: usize,
+    ) {
+        if !is_sparse(state, storage) {
+            // SAFETY: a table component: forwarded from the caller.
+            unsafe { Self::skip_rows(fetch, rows) }
+        }
+    }
 }
 
 // SAFETY: `Ref`'s items are shared references with copied ticks; chunks are shared slices.
@@ -438,5 +548,57 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Mut<'_, T> {
         }
         // SAFETY: `len` values from the cursor on, exclusive write access for `'a`.
         unsafe { slice::from_raw_parts_mut(fetch.cursor.as_ptr(), len) }
+    }
+
+    #[inline(always)]
+    unsafe fn next_item_mixed<'a>(
+        state: &MutState,
+        fetch: &mut MutFetch<T>,
+        storage: &'a Storage,
+        entity: Entity,
+    ) -> Mut<'a, T> {
+        match sparse_entry(state, storage, entity) {
+            Some(entry) => {
+                debug_assert!(entry.is_some());
+                // SAFETY: `T` is required, so the row passed `row_matches_mixed` only because
+                // `entity` has a value: a live `T` at its position, yielded once, with
+                // exclusive write access for `'a`.
+                let (ptr, ticks, row) = unsafe { entry.unwrap_unchecked() };
+                Mut {
+                    // SAFETY: as above.
+                    value: unsafe { &mut *ptr.cast::<T>() },
+                    ticks,
+                    row,
+                    tick: state.tick,
+                    marked: false,
+                }
+            }
+            // SAFETY: a table component: forwarded from the caller.
+            None => unsafe { Self::next_item(fetch) },
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn row_matches_mixed(
+        state: &MutState,
+        _: &MutFetch<T>,
+        storage: &Storage,
+        entity: Entity,
+        _: usize,
+    ) -> bool {
+        state.present_mixed(storage, entity)
+    }
+
+    #[inline(always)]
+    unsafe fn skip_rows_mixed(
+        state: &MutState,
+        fetch: &mut MutFetch<T>,
+        storage: &Storage,
+        rows: usize,
+    ) {
+        if !is_sparse(state, storage) {
+            // SAFETY: a table component: forwarded from the caller.
+            unsafe { Self::skip_rows(fetch, rows) }
+        }
     }
 }

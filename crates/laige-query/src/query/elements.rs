@@ -11,23 +11,53 @@ use crate::declare::ParamInit;
 use crate::{Entity, QueryError, Storage};
 use laige_storage::archetype::Archetype;
 use laige_storage::column::ColumnTicks;
+use laige_storage::sparse::SparseSet;
 
 /// Where `entity`'s value of the component `state` names is, when that component is sparse:
-/// `Some` of its address in the set (`None` inside when the entity has none); `None` for a
-/// table component (or an unregistered type), whose value is at the element's cursor.
+/// `Some` of its address in the set (`None` inside when the entity has none), marked changed
+/// there when the element writes a tracked component; `None` for a table component (or an
+/// unregistered type), whose value is at the element's cursor.
+///
+/// # Safety
+///
+/// The caller has the element's declared access to `entity`'s value.
 #[inline(always)]
-fn sparse_value(
+unsafe fn sparse_value(
     state: &impl ElementId,
     storage: &Storage,
     entity: Entity,
 ) -> Option<Option<*mut u8>> {
     let set = storage.sparse_sets().get(state.component()?)?;
-    Some(set.get_ptr(entity))
+    Some(set.position(entity).map(|at| {
+        // SAFETY: `at` is the entity's position; the access is the caller's promise.
+        unsafe { state.mark_sparse(set, at) };
+        set.ptr_at(at)
+    }))
 }
 
 /// The component an element of one component resolved to: its state, or part of it.
-trait ElementId {
+pub(super) trait ElementId {
     fn component(&self) -> Option<ComponentId>;
+
+    /// Marks the value at `at` of `set` (the element's component's) as handed out: a write
+    /// of a tracked component marks it changed; a read does nothing.
+    ///
+    /// # Safety
+    ///
+    /// `at` is a position in `set`; the caller has the element's declared access to it.
+    #[inline(always)]
+    unsafe fn mark_sparse(&self, set: &SparseSet, at: usize) {
+        let _ = (set, at);
+    }
+
+    /// Whether `entity` passes the element's presence test in a mixed walk: a table
+    /// component's presence was the table's; a sparse one's is the set's.
+    #[inline(always)]
+    fn present_mixed(&self, storage: &Storage, entity: Entity) -> bool {
+        self.component()
+            .and_then(|id| storage.sparse_sets().get(id))
+            .is_none_or(|set| set.contains(entity))
+    }
 }
 
 impl ElementId for Option<ComponentId> {
@@ -42,11 +72,19 @@ impl ElementId for WriteState {
     fn component(&self) -> Option<ComponentId> {
         self.id
     }
+
+    #[inline(always)]
+    unsafe fn mark_sparse(&self, set: &SparseSet, at: usize) {
+        if let (true, Some(ticks)) = (self.tracked, set.ticks()) {
+            // SAFETY: `at` is in the set; the caller holds the write access to it.
+            unsafe { ticks.mark_changed(at, 1, self.tick) }
+        }
+    }
 }
 
 /// Whether the component `state` names is sparse (its element has no column cursor).
 #[inline(always)]
-fn is_sparse(state: &impl ElementId, storage: &Storage) -> bool {
+pub(super) fn is_sparse(state: &impl ElementId, storage: &Storage) -> bool {
     state
         .component()
         .is_some_and(|id| storage.sparse_sets().get(id).is_some())
@@ -62,7 +100,8 @@ macro_rules! mixed_methods {
             storage: &'a Storage,
             entity: Entity,
         ) -> $item {
-            match sparse_value(state, storage, entity) {
+            // SAFETY: the caller has the declared access (forwarded).
+            match unsafe { sparse_value(state, storage, entity) } {
                 Some(ptr) => {
                     debug_assert!(ptr.is_some());
                     // SAFETY: the component is required, so the row passed the query's sparse
@@ -77,11 +116,14 @@ macro_rules! mixed_methods {
         }
 
         #[inline(always)]
-        fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
-            state
-                .component()
-                .and_then(|id| storage.sparse_sets().get(id))
-                .is_none_or(|set| set.contains(entity))
+        unsafe fn row_matches_mixed(
+            state: &Self::State,
+            _: &Self::Fetch,
+            storage: &Storage,
+            entity: Entity,
+            _: usize,
+        ) -> bool {
+            state.present_mixed(storage, entity)
         }
 
         mixed_methods!(skip);
@@ -94,7 +136,8 @@ macro_rules! mixed_methods {
             storage: &'a Storage,
             entity: Entity,
         ) -> $item {
-            match sparse_value(state, storage, entity) {
+            // SAFETY: the caller has the declared access (forwarded).
+            match unsafe { sparse_value(state, storage, entity) } {
                 // SAFETY: a live value of `T` in its set, when there is one; the caller has the
                 // declared access for `'a`.
                 Some(ptr) => ptr.map(|ptr| unsafe { $deref(ptr.cast::<T>()) }),

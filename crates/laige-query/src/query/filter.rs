@@ -48,10 +48,12 @@ macro_rules! filter {
             }
 
             #[inline(always)]
-            fn row_matches_mixed(
+            unsafe fn row_matches_mixed(
                 state: &Option<ComponentId>,
+                _: &(),
                 storage: &Storage,
                 entity: Entity,
+                _: usize,
             ) -> bool {
                 // A table component's condition was the table's; a sparse one's is the set's.
                 state

@@ -92,8 +92,15 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Fresh<&T> {
     }
 
     #[inline(always)]
-    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
-        <&T>::row_matches_mixed(state, storage, entity)
+    unsafe fn row_matches_mixed(
+        state: &Self::State,
+        fetch: &Self::Fetch,
+        storage: &Storage,
+        entity: Entity,
+        row: usize,
+    ) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { <&T>::row_matches_mixed(state, fetch, storage, entity, row) }
     }
 
     #[inline]
@@ -181,8 +188,15 @@ unsafe impl<Q: QueryData, F: QueryFilter> QueryData for Filtered<Q, F> {
     }
 
     #[inline(always)]
-    fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
-        <(Q, F)>::row_matches_mixed(state, storage, entity)
+    unsafe fn row_matches_mixed(
+        state: &Self::State,
+        fetch: &Self::Fetch,
+        storage: &Storage,
+        entity: Entity,
+        row: usize,
+    ) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { <(Q, F)>::row_matches_mixed(state, fetch, storage, entity, row) }
     }
 
     #[inline]

@@ -180,6 +180,8 @@ pub struct QueryIter<'s, Q: QueryData> {
     /// Rows left in the current table of a mixed query, whose `rows` stays 0 so that the
     /// table-only path of `next` pays nothing for mixed queries.
     mixed_rows: usize,
+    /// The row of the current table a mixed query's cursors are at.
+    mixed_row: usize,
     /// The current table's cursors, valid while `rows` is above zero.
     fetch: MaybeUninit<Q::Fetch>,
     /// Rows left in the current table.
@@ -220,6 +222,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             storage,
             entities: NonNull::dangling(),
             mixed_rows: 0,
+            mixed_row: 0,
             fetch: MaybeUninit::uninit(),
             rows: 0,
             filtered: FilteredCursor::default(),
@@ -302,7 +305,7 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
     }
 
     /// [`Iterator::next`] for a query that touches a sparse component: row by row, each
-    /// tested against the sparse conditions with its entity.
+    /// tested against the per-row conditions with its entity (change filters included).
     #[inline]
     fn next_mixed(&mut self) -> Option<Q::Item<'s>> {
         loop {
@@ -312,8 +315,11 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
                 self.fetch = MaybeUninit::new(unsafe { table.fetch::<Q>(&self.state, true) });
                 self.entities = table.entities();
                 self.mixed_rows = table.rows;
+                self.mixed_row = 0;
             }
             self.mixed_rows -= 1;
+            let row = self.mixed_row;
+            self.mixed_row += 1;
             // SAFETY: `mixed_rows` was above zero, so the entity cursor is at one of the current
             // table's rows (each turn moves it on by one), and one step on stays in bounds or
             // one past the end; the entity column changes only under `&mut Storage`.
@@ -325,15 +331,41 @@ impl<'s, Q: QueryData> QueryIter<'s, Q> {
             // SAFETY: `mixed_rows` was above zero, so `fetch` is set (by `Q::fetch`) and at the
             // row.
             let fetch = unsafe { self.fetch.assume_init_mut() };
-            if Q::row_matches_mixed(&self.state, self.storage, entity) {
-                // SAFETY: as for `next`; the row is `entity`'s and passed the sparse
-                // conditions.
-                return Some(unsafe {
-                    Q::next_item_mixed(&self.state, fetch, self.storage, entity)
-                });
+            // SAFETY: `fetch` is at `row`, `entity`'s row of the matched table; access is
+            // `new`'s caller's promise; each row is visited once.
+            let item = unsafe { mixed_row::<Q>(&self.state, fetch, self.storage, entity, row) };
+            if item.is_some() {
+                return item;
             }
-            // SAFETY: at a row of the table, so one step on is in bounds or one past the end.
-            unsafe { Q::skip_rows_mixed(&self.state, fetch, self.storage, 1) };
+        }
+    }
+}
+
+/// One row of a mixed walk (a query that touches a sparse component): the item of
+/// `entity`'s row `row` when it passes the query's per-row conditions, its `&mut` table
+/// elements marking it changed; else `None`, with `fetch` moved past the row.
+///
+/// # Safety
+///
+/// `fetch` comes from [`QueryData::fetch`] of the matched table that holds `entity` at
+/// `row`, and is at that row; `storage` is the one the query was checked on; the caller has
+/// the query's access, and the row is not yielded twice while a mutable item of it lives.
+#[inline(always)]
+pub(crate) unsafe fn mixed_row<'s, Q: QueryData>(
+    state: &Q::State,
+    fetch: &mut Q::Fetch,
+    storage: &'s Storage,
+    entity: Entity,
+    row: usize,
+) -> Option<Q::Item<'s>> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if Q::row_matches_mixed(state, fetch, storage, entity, row) {
+            Q::mark_rows(fetch, row, 1);
+            Some(Q::next_item_mixed(state, fetch, storage, entity))
+        } else {
+            Q::skip_rows_mixed(state, fetch, storage, 1);
+            None
         }
     }
 }
@@ -403,6 +435,10 @@ impl<'s, Q: QueryData> Iterator for QueryIter<'s, Q> {
     #[inline(always)]
     fn next(&mut self) -> Option<Q::Item<'s>> {
         if Q::FILTERS_ROWS {
+            // A mixed walk tests change filters row by row; the masks are for tables alone.
+            if self.tables.matcher.mixed() {
+                return self.next_mixed_out_of_line();
+            }
             return self.next_filtered();
         }
         if self.rows == 0 {
@@ -581,19 +617,15 @@ pub(crate) unsafe fn get_in<'s, Q: QueryData>(
         return None;
     }
     let mut fetch = Q::fetch(state, table);
+    let row = location.row() as usize;
     if matcher.mixed() {
-        if !Q::row_matches_mixed(state, storage, entity) {
-            return None;
-        }
-        // SAFETY: as below, for the mixed walk: the row is `entity`'s and passed the sparse
-        // conditions, and `fetch` comes from `Q::fetch`.
+        // SAFETY: as below, for the mixed walk: `fetch` comes from `Q::fetch` and is moved to
+        // `entity`'s row.
         return unsafe {
-            Q::skip_rows_mixed(state, &mut fetch, storage, location.row() as usize);
-            Q::mark_rows(&fetch, location.row() as usize, 1);
-            Some(Q::next_item_mixed(state, &mut fetch, storage, entity))
+            Q::skip_rows_mixed(state, &mut fetch, storage, row);
+            mixed_row::<Q>(state, &mut fetch, storage, entity, row)
         };
     }
-    let row = location.row() as usize;
     // SAFETY: the entity's row is in bounds of its table, which the query matches; access is
     // the caller's promise; one item is yielded.
     unsafe {

@@ -82,9 +82,17 @@ macro_rules! tuple_query {
 
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
-            fn row_matches_mixed(state: &Self::State, storage: &Storage, entity: Entity) -> bool {
+            unsafe fn row_matches_mixed(
+                state: &Self::State,
+                fetch: &Self::Fetch,
+                storage: &Storage,
+                entity: Entity,
+                row: usize,
+            ) -> bool {
+                let ($($name,)*) = fetch;
                 let ($($state,)*) = state;
-                true $(&& $name::row_matches_mixed($state, storage, entity))*
+                // SAFETY: forwarded from the caller, element by element.
+                true $(&& unsafe { $name::row_matches_mixed($state, $name, storage, entity, row) })*
             }
 
             #[inline(always)]

@@ -172,7 +172,7 @@ impl Storage {
                 // SAFETY: row `row` of the source is a valid value of the set's type, given
                 // up; the set copies it and never writes through the pointer (the entity is
                 // new, so nothing is replaced).
-                unsafe { set.insert(entity, base.wrapping_add(row * size).cast_mut()) };
+                unsafe { set.insert(entity, base.wrapping_add(row * size).cast_mut(), tick) };
             }
         }
         Ok(&self.archetypes[archetype as usize].entities()[first..])

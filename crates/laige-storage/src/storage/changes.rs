@@ -43,6 +43,9 @@ impl Storage {
         component: ComponentId,
     ) -> Option<ComponentTicks> {
         let location = self.entities.location(entity)?;
+        if let Some(set) = self.sparse.get_mut(component) {
+            return set.entity_ticks(entity);
+        }
         let row = location.row() as usize;
         self.ticks_mut(location.archetype(), component)?.get(row)
     }
@@ -54,6 +57,10 @@ impl Storage {
             return;
         };
         let tick = self.change_tick;
+        if let Some(set) = self.sparse.get_mut(component) {
+            set.set_changed(entity, tick);
+            return;
+        }
         if let Some(ticks) = self.ticks_mut(location.archetype(), component) {
             ticks.set_changed(location.row() as usize, tick);
         }
@@ -82,6 +89,9 @@ impl Storage {
         let Some(location) = self.entities.location(entity) else {
             return false;
         };
+        if let Some(set) = self.sparse.get_mut(component) {
+            return set.set_ticks(entity, ticks);
+        }
         match self.ticks_mut(location.archetype(), component) {
             Some(column) => {
                 column.set(location.row() as usize, ticks);

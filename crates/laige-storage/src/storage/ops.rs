@@ -53,7 +53,7 @@ impl<'a> RowWriter<'a> {
                 // SAFETY: the caller gives up a valid value of the set's type; the set
                 // takes it by a byte copy and never writes through `src`, since the entity
                 // is new and has no value to replace.
-                Some(set) => unsafe { set.insert(self.entity, src.cast_mut()) },
+                Some(set) => unsafe { set.insert(self.entity, src.cast_mut(), self.tick) },
                 None => debug_assert!(false, "component {component} is not in the row's archetype"),
             }
             return;
@@ -179,7 +179,7 @@ impl Storage {
     ) {
         if let Some(set) = self.sparse.get_mut(component) {
             // SAFETY: `src` is a valid, writable value of the set's type, given up.
-            unsafe { set.insert(entity, src) };
+            unsafe { set.insert(entity, src, self.change_tick) };
             return;
         }
         let from = location.archetype;

@@ -27,7 +27,7 @@ impl Storage {
             Some(set) => {
                 // SAFETY: `T` is the set's type (the caller's promise about `component`); the
                 // entity is live, so its slot's entry stays true until its despawn clears it.
-                unsafe { set.insert_typed(entity, value) };
+                unsafe { set.insert_typed(entity, value, self.change_tick) };
                 Ok(())
             }
             None => Err(value),

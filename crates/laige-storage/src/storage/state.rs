@@ -400,7 +400,7 @@ impl Storage {
                     id,
                     entities: Vec::new(),
                     index: Vec::new(),
-                    values: Column::new(info),
+                    values: Column::for_table(info),
                 };
                 state.sparse.insert(at, fresh);
             }

@@ -17,17 +17,13 @@ impl Storage {
     /// # Errors
     ///
     /// [`RegisterComponentError`] when `T` is registered already, the id space is full, or
-    /// the options are both sparse and versioned; [`RegisterComponentError::SparseTracked`]
-    /// when they are both sparse and tracked.
+    /// the options are both sparse and versioned.
     pub fn register_component<T: Send + Sync + 'static>(
         &mut self,
         options: ComponentOptions<T>,
     ) -> Result<ComponentId, RegisterComponentError> {
         if options.is_sparse() && options.is_versioned() {
             return Err(RegisterComponentError::SparseVersioned);
-        }
-        if options.is_sparse() && options.is_tracked() {
-            return Err(RegisterComponentError::SparseTracked);
         }
         let (hash, clone_fn) = options.erased();
         let id = self.components.register::<T>(hash, clone_fn)?;

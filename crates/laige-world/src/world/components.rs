@@ -77,11 +77,6 @@ impl World {
                     component: std::any::type_name::<T>(),
                 }))
             }
-            Err(RegisterComponentError::SparseTracked) => {
-                Err(self.storage.report(WorldError::SparseTracked {
-                    component: std::any::type_name::<T>(),
-                }))
-            }
             Err(RegisterComponentError::Full) => {
                 Err(self.storage.report(WorldError::ComponentLimit {
                     component: std::any::type_name::<T>(),
