@@ -46,15 +46,18 @@ impl<R> fmt::Display for ScheduleTable<'_, R> {
                 let Ok(record) = self.registry.get(id) else {
                     continue;
                 };
-                let reads =
-                    self.names(record.reads()) + &self.snapshot_names(record.reads_snapshot());
+                let reads = self.names(record.reads())
+                    + &self.tagged_names(record.reads_snapshot(), "snapshot");
+                // Writers of one queue may run at once, so an emit is shown apart from a write.
+                let writes =
+                    self.names(record.writes()) + &self.tagged_names(record.emits(), "emit");
                 table.row(vec![
                     (t + 1).to_string(),
                     step.to_string(),
                     record.name().to_owned(),
                     dash(self.registry.depends_on(id).join(", ")),
                     dash(reads),
-                    dash(self.names(record.writes())),
+                    dash(writes),
                 ]);
             }
         }
@@ -68,9 +71,10 @@ impl<R> ScheduleTable<'_, R> {
         names.join(", ")
     }
 
-    fn snapshot_names(&self, set: &ComponentSet) -> String {
+    /// The names of `set`, each followed by ` (tag)`, each after a space.
+    fn tagged_names(&self, set: &ComponentSet, tag: &str) -> String {
         set.iter()
-            .map(|c| format!(" {} (snapshot)", self.name(c)))
+            .map(|c| format!(" {} ({tag})", self.name(c)))
             .collect()
     }
 

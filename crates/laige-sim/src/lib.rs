@@ -101,7 +101,7 @@ pub mod prelude {
     // Run conditions and named resources (docs/api/conditions.md).
     pub use laige_world::{
         Condition, NamedRes, NamedResMut, Pending, ResourceName, SkipReason, every_n_ticks, not,
-        not_empty, resource_equals, resource_matches, resource_name,
+        not_empty, on_event, resource_equals, resource_matches, resource_name,
     };
     // Event queues (docs/api/events.md).
     pub use laige_world::{EventReader, EventWriter, EventsError};

@@ -29,7 +29,8 @@ fn demo_graph_snapshots() {
 
 #[test]
 fn demo_edges_are_its_declarations_and_its_warning() {
-    // The demo's table (crates/laige-sim/examples/demo/particles.rs): eight `after` edges, and `Forces`
+    // The demo's table (crates/laige-sim/examples/demo/particles.rs): eight `after` edges (`Tally`'s
+    // also orders it after the writer of its event queue), and `Forces`
     // reading `Position` before `Integrate` writes it.
     let graph = demo_graph();
     let edges: Vec<String> = graph
@@ -47,6 +48,7 @@ fn demo_edges_are_its_declarations_and_its_warning() {
             "Heat -> Glow after",
             "Glow -> Census after",
             "Age -> Cull after",
+            "Cull -> Tally after",
             "Grid -> Census after",
         ]
     );

@@ -1,4 +1,4 @@
-//! The laige-sim demo: 10,000 particles, eight systems, one deterministic schedule.
+//! The laige-sim demo: 10,000 particles, nine systems, one deterministic schedule.
 //!
 //! ```text
 //! cargo run --release --example demo -- [--particles N] [--ticks N] [--seed N] [--threads N]
@@ -188,6 +188,16 @@ fn write_records(args: &Args, world: &World) -> Result<(), String> {
     Ok(())
 }
 
+/// What `Tally` counted from `Cull`'s events, and how often its run condition skipped it.
+fn print_expirations(world: &World) {
+    if let Ok(counts) = world.resource::<demo::Expirations>() {
+        println!(
+            "{} particles expired and were replaced; `Tally` ran on the {} ticks that had expirations",
+            counts.total, counts.ticks
+        );
+    }
+}
+
 fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), String> {
     std::fs::write(path, contents)
         .map_err(|err| format!("cannot write `{}`: {err}", path.display()))
@@ -285,6 +295,7 @@ fn main() -> ExitCode {
         elapsed.as_secs_f64() * 1e3,
         world.len()
     );
+    print_expirations(&world);
     println!("state hash {hash:#018x}");
     if let Err(message) = write_records(&args, &world) {
         eprintln!("error: {message}");
@@ -399,6 +410,7 @@ fn run_on_runtime(args: &Args, mut world: World) -> ExitCode {
         top.name(overload),
         rt.level().name(overload)
     );
+    print_expirations(rt.world());
     println!("state hash {:#018x}", rt.world().state_hash());
     if let Err(message) = write_records(args, rt.world()) {
         eprintln!("error: {message}");

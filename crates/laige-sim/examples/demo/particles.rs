@@ -3,7 +3,7 @@
 //!
 //! Particles drift in a 200 × 200 box under a pull to the centre, drag and random kicks,
 //! bounce off the walls, heat up with speed, glow by heat, age, and are replaced when they
-//! expire. Eight typed systems, each the single writer of what it changes; their parameters
+//! expire. Nine typed systems, each the single writer of what it changes; their parameters
 //! declare the access below, and handles give the order:
 //!
 //! | system | writes | reads | after |
@@ -13,12 +13,19 @@
 //! | `Heat` | `Heat` | `Velocity` | `Forces` |
 //! | `Glow` | `Color` | `Heat` | `Heat` |
 //! | `Age` | `Lifetime` | | |
-//! | `Cull` | (commands) | `Lifetime` | `Age` |
-//! | `Grid` | `Cell` | `Position` | `Integrate` |
+//! | `Cull` | (commands), `Events<Expired>` | `Lifetime` | `Age` |
+//! | `Tally` | `Expirations` (a resource) | `Events<Expired>` | `Cull`; runs only on ticks with events |
+//! | `Grid` | `Cell` | `Position`, only the changed | `Integrate` |
 //! | `Census` | `Census` (a resource) | `Cell`, `Color` | `Grid`, `Glow` |
 //!
 //! `Forces` reads `Position` before `Integrate` writes it: the scheduler says so with a
 //! `read_before_write` warning, and that is the intent (forces use last tick's positions).
+//!
+//! `Cull` tells `Tally` of every expired particle through an event queue, and `Tally` runs
+//! only on ticks that have some (`run_if(on_event::<Expired>())`). `Position` is tracked, so
+//! `Grid` recomputes the cells of the particles whose position changed (`Changed<Position>`)
+//! and of the new ones. `Expirations` is a plain resource, outside the state hash: a count
+//! derived from the simulation, which the simulation never reads.
 
 use std::error::Error;
 
@@ -30,9 +37,9 @@ pub const HALF_SIZE: f32 = 100.0;
 pub const GRID: u32 = 50;
 const DT: f32 = 1.0 / 60.0;
 
-/// Where a particle is.
+/// Where a particle is. Tracked, so [`Cell`]s are recomputed only for the changed ones.
 #[derive(Component, StateHash, Clone, Copy, Debug, PartialEq)]
-#[component(hashed)]
+#[component(hashed, tracked)]
 pub struct Position {
     /// Horizontal, in `-HALF_SIZE..HALF_SIZE`.
     pub x: f32,
@@ -84,6 +91,22 @@ pub struct Census {
     pub hot: u32,
 }
 
+/// The event `Cull` writes for each particle that expires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expired {
+    /// The particle, despawned when the tick's commands are applied.
+    pub entity: Entity,
+}
+
+/// What `Tally` counts from the [`Expired`] events, a resource outside the state hash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Expirations {
+    /// Particles expired since the start.
+    pub total: u64,
+    /// Ticks on which some expired (the ticks `Tally` ran).
+    pub ticks: u32,
+}
+
 /// How big a demo world to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DemoConfig {
@@ -102,7 +125,7 @@ impl Default for DemoConfig {
     }
 }
 
-/// Builds the demo world: components, particles, the eight systems, and their schedule.
+/// Builds the demo world: components, particles, the nine systems, and their schedule.
 ///
 /// # Errors
 ///
@@ -129,6 +152,9 @@ pub fn build(
         world.spawn(particle(&mut rng))?;
     }
     world.insert_hashed_resource(Census::default())?;
+    world.insert_resource(Expirations::default())?;
+    // At most every particle expires in one tick.
+    world.register_events::<Expired>(config.particles.max(1) as usize)?;
 
     // Each system's parameters declare what it reads and writes; budgets are the world's
     // default (1 ms) unless set. Handles order the systems.
@@ -140,7 +166,12 @@ pub fn build(
     let heat = world.system("Heat", heat).after(forces).register()?;
     let glow = world.system("Glow", glow).after(heat).register()?;
     let age = world.system("Age", age).budget_ms(0.5).register()?;
-    world.system("Cull", cull).after(age).register()?;
+    let cull = world.system("Cull", cull).after(age).register()?;
+    world
+        .system("Tally", tally)
+        .after(cull)
+        .run_if(on_event::<Expired>())
+        .register()?;
     let grid = world.system("Grid", grid).after(integrate).register()?;
     world
         .system("Census", census)
@@ -237,6 +268,7 @@ fn age(mut lives: Query<'_, &mut Lifetime>) -> Result<(), QueryError> {
 fn cull(
     mut lives: Query<'_, (Entity, &Lifetime)>,
     mut commands: Commands<'_>,
+    mut expired: EventWriter<'_, Expired>,
     mut rng: Rng<'_>,
 ) -> Result<(), BoxError> {
     lives.each(|(entity, life)| {
@@ -244,12 +276,21 @@ fn cull(
             // Replacements get their ids when the commands are applied, in schedule order.
             commands.despawn(entity);
             commands.spawn(particle(&mut rng));
+            // Past the queue's capacity the tick's report names the queue and `Cull`.
+            expired.write(Expired { entity });
         }
     })?;
     Ok(())
 }
 
-fn grid(mut bodies: Query<'_, (&mut Cell, &Position)>) -> Result<(), QueryError> {
+fn tally(expired: EventReader<'_, Expired>, mut counts: ResMut<'_, Expirations>) {
+    counts.total += expired.len() as u64;
+    counts.ticks += 1;
+}
+
+fn grid(
+    mut bodies: Query<'_, (&mut Cell, &Position), Changed<Position>>,
+) -> Result<(), QueryError> {
     let cell_size = 2.0 * HALF_SIZE / GRID as f32;
     bodies.each(|(cell, pos)| {
         let col = (((pos.x + HALF_SIZE) / cell_size) as u32).min(GRID - 1);
