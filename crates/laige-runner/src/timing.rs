@@ -41,9 +41,9 @@ type Window = [u64; WINDOW_SAMPLES];
 /// A snapshot of one system's timing since the timing table was created.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct TimingStats {
-    /// How many times the runner invoked the system. A system skipped by its run condition
-    /// (or as a reactive reader with nothing to read) was invoked, and what was timed is its
-    /// condition; the tick report and the timeline say which runs were skips.
+    /// How many times the runner invoked the system's host. A skip decided there (a run
+    /// condition, a reactive reader with nothing to read, a requested skip) counts too, timed
+    /// as the decision; the tick report and the timeline say which runs were skips.
     pub runs: u64,
     /// The last run's duration.
     pub last: Duration,
