@@ -6,6 +6,41 @@
 //! of these (tuples nest).
 //! Matched archetypes are visited in ascending id, rows in table order.
 
+/// The mixed-walk presence test of an element that requires its one component, whose state
+/// is an `ElementId`: a sparse component's set must hold the row's entity.
+macro_rules! mixed_presence {
+    () => {
+        #[inline(always)]
+        unsafe fn row_matches_mixed(
+            state: &Self::State,
+            _: &Self::Fetch,
+            storage: &Storage,
+            entity: Entity,
+            _: usize,
+        ) -> bool {
+            state.present_mixed(storage, entity)
+        }
+    };
+}
+
+/// The mixed-walk skip of an element of one component: a sparse one has no cursor to move.
+macro_rules! mixed_skip {
+    () => {
+        #[inline(always)]
+        unsafe fn skip_rows_mixed(
+            state: &Self::State,
+            fetch: &mut Self::Fetch,
+            storage: &Storage,
+            rows: usize,
+        ) {
+            if !is_sparse(state, storage) {
+                // SAFETY: a table component: forwarded from the caller.
+                unsafe { Self::skip_rows(fetch, rows) }
+            }
+        }
+    };
+}
+
 mod changes;
 mod elements;
 mod filter;

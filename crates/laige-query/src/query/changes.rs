@@ -378,29 +378,8 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Ref<'_, T> {
         }
     }
 
-    #[inline(always)]
-    unsafe fn row_matches_mixed(
-        state: &FilterState,
-        _: &RefFetch<T>,
-        storage: &Storage,
-        entity: Entity,
-        _: usize,
-    ) -> bool {
-        state.present_mixed(storage, entity)
-    }
-
-    #[inline(always)]
-    unsafe fn skip_rows_mixed(
-        state: &FilterState,
-        fetch: &mut RefFetch<T>,
-        storage: &Storage,
-        rows: usize,
-    ) {
-        if !is_sparse(state, storage) {
-            // SAFETY: a table component: forwarded from the caller.
-            unsafe { Self::skip_rows(fetch, rows) }
-        }
-    }
+    mixed_presence!();
+    mixed_skip!();
 }
 
 // SAFETY: `Ref`'s items are shared references with copied ticks; chunks are shared slices.
@@ -578,27 +557,6 @@ unsafe impl<T: Send + Sync + 'static> QueryData for Mut<'_, T> {
         }
     }
 
-    #[inline(always)]
-    unsafe fn row_matches_mixed(
-        state: &MutState,
-        _: &MutFetch<T>,
-        storage: &Storage,
-        entity: Entity,
-        _: usize,
-    ) -> bool {
-        state.present_mixed(storage, entity)
-    }
-
-    #[inline(always)]
-    unsafe fn skip_rows_mixed(
-        state: &MutState,
-        fetch: &mut MutFetch<T>,
-        storage: &Storage,
-        rows: usize,
-    ) {
-        if !is_sparse(state, storage) {
-            // SAFETY: a table component: forwarded from the caller.
-            unsafe { Self::skip_rows(fetch, rows) }
-        }
-    }
+    mixed_presence!();
+    mixed_skip!();
 }

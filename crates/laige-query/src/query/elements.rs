@@ -115,18 +115,8 @@ macro_rules! mixed_methods {
             }
         }
 
-        #[inline(always)]
-        unsafe fn row_matches_mixed(
-            state: &Self::State,
-            _: &Self::Fetch,
-            storage: &Storage,
-            entity: Entity,
-            _: usize,
-        ) -> bool {
-            state.present_mixed(storage, entity)
-        }
-
-        mixed_methods!(skip);
+        mixed_presence!();
+        mixed_skip!();
     };
     (optional, $item:ty, $deref:expr) => {
         #[inline(always)]
@@ -146,21 +136,7 @@ macro_rules! mixed_methods {
             }
         }
 
-        mixed_methods!(skip);
-    };
-    (skip) => {
-        #[inline(always)]
-        unsafe fn skip_rows_mixed(
-            state: &Self::State,
-            fetch: &mut Self::Fetch,
-            storage: &Storage,
-            rows: usize,
-        ) {
-            if !is_sparse(state, storage) {
-                // SAFETY: a table component: forwarded from the caller.
-                unsafe { Self::skip_rows(fetch, rows) }
-            }
-        }
+        mixed_skip!();
     };
 }
 
