@@ -204,14 +204,13 @@ impl<Q: QueryData> ParBatches<'_, Q> {
     #[inline]
     pub fn each(&self, batch: u32, mut f: impl FnMut(Q::Item<'_>)) -> bool {
         if self.matcher.mixed() {
-            let storage = self.storage;
+            let (storage, state) = (self.storage, &self.state);
             return self.visit(batch, |entities, mut fetch, first| {
                 for (row, &entity) in (first..).zip(entities) {
                     // SAFETY: `fetch` comes from `Q::fetch` and is at `entity`'s row `row`
                     // (each turn moves it on by one); the batch is visited once, and batches
                     // are disjoint rows; access is the view's.
-                    let item =
-                        unsafe { mixed_row::<Q>(&self.state, &mut fetch, storage, entity, row) };
+                    let item = unsafe { mixed_row::<Q>(state, &mut fetch, storage, entity, row) };
                     if let Some(item) = item {
                         f(item);
                     }
