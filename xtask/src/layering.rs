@@ -96,8 +96,8 @@ pub const LAYERING: &[Layer] = &[
     // The derives (`Component`, `StateHash`): a proc-macro crate that names no laige crate;
     // its generated code names the facade's paths.
     layer("laige-derive", &["proc-macro2", "quote", "syn"], false),
-    // `#![deny(unsafe_code)]`: `parallel_host.rs` (the `SharedHost` impl) by design, and the
-    // command arena, resources and single-value reads until they move into laige-storage.
+    // `#![deny(unsafe_code)]`, allowed in `parallel_host.rs` alone (the `SharedHost` impl and
+    // the one checked view it opens), by design.
     layer(
         "laige-world",
         &[

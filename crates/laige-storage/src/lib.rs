@@ -43,6 +43,7 @@
 pub mod archetype;
 pub mod bundle;
 pub mod column;
+pub mod command;
 pub mod component;
 pub mod entity;
 mod error;

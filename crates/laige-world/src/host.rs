@@ -25,7 +25,7 @@ use std::error::Error;
 use laige_registry::{Registry, SystemId};
 use laige_runner::Host;
 
-use crate::command::{ApplyCommands, ApplyStats};
+use crate::command::ApplyStats;
 use crate::gate::Gate;
 use crate::system::BoxError;
 use crate::world::{RunEnd, SystemState};
@@ -251,9 +251,9 @@ impl World {
             // A system's own buffer was bound to this world by its commands, so it is never foreign.
             // The system's own commands, then its `par_each` batches' in batch order.
             let (_, commands, _, batches) = state.parts_with_batches();
-            let mut system = self.storage.apply(commands)?;
+            let mut system = self.storage.apply_commands(commands)?;
             for buffer in batches.used_buffers() {
-                system += self.storage.apply(buffer)?;
+                system += self.storage.apply_commands(buffer)?;
             }
             if let Some(report) = report.as_deref_mut() {
                 report.record_apply(id, &system);

@@ -64,8 +64,6 @@
 // cannot be lifted for one module, so `deny` with one `allow` there.
 #![deny(unsafe_code)]
 
-// Moving down into laige-storage next: the command arena and its application.
-#[allow(unsafe_code)]
 mod command;
 mod condition;
 mod context;

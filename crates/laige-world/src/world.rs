@@ -7,7 +7,7 @@ mod systems;
 use laige_diag::Diagnostics;
 use laige_registry::{ComponentId, Registry, SystemId};
 
-use crate::command::{ApplyCommands, ApplyStats, CommandBuffer, Commands};
+use crate::command::{ApplyStats, CommandBuffer, Commands};
 use crate::observers::Observers;
 use crate::runtime::Runtime;
 use crate::{
@@ -320,7 +320,7 @@ impl World {
     ///
     /// [`WorldError::ForeignCommandBuffer`] for a buffer filled for another world.
     pub fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
-        self.storage.apply(buffer)
+        self.storage.apply_commands(buffer)
     }
 
     /// FNV-1a 64 of the live state, fed in this order (every number big-endian, at the

@@ -4,12 +4,12 @@
 
 use std::alloc::Layout;
 
+use crate::MAX_BUNDLE;
+use crate::bundle::{Bundle, BundleIds, ValueSink};
 use laige_registry::ComponentId;
-use laige_storage::MAX_BUNDLE;
-use laige_storage::bundle::{Bundle, BundleIds, ValueSink};
 
+use super::CommandKind;
 use super::{BatchColumn, BatchRecord, Command, Commands, PendingEntity};
-use crate::tick_report::CommandKind;
 
 /// The placeholders of a batch recorded by [`Commands::spawn_batch`]: consecutive spawn
 /// indices of one buffer, as a range (it holds no list, so recording allocates nothing for

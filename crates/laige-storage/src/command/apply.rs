@@ -1,9 +1,9 @@
 //! Applying a command buffer to the storage, in recording order.
 
+use super::{ApplyStats, CommandKind, CommandSkipReason};
 use super::{Command, CommandBuffer, Target};
-use crate::tick_report::{ApplyStats, CommandKind, CommandSkipReason};
+use crate::storage::RowWriter;
 use crate::{Entity, Storage, WorldError};
-use laige_storage::storage::RowWriter;
 
 impl CommandBuffer {
     fn resolve(&self, target: Target) -> Option<Entity> {
@@ -14,15 +14,7 @@ impl CommandBuffer {
     }
 }
 
-/// Applying command buffers to the storage: the tick layer's side of structural changes,
-/// written as a trait because the storage is another crate's type.
-pub(crate) trait ApplyCommands {
-    /// See the impl for [`Storage`].
-    fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError>;
-}
-
-#[doc(hidden)]
-impl ApplyCommands for Storage {
+impl Storage {
     /// Applies every command of `buffer` in recording order, then empties it (keeping its
     /// capacity). A command whose target is stale is skipped, its value dropped, and reported
     /// (`ecs/stale_entity_access`, or `ecs/stale_entity_destroy` for a despawn).
@@ -31,7 +23,7 @@ impl ApplyCommands for Storage {
     ///
     /// [`WorldError::ForeignCommandBuffer`] when the buffer was filled for another world; it
     /// is then cleared without applying anything.
-    fn apply(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
+    pub fn apply_commands(&mut self, buffer: &mut CommandBuffer) -> Result<ApplyStats, WorldError> {
         if buffer.world != 0 && buffer.world != self.identity() {
             buffer.clear();
             return Err(self.report(WorldError::ForeignCommandBuffer));
@@ -266,7 +258,7 @@ fn live_target(
     buffer: &CommandBuffer,
     target: Target,
     op: &'static str,
-) -> Result<(Entity, laige_storage::entity::Location), CommandSkipReason> {
+) -> Result<(Entity, crate::entity::Location), CommandSkipReason> {
     let entity = match target {
         Target::Entity(entity) => entity,
         Target::Pending(pending) => buffer
