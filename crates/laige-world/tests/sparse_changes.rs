@@ -3,14 +3,11 @@
 //! that touches a sparse component, whether the tracked component is the sparse one or a
 //! table component beside it (docs/api/changes.md, docs/decisions/0018-sparse-components.md).
 
-use std::collections::BTreeSet;
-
 use laige_executor::{ExecutorOptions, Mode};
 use laige_world::{
     Added, Changed, Component, Entity, Mut, Query, QueryError, Ref, ResMut, StateHash, StateHasher,
     With, World, WorldState,
 };
-use proptest::prelude::*;
 
 /// A tracked table component.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -376,107 +373,5 @@ fn sparse_change_results_ticks_and_hash_match_on_every_runner() {
             sequential,
             "{threads} threads"
         );
-    }
-}
-
-#[derive(Clone, Debug)]
-enum Op {
-    Spawn,
-    Despawn(usize),
-    Insert(usize),
-    Remove(usize),
-    Write(usize),
-    Check,
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        2 => Just(Op::Spawn),
-        1 => (0usize..400).prop_map(Op::Despawn),
-        3 => (0usize..400).prop_map(Op::Insert),
-        2 => (0usize..400).prop_map(Op::Remove),
-        3 => (0usize..400).prop_map(Op::Write),
-        1 => Just(Op::Check),
-    ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
-
-    /// Random spawns, despawns, inserts, removes (swap-removes inside the set) and writes:
-    /// `Changed<Burn>` and `Added<Burn>` keep exactly what a per-entity model says changed
-    /// since the watcher's last run.
-    #[test]
-    fn sparse_change_filters_match_a_model(ops in proptest::collection::vec(op(), 1..120)) {
-        let mut world = world();
-        world.system("Watcher", burn_watcher).register().unwrap();
-        world.system("Added", burn_added).register().unwrap();
-        let schedule = world.schedule().unwrap();
-        let mut live: Vec<Entity> = Vec::new();
-        let mut has = BTreeSet::new();
-        let mut changed = BTreeSet::new();
-        let mut added = BTreeSet::new();
-        for op in ops.into_iter().chain([Op::Check]) {
-            match op {
-                Op::Spawn => {
-                    for i in 0..20 {
-                        let burning = i % 2 == 0;
-                        let e = if burning {
-                            world.spawn((Pos(0), Burn(0))).unwrap()
-                        } else {
-                            world.spawn((Pos(0),)).unwrap()
-                        };
-                        if burning {
-                            for set in [&mut has, &mut changed, &mut added] {
-                                set.insert(e.index());
-                            }
-                        }
-                        live.push(e);
-                    }
-                }
-                Op::Despawn(i) if !live.is_empty() => {
-                    let e = live.swap_remove(i % live.len());
-                    world.despawn(e).unwrap();
-                    for set in [&mut has, &mut changed, &mut added] {
-                        set.remove(&e.index());
-                    }
-                }
-                Op::Insert(i) if !live.is_empty() => {
-                    let e = live[i % live.len()];
-                    world.insert(e, Burn(1)).unwrap();
-                    if has.insert(e.index()) {
-                        added.insert(e.index());
-                    }
-                    changed.insert(e.index());
-                }
-                Op::Remove(i) if !live.is_empty() => {
-                    let e = live[i % live.len()];
-                    world.remove::<Burn>(e).unwrap();
-                    for set in [&mut has, &mut changed, &mut added] {
-                        set.remove(&e.index());
-                    }
-                }
-                Op::Write(i) if !live.is_empty() => {
-                    let e = live[i % live.len()];
-                    if has.contains(&e.index()) {
-                        world.get_mut::<Burn>(e).unwrap().0 += 1;
-                        changed.insert(e.index());
-                    }
-                }
-                Op::Check => {
-                    world.run_systems(&schedule).unwrap();
-                    let mut seen = world.resource_mut::<Seen>().unwrap().0.pop().unwrap();
-                    let mut seen_added =
-                        world.resource_mut::<SeenAdded>().unwrap().0.pop().unwrap();
-                    seen.sort_unstable();
-                    seen_added.sort_unstable();
-                    prop_assert_eq!(seen, changed.iter().copied().collect::<Vec<_>>());
-                    prop_assert_eq!(seen_added, added.iter().copied().collect::<Vec<_>>());
-                    changed.clear();
-                    added.clear();
-                }
-                _ => {}
-            }
-        }
     }
 }
