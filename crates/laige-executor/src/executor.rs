@@ -69,6 +69,18 @@ pub struct ExecutorOptions {
     pub time_systems: bool,
 }
 
+impl ExecutorOptions {
+    /// `threads` threads (the calling thread included; 0 means every core), every track in
+    /// [`Mode::Parallel`], no per-system timing.
+    pub const fn parallel(threads: usize) -> Self {
+        Self {
+            threads,
+            mode: Mode::Parallel,
+            time_systems: false,
+        }
+    }
+}
+
 impl Default for ExecutorOptions {
     /// All cores, [`Mode::Auto`], no per-system timing.
     fn default() -> Self {

@@ -157,11 +157,7 @@ fn dispatch_world(form: Dispatch, chain: bool, threads: usize) -> (World, Schedu
         previous = Some(builder.register().unwrap());
     }
     if threads > 0 {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let schedule = world.schedule().unwrap();
     (world, schedule)

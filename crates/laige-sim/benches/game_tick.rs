@@ -114,11 +114,7 @@ fn check_w4(graph: &[W4System], defs: &[SystemDef<SystemFn>]) {
     assert_eq!(schedule.order().len(), w4::SYSTEMS);
     // Runnable: one sequential tick and one on two threads.
     world.run_systems(&schedule).unwrap();
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(2));
     world.run_systems(&schedule).unwrap();
     let edges = graph
         .iter()

@@ -112,11 +112,7 @@ impl Variants {
         }
         let (mut world, schedule) = world(workload == "w3");
         if threads > 0 {
-            world.use_executor(ExecutorOptions {
-                threads,
-                mode: Mode::Parallel,
-                ..ExecutorOptions::default()
-            });
+            world.use_executor(ExecutorOptions::parallel(threads));
         }
         set_up(&mut world);
         self.push(

@@ -246,11 +246,7 @@ fn heavy_world() -> (World, Schedule) {
 /// sequential runner.
 fn on_threads(world: &mut World, threads: usize) {
     if threads > 0 {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
 }
 

@@ -149,11 +149,7 @@ fn main() {
                 previous = Some(builder.register().unwrap());
             }
             if threads > 0 {
-                world.use_executor(ExecutorOptions {
-                    threads,
-                    mode: Mode::Parallel,
-                    ..Default::default()
-                });
+                world.use_executor(ExecutorOptions::parallel(threads));
             }
             let schedule = world.schedule().unwrap();
             probe_tick(&mut world, &schedule);

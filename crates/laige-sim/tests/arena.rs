@@ -13,11 +13,7 @@ const TICKS: u32 = 900;
 fn run(seed: u64, threads: Option<usize>) -> (u64, arena::Score, arena::Stats) {
     let (mut world, schedule) = arena::build(seed, WorldOptions::default()).expect("it builds");
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let hash = arena::run(&mut world, &schedule, TICKS).expect("it runs");
     let score = *world.resource::<arena::Score>().unwrap();

@@ -172,11 +172,7 @@ fn the_same_skips_and_hashes_on_every_runner() {
     let run = |threads: Option<usize>| {
         let (mut world, schedule) = world(Phase::Playing);
         if let Some(threads) = threads {
-            world.use_executor(ExecutorOptions {
-                threads,
-                mode: Mode::Parallel,
-                ..ExecutorOptions::default()
-            });
+            world.use_executor(ExecutorOptions::parallel(threads));
         }
         (0..6)
             .map(|tick| {

@@ -22,11 +22,7 @@ fn run(seed: u64, threads: Option<usize>) -> u64 {
     let (mut world, schedule) =
         demo::build(config, WorldOptions::default()).expect("the demo builds");
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     demo::run(&mut world, &schedule, TICKS).expect("the demo runs")
 }

@@ -203,11 +203,7 @@ fn play(threads: Option<usize>) -> Game {
         .register()
         .unwrap();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let schedule = world.schedule().unwrap();
     let (mut skips, mut drifts, mut live) = (Vec::new(), Vec::new(), Vec::new());

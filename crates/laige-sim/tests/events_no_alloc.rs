@@ -96,11 +96,7 @@ fn build(threads: Option<usize>) -> (World, Schedule) {
         .register()
         .unwrap();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let schedule = world.schedule().unwrap();
     (world, schedule)

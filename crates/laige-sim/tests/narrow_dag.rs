@@ -32,11 +32,7 @@ fn the_workload_has_sixty_systems_in_two_tracks_the_second_a_chain() {
     let (mut world, schedule) = narrow_dag::build(UNITS).unwrap();
     assert_eq!(schedule.order().len(), 60);
     assert_eq!(schedule.tracks().count(), 2);
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(2));
     world.run_systems(&schedule).unwrap();
     let plan = world.plan().expect("the executor built a plan");
     assert_eq!(plan.track(0).len(), 57);

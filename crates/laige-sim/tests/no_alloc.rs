@@ -183,11 +183,7 @@ fn steady_state_ticks_allocate_nothing() {
         );
 
         let (mut world, schedule) = build();
-        world.use_executor(ExecutorOptions {
-            threads: 2,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(2));
         record(&mut world);
         let parallel = steady_ticks(&mut world, &schedule);
         println!(

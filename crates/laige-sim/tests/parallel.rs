@@ -81,11 +81,7 @@ fn table_world() -> (World, Schedule) {
 #[test]
 fn writers_of_one_component_in_disjoint_tables_run_at_once() {
     let (mut world, schedule) = table_world();
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(2));
     let met_before = MET.load(Ordering::SeqCst);
     world.run_systems(&schedule).unwrap();
     // Only two systems that really ran at the same time can both see the other arrive.
@@ -162,11 +158,7 @@ fn conflicting_systems_never_overlap() {
         .register()
         .unwrap();
     let schedule = world.schedule().unwrap();
-    world.use_executor(ExecutorOptions {
-        threads: 4,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(4));
     for tick in 0..50 {
         world.run_systems(&schedule).unwrap();
         let (w, r) = (&SPANS[0], &SPANS[1]);
@@ -198,11 +190,7 @@ fn a_panicking_system_is_named_and_the_next_tick_runs() {
         .register()
         .unwrap();
     let schedule = world.schedule().unwrap();
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(2));
     world.run_systems(&schedule).unwrap();
     world.run_systems(&schedule).unwrap();
     let err = world.run_systems(&schedule).unwrap_err();
@@ -287,11 +275,7 @@ fn last_modes_has_one_entry_per_track() {
         .unwrap();
     let schedule = world.schedule().unwrap();
     assert_eq!(schedule.tracks().len(), 2);
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(2));
     assert!(world.last_modes().is_empty(), "no tick ran yet");
     world.run_systems(&schedule).unwrap();
     // One system per track: each ran on the calling thread, and each has its entry.

@@ -71,11 +71,7 @@ fn build(threads: usize) -> (World, Schedule) {
         .register()
         .unwrap();
     if threads > 0 {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world.record_timeline(16);
     world.record_checksums(16);

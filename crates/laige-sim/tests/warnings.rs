@@ -112,11 +112,7 @@ fn sequence(threads: Option<usize>) -> String {
     let clock = Arc::new(ManualClock::default());
     let (mut world, schedule) = world(&clock);
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let mut out = String::new();
     for tick in 0..TICKS {

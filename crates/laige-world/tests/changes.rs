@@ -3,7 +3,7 @@
 //! errors, block skipping against a model, and identical results on the sequential runner
 //! and 1, 2, 4 and 8 threads.
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{
     Added, Changed, Commands, Component, ComponentOptions, Entity, Mut, Query, QueryError, Ref,
     ResMut, StateHash, StateHasher, SystemContext, With, World, WorldOptions,
@@ -375,11 +375,7 @@ fn determinism_run(threads: Option<usize>) -> (Vec<Vec<u32>>, u64, Vec<(u64, u64
         .register()
         .unwrap();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let schedule = world.schedule().unwrap();
     for _ in 0..20 {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{
     Commands, Component, ComponentOptions, Condition, EventReader, EventWriter, Local, Query,
     RegisterError, Res, ResMut, SkipReason, StateHash, StateHasher, SystemOutcome, World,
@@ -233,11 +233,7 @@ fn driven(threads: Option<usize>) -> (Vec<u64>, Vec<Vec<SystemOutcome>>) {
     let mut world = world();
     world.spawn((Count(7),)).unwrap();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let flip = world
         .system("Flip", |mut state: ResMut<'_, State>| {
@@ -342,11 +338,7 @@ fn sparks(threads: Option<usize>) -> Vec<(bool, Vec<u32>)> {
     let mut world = world();
     world.register_events::<Spark>(4).unwrap();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world
         .system(

@@ -1,7 +1,7 @@
 //! Event queues: delivery on both sides of a writer, two writers merged in schedule order,
 //! overflow and unread reports, reactive readers, the low-level builder, and the errors.
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_testkit::capture;
 use laige_world::{
     EventReader, EventWriter, EventsError, Local, RegisterError, ResMut, SkipReason, SystemContext,
@@ -102,11 +102,7 @@ type Runs = Vec<(u32, Vec<u32>)>;
 fn two_writers(executor: Option<usize>) -> (Runs, Runs) {
     let mut world = world();
     if let Some(threads) = executor {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world
         .system(
@@ -549,11 +545,7 @@ mod model {
             }
         }
         if let Some(threads) = threads {
-            world.use_executor(laige_executor::ExecutorOptions {
-                threads,
-                mode: laige_executor::Mode::Parallel,
-                ..Default::default()
-            });
+            world.use_executor(laige_executor::ExecutorOptions::parallel(threads));
         }
         let schedule = world.schedule().unwrap();
         for tick in 1..=ticks {
@@ -634,7 +626,7 @@ mod par_each {
 
     use std::sync::{Arc, Mutex};
 
-    use laige_executor::{ExecutorOptions, Mode};
+    use laige_executor::ExecutorOptions;
     use laige_world::{
         Component, EventReader, EventWriter, PAR_BATCH_ROWS, Query, World, WorldOptions,
     };
@@ -679,11 +671,7 @@ mod par_each {
             .register()
             .unwrap();
         if let Some(threads) = threads {
-            world.use_executor(ExecutorOptions {
-                threads,
-                mode: Mode::Parallel,
-                ..Default::default()
-            });
+            world.use_executor(ExecutorOptions::parallel(threads));
         }
         let schedule = world.schedule().unwrap();
         for _ in 0..3 {

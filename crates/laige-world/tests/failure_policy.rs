@@ -2,7 +2,7 @@
 //! down with it, decided from the schedule's DAG. Every policy ends in the same state on the
 //! sequential runner and on 1, 2 and 4 threads.
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{
     BoxError, Commands, Component, ComponentOptions, FailurePolicy, Query, StateHash, StateHasher,
     SystemOutcome, World, WorldOptions,
@@ -97,11 +97,7 @@ fn world(failure: Failure, policy: FailurePolicy, threads: Option<usize>) -> Wor
         .unwrap();
     world.set_failure_policy(policy);
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world
 }
@@ -255,11 +251,7 @@ fn abort_tick_skips_the_later_tracks() {
                 .unwrap();
             world.set_failure_policy(policy);
             if let Some(threads) = threads {
-                world.use_executor(ExecutorOptions {
-                    threads,
-                    mode: Mode::Parallel,
-                    ..ExecutorOptions::default()
-                });
+                world.use_executor(ExecutorOptions::parallel(threads));
             }
             let schedule = world.schedule().unwrap();
             assert_eq!(schedule.tracks().len(), 2);

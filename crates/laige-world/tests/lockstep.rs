@@ -3,7 +3,7 @@
 
 use std::hash::BuildHasher;
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_scheduler::Schedule;
 use laige_world::{
     ChecksumRecord, CompareError, Component, ComponentOptions, Culprit, Desync, Entity,
@@ -156,11 +156,7 @@ fn world(fault: Fault) -> (World, Schedule) {
 fn run(fault: Fault, threads: Option<usize>, ticks: u32, keep: usize) -> ChecksumRecord {
     let (mut world, schedule) = world(fault);
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world.record_checksums(keep);
     for _ in 0..ticks {

@@ -1,7 +1,7 @@
 //! Named resources: two resources of one type, keyed by name, declared, ordered and hashed
 //! apart; an unknown name is refused with "did you mean".
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{
     NamedRes, NamedResMut, RegisterError, Res, ResMut, StateHash, StateHasher, SystemContext,
     World, WorldOptions, resource_name,
@@ -220,11 +220,7 @@ fn an_unknown_name_is_refused_with_did_you_mean() {
 fn grids(threads: Option<usize>) -> Vec<u64> {
     let mut world = world();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world
         .system("Grow", |mut terrain: NamedResMut<'_, Grid, Terrain>| {

@@ -2,7 +2,7 @@
 //! disjoint and shared tables: the race check's workload (`valgrind/drd.sh` runs this
 //! binary under DRD), and a determinism check against the sequential runner.
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_scheduler::Layout;
 use laige_world::{
     Component, ComponentOptions, Entity, SystemContext, With, Without, World, WorldOptions,
@@ -151,11 +151,7 @@ fn build(executor: Option<usize>, padding: u32) -> World {
         .register()
         .unwrap();
     if let Some(threads) = executor {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world
 }

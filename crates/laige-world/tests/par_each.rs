@@ -184,11 +184,7 @@ fn batch_commands_apply_in_batch_order() {
         .reads::<Born>()
         .register()
         .unwrap();
-    world.use_executor(ExecutorOptions {
-        threads: 4,
-        mode: Mode::Parallel,
-        ..Default::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(4));
     let schedule = world.schedule().unwrap();
     world.run_systems(&schedule).unwrap();
     let mut spawned = Vec::new();

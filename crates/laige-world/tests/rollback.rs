@@ -3,7 +3,7 @@
 //! tick) on the sequential runner and 1, 2 and 4 threads, with spawns, despawns,
 //! `par_each`, PRNG draws and `Local` state in play; and every refusal names what differs.
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{
     Commands, Component, ComponentOptions, Entity, Local, Query, ResMut, Rng, Snapshot, StateError,
     StateHash, StateHasher, With, World, WorldOptions, WorldState,
@@ -186,11 +186,7 @@ fn game(seed: u64, entities: u32, on: On) -> World {
         .register()
         .unwrap();
     if let On::Threads(threads) = on {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world.record_checksums(64);
     world

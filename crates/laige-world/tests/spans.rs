@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{Component, SystemContext, SystemFn, World, WorldOptions};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
@@ -140,11 +140,7 @@ fn every_system_run_is_a_span_on_its_thread() {
     );
     SEEN.lock().unwrap().clear();
 
-    world.use_executor(ExecutorOptions {
-        threads: 2,
-        mode: Mode::Parallel,
-        ..ExecutorOptions::default()
-    });
+    world.use_executor(ExecutorOptions::parallel(2));
     ENTERED.lock().unwrap().clear();
     for _ in 0..3 {
         world.run_systems(&schedule).unwrap();

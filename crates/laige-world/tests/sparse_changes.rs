@@ -3,7 +3,7 @@
 //! that touches a sparse component, whether the tracked component is the sparse one or a
 //! table component beside it (docs/api/changes.md, docs/decisions/0018-sparse-components.md).
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_world::{
     Added, Changed, Component, Entity, Mut, Query, QueryError, Ref, ResMut, StateHash, StateHasher,
     With, World, WorldState,
@@ -333,11 +333,7 @@ fn determinism_run(threads: Option<usize>) -> Outcome {
         .register()
         .unwrap();
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let schedule = world.schedule().unwrap();
     for _ in 0..20 {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use laige_diag::{ManualClock, TickClock};
-use laige_executor::{ExecutorOptions, Mode, Plan};
+use laige_executor::{ExecutorOptions, Plan};
 use laige_registry::SystemId;
 use laige_scheduler::{Layout, Schedule};
 use laige_world::{Component, SystemContext, SystemFn, TimelineKind, World, WorldOptions};
@@ -177,11 +177,7 @@ fn record(threads: Option<usize>) -> (Vec<Span>, BTreeMap<u64, String>, Plan, Sc
     let clock = Arc::new(ManualClock::default());
     let (mut world, schedule) = world(&clock);
     if let Some(threads) = threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..ExecutorOptions::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     world.record_timeline(KEPT);
     for _ in 0..TICKS {

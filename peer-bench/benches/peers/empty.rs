@@ -153,11 +153,7 @@ pub fn bench(c: &mut Criterion) {
             });
         }
         let (mut world, schedule) = laige_world(chain, false);
-        world.use_executor(ExecutorOptions {
-            threads: 2,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(2));
         group.bench_function("laige-world-parallel-2", |b| {
             b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
         });

@@ -186,11 +186,7 @@ pub fn bench(c: &mut Criterion) {
                 .register()
                 .unwrap();
         });
-        world.use_executor(ExecutorOptions {
-            threads: 2,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(2));
         group.bench_function("laige-system-par_each_chunk-2", |b| {
             b.iter(|| world.run_systems(black_box(&schedule)).unwrap())
         });

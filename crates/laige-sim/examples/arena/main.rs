@@ -57,11 +57,7 @@ fn parse(args: &[&str]) -> Result<Args, String> {
 fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let (mut world, schedule) = game::build(args.seed, WorldOptions::default())?;
     if let Some(threads) = args.threads {
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
     }
     let hash = game::run(&mut world, &schedule, args.ticks)?;
     let score = *world.resource::<game::Score>()?;

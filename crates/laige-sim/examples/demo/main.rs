@@ -239,11 +239,7 @@ fn main() -> ExitCode {
         return run_on_runtime(&args, world);
     }
     if args.threads > 0 {
-        world.use_executor(ExecutorOptions {
-            threads: args.threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(args.threads));
     }
 
     println!(

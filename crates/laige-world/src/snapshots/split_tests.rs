@@ -4,7 +4,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use laige_executor::{ExecutorOptions, Mode};
+use laige_executor::ExecutorOptions;
 use laige_storage::snapshot::SLOTS_PER_RANGE;
 
 use crate::{Component, ComponentOptions, Entity, World, WorldOptions};
@@ -132,11 +132,7 @@ fn end_tick_on_an_executor_makes_the_same_copies() {
     let expected = on_one_thread();
     for threads in [2, 4] {
         let mut world = world();
-        world.use_executor(ExecutorOptions {
-            threads,
-            mode: Mode::Parallel,
-            ..Default::default()
-        });
+        world.use_executor(ExecutorOptions::parallel(threads));
         world.end_tick();
         world.end_tick();
         assert!(copies(&world) == expected, "{threads} threads");
