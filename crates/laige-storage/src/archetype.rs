@@ -240,6 +240,17 @@ impl Archetype {
         }
     }
 
+    /// Makes room for `additional` more rows in every column, growing at least by doubling
+    /// (an insert run's one reservation per target table: repeated runs stay amortised).
+    pub(crate) fn reserve_rows_amortized(&mut self, additional: usize) {
+        let needed = self.entities.len() + additional;
+        if needed <= self.entities.capacity() {
+            return;
+        }
+        let cap = needed.max(self.entities.capacity() * 2).max(8);
+        self.reserve_rows(cap - self.entities.len());
+    }
+
     /// Drops every row's values and empties the table, keeping its allocations. The table is
     /// empty before the first drop runs, so a panicking drop leaves it empty and consistent,
     /// leaking the values not dropped yet.
@@ -293,6 +304,63 @@ impl Archetype {
                 .all(|c| c.len() == self.entities.len() + 1)
         );
         self.entities.push(entity);
+    }
+
+    /// Swap-removes `row` of the entity column alone, the first half of an insert run's
+    /// move (`Storage::insert_run`); returns the entity that moved into `row`, if any.
+    ///
+    /// # Safety
+    ///
+    /// `row < len`. The table's value columns are then one row longer than its entity column
+    /// until the caller replays the same swap-removes on them (`Archetype::move_rows_to`),
+    /// and nothing may read the table meanwhile.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_entity(&mut self, row: usize) -> Option<Entity> {
+        self.entities.swap_remove(row);
+        self.entities.get(row).copied()
+    }
+
+    /// Appends `entity` to the entity column alone, ahead of its values (an insert run's
+    /// move); returns its row.
+    ///
+    /// # Safety
+    ///
+    /// The table has room for the row ([`Archetype::reserve_rows_amortized`]); the caller
+    /// pushes the row's values to every column before anything reads the table.
+    #[inline]
+    pub(crate) unsafe fn push_entity_ahead(&mut self, entity: Entity) -> u32 {
+        debug_assert!(self.entities.len() < self.entities.capacity());
+        self.entities.push(entity);
+        (self.entities.len() - 1) as u32
+    }
+
+    /// Replays on the value columns the swap-removes of `rows` (in order) that
+    /// [`Archetype::swap_remove_entity`] did on the entity column, pushing each removed
+    /// value to `dst`'s column of its component: column by column, each in one loop.
+    ///
+    /// # Safety
+    ///
+    /// Every component of this table is in `dst`; `rows` are the rows the entity column's
+    /// swap-removes took, in their order (so each is below the length at its turn); `dst`
+    /// has room for `rows.len()` more values in every column. `dst`'s columns of components
+    /// this table lacks are the caller's to fill.
+    pub(crate) unsafe fn move_rows_to<I>(&mut self, dst: &mut Archetype, rows: I)
+    where
+        I: Iterator<Item = usize> + Clone,
+    {
+        for (column, &component) in self.columns.as_mut_slice().iter_mut().zip(&self.components) {
+            let j = dst
+                .column_index(component)
+                .expect("the target table has every component of the source");
+            // SAFETY: the caller's promises, column by column: the same rows in the same
+            // order on a column of the same type, with room in `dst`'s.
+            unsafe { column.move_rows_to(&mut dst.columns_mut()[j], rows.clone()) };
+        }
+        debug_assert!(
+            self.columns()
+                .iter()
+                .all(|c| c.len() == self.entities.len())
+        );
     }
 
     /// Removes `row` by swap-remove: the last row moves into `row`. Each column's removed

@@ -312,6 +312,72 @@ impl Column {
         self.len = last;
     }
 
+    /// Swap-removes `rows` one after another, as [`Column::swap_remove_to_end`] would, each
+    /// removed value (and its change ticks) appended to `dst`: the rows an insert run moves
+    /// out of one table, in one loop with the copy's size fixed.
+    ///
+    /// # Safety
+    ///
+    /// `dst` holds the same type; each row is below this column's length at its turn; `dst`
+    /// has room for as many more values as `rows` yields.
+    pub(crate) unsafe fn move_rows_to<I>(&mut self, dst: &mut Column, rows: I)
+    where
+        I: Iterator<Item = usize> + Clone,
+    {
+        debug_assert_eq!(self.item, dst.item);
+        if let (Some(from), Some(to)) = (&mut self.ticks, &mut dst.ticks) {
+            for row in rows.clone() {
+                from.swap_remove(row);
+                to.push(from.removed());
+            }
+        }
+        /// The loop, with a constant-size copy for the common sizes (see [`copy_value`]).
+        macro_rules! sized {
+            ($($n:literal)*) => {
+                match self.item.size() {
+                    // SAFETY: forwarded from the caller, with the size fixed.
+                    $($n => unsafe { self.move_rows_sized::<$n, I>(dst, rows, $n) },)*
+                    // SAFETY: forwarded from the caller.
+                    size => unsafe { self.move_rows_sized::<0, I>(dst, rows, size) },
+                }
+            };
+        }
+        sized!(1 2 4 8 12 16 24 32 48 64)
+    }
+
+    /// [`Column::move_rows_to`] for values of `size` bytes; `N` is `size` when it is one of
+    /// the constant sizes, else 0 (and the copies take `size`).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Column::move_rows_to`].
+    #[inline(always)]
+    unsafe fn move_rows_sized<const N: usize, I>(&mut self, dst: &mut Column, rows: I, size: usize)
+    where
+        I: Iterator<Item = usize>,
+    {
+        let size = if N == 0 { size } else { N };
+        let base = self.data.as_ptr();
+        let mut out = dst.ptr_at(dst.len);
+        for row in rows {
+            debug_assert!(row < self.len && dst.len < dst.cap);
+            let last = self.len - 1;
+            let hole = base.wrapping_add(row * size);
+            // SAFETY: `row` and `last` are live rows of this column, `out` the free row past
+            // `dst`'s end (room promised), in different allocations or at distinct rows, so
+            // no copy overlaps: the removed value moves to `dst`, the last into its place.
+            unsafe {
+                ptr::copy_nonoverlapping(hole, out, size);
+                if row != last {
+                    ptr::copy_nonoverlapping(base.wrapping_add(last * size), hole, size);
+                }
+            }
+            out = out.wrapping_add(size);
+            self.len = last;
+            dst.len += 1;
+        }
+    }
+
     /// The change ticks of the row [`Column::swap_remove_to_end`] last left past the end
     /// (zero for an untracked column).
     #[inline]

@@ -20,6 +20,8 @@ use crate::component::DropFn;
 use crate::{Entity, Storage, WorldError};
 use arena::Arena;
 
+#[cfg(test)]
+pub(crate) use apply::ONE_BY_ONE;
 pub use batch::PendingBatch;
 pub use report::{ApplyStats, CommandKind, CommandSkipReason, SkippedCommand};
 
@@ -155,6 +157,8 @@ pub struct CommandBuffer {
     /// The component `component_of` last found, with its world's identity and type: a
     /// system recording one command per entity looks its type up once.
     last_type: Option<(u64, std::any::TypeId, ComponentId)>,
+    /// Scratch of an insert run being applied: each command's live target, or `None`.
+    run_targets: Vec<Option<Entity>>,
 }
 
 impl Default for CommandBuffer {
@@ -180,6 +184,7 @@ impl CommandBuffer {
             batches: Vec::new(),
             batch_columns: Vec::new(),
             last_type: None,
+            run_targets: Vec::new(),
         }
     }
 

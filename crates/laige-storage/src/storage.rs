@@ -2,12 +2,14 @@
 
 mod batch;
 mod changes;
+mod insert_run;
 mod ops;
 mod owner;
 mod sparse_ops;
 mod state;
 mod state_hash;
 
+pub(crate) use insert_run::RunValues;
 pub use ops::RowWriter;
 pub use owner::StorageOwner;
 pub use state::{StorageState, StorageStateError};
@@ -75,6 +77,8 @@ pub struct Storage {
     identity: u64,
     /// The change tick structural changes stamp tracked values with (see `storage/changes.rs`).
     change_tick: u64,
+    /// Scratch of `Storage::insert_run`, kept so a steady tick allocates nothing.
+    run: insert_run::RunScratch,
 }
 
 impl std::fmt::Debug for Storage {
@@ -117,6 +121,7 @@ impl Storage {
             diag,
             identity: NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed),
             change_tick: changes::FIRST_TICK,
+            run: insert_run::RunScratch::default(),
         }
     }
 

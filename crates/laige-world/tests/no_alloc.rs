@@ -495,6 +495,87 @@ fn a_tick_spawning_and_despawning_as_many_allocates_nothing() {
     );
 }
 
+/// Inserts `Vel` on every entity twice (one run of inserts over two tables, its second half
+/// replacing the first's values) and then `Tag` (a second run), for `remove_runs` to undo.
+fn insert_runs(ctx: &mut SystemContext<'_>) {
+    let (mut queries, mut commands, _) = ctx.split();
+    for pass in 0..2 {
+        queries
+            .each::<(Entity, &Pos)>(|(e, p)| commands.insert(e, Vel(p.0, pass as f32)))
+            .unwrap();
+    }
+    queries
+        .each::<(Entity, &Pos)>(|(e, _)| commands.insert(e, Tag))
+        .unwrap();
+}
+
+/// Removes what `insert_runs` added.
+fn remove_runs(ctx: &mut SystemContext<'_>) {
+    let (mut queries, mut commands, _) = ctx.split();
+    queries
+        .each::<(Entity, &Pos)>(|(e, _)| {
+            commands.remove::<Vel>(e);
+            commands.remove::<Tag>(e);
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_tick_with_insert_runs_allocates_nothing() {
+    let mut world = World::new(WorldOptions {
+        timing: false,
+        ..WorldOptions::default()
+    });
+    world.register_component::<Pos>().unwrap();
+    world
+        .register_component_with(ComponentOptions::<Vel>::new().tracked())
+        .unwrap();
+    world.register_component::<Tag>().unwrap();
+    world.register_component::<Spark>().unwrap();
+    world
+        .spawn_batch((0..300).map(|i| Pos(i as f32, 0.0)))
+        .unwrap();
+    world
+        .spawn_batch((0..300).map(|i| (Pos(i as f32, 1.0), Spark(i))))
+        .unwrap();
+    world
+        .system("InsertRuns", insert_runs)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .register()
+        .unwrap();
+    world
+        .system("RemoveRuns", remove_runs)
+        .budget_ms(1.0)
+        .reads::<Pos>()
+        .after("InsertRuns")
+        .register()
+        .unwrap();
+    let schedule = world.schedule().unwrap();
+    for _ in 0..10 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let before = allocs();
+    let mut hash = 0;
+    for _ in 0..100 {
+        world.run_systems(&schedule).unwrap();
+        hash = black_box(world.state_hash());
+    }
+    let counted = allocs() - before;
+    let mut with_vel = 0;
+    world.each::<&Vel>(|_| with_vel += 1).unwrap();
+    assert_eq!(
+        (world.len(), with_vel),
+        (600, 0),
+        "every tick undoes its inserts"
+    );
+    println!("insert-runs-zeroalloc iterations=100 allocs={counted} hash=0x{hash:016x}");
+    assert_eq!(
+        counted, 0,
+        "the insert-run steady state allocated {counted} times"
+    );
+}
+
 /// A tracked `Pos` and `Spark`: a writer marking a few rows through `Mut`, one marking
 /// every row through `&mut`, `Changed`/`Added` readers with `iter`, `each_chunk` and
 /// `par_each`, `Ref` reads, and churn through commands (spawns stamp ticks, despawns

@@ -2,7 +2,7 @@
 
 use super::{ApplyStats, CommandKind, CommandSkipReason};
 use super::{Command, CommandBuffer, Target};
-use crate::storage::RowWriter;
+use crate::storage::{RowWriter, RunValues};
 use crate::{Entity, Storage, WorldError};
 
 impl CommandBuffer {
@@ -32,10 +32,19 @@ impl Storage {
         buffer.resolved.clear();
         let mut i = 0;
         while i < buffer.commands.len() {
-            // Only a spawn can start a run: other commands skip both tests.
+            // Only a spawn or an insert can start a run: other commands skip the tests.
             let batched = match buffer.commands[i] {
                 Command::Spawn { .. } => spawn_run(self, buffer, i),
                 Command::SpawnRow { .. } => batch_run(self, buffer, i),
+                Command::Insert { .. } => {
+                    // It counts its own commands, some of which may be skipped.
+                    let run = insert_run(self, buffer, i, &mut stats);
+                    if run > 0 {
+                        i += run;
+                        continue;
+                    }
+                    0
+                }
                 _ => 0,
             };
             if batched > 0 {
@@ -248,6 +257,100 @@ fn batch_run(storage: &mut Storage, buffer: &mut CommandBuffer, start: usize) ->
         // Refused as a whole (cannot happen for a run cut to the room): the rows fail one by
         // one, each reported, through the single path.
         Err(_) => 0,
+    }
+}
+
+/// Applies the run of consecutive inserts of one table component that starts at command
+/// `start` table by table (`Storage::insert_run`), counting each command in `stats`, with
+/// the rows, values, drops, reports and skips of applying them one by one. Returns how many
+/// commands it applied or skipped; 0 when no run of two or more starts there, or the
+/// component is sparse (a sparse insert moves no row: it keeps the single path).
+fn insert_run(
+    storage: &mut Storage,
+    buffer: &mut CommandBuffer,
+    start: usize,
+    stats: &mut ApplyStats,
+) -> usize {
+    let Command::Insert { value, .. } = buffer.commands[start] else {
+        return 0;
+    };
+    let component = buffer.values[value as usize].component;
+    if storage.sparse_sets().get(component).is_some() {
+        return 0;
+    }
+    #[cfg(test)]
+    if ONE_BY_ONE.get() {
+        return 0;
+    }
+    let values = &buffer.values;
+    let run = buffer.commands[start..]
+        .iter()
+        .take_while(|c| {
+            matches!(c, Command::Insert { value, .. } if values[*value as usize].component == component)
+        })
+        .count();
+    if run < 2 {
+        return 0;
+    }
+    let kind = CommandKind::Insert(storage.components().get(component).name());
+    let mut targets = std::mem::take(&mut buffer.run_targets);
+    targets.clear();
+    // Stale targets are reported here, in command order, as one by one: liveness cannot
+    // change within a run of inserts.
+    for (i, command) in buffer.commands[start..start + run].iter().enumerate() {
+        let Command::Insert { target, .. } = *command else {
+            unreachable!("the run holds inserts only");
+        };
+        let (entity, skip) = match live_target(storage, buffer, target, "insert") {
+            Ok((entity, _)) => (Some(entity), None),
+            Err(reason) => (None, Some(reason)),
+        };
+        targets.push(entity);
+        stats.count(start + i, kind, skip);
+    }
+    let mut source = RunSource { buffer, start };
+    // SAFETY: the component is a table component (tested above; a resource is refused when
+    // recorded); each `Some` target is live (located above); `take` hands out a live value
+    // of the buffer recorded for that component, marking it moved (see `RunSource`).
+    unsafe { storage.insert_run(component, &targets, &mut source) };
+    source.buffer.run_targets = targets;
+    run
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by a test to apply inserts one by one, the reference `insert_run` is held to.
+    pub(crate) static ONE_BY_ONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The values of an insert run: item `i` is the value of command `start + i`.
+struct RunSource<'a> {
+    buffer: &'a mut CommandBuffer,
+    start: usize,
+}
+
+impl RunSource<'_> {
+    fn value_index(&self, item: usize) -> usize {
+        let Command::Insert { value, .. } = self.buffer.commands[self.start + item] else {
+            unreachable!("the run holds inserts only");
+        };
+        value as usize
+    }
+}
+
+impl RunValues for RunSource<'_> {
+    fn take(&mut self, item: usize) -> *mut u8 {
+        let index = self.value_index(item);
+        let value = &mut self.buffer.values[index];
+        debug_assert!(value.live);
+        // Marked moved first: the buffer never drops it, even if a later drop panics.
+        value.live = false;
+        self.buffer.arena.ptr(value.offset)
+    }
+
+    fn skip(&mut self, item: usize) {
+        let index = self.value_index(item);
+        self.buffer.drop_value(index);
     }
 }
 

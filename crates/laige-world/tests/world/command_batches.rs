@@ -1,7 +1,7 @@
 //! Applying runs of consecutive spawns of one component set as a batch: the same entities,
 //! rows, values, placeholders, failures and reports as applying them one by one.
 
-use laige_testkit::capture;
+use laige_testkit::{capture, render};
 use laige_world::{CommandBuffer, Entity, World, WorldOptions};
 
 use crate::support::{Counted, Counter, Health, Pos, Tag, named, pos, world, world_with};
@@ -68,6 +68,62 @@ fn a_run_of_spawns_matches_spawning_one_by_one() {
     assert!(batched.has::<Tag>(got[3]).unwrap());
     assert_eq!(batched.get::<Health>(got[27]).unwrap(), &Health(24));
     assert_eq!(batched.get::<Pos>(got[24]).unwrap(), &pos(21.0));
+}
+
+/// Entities in two tables (`Pos` and `(Pos, Health)`, interleaved), one of them with a
+/// `Tag` already, and one despawned: a world for insert runs.
+fn two_tables() -> (World, Vec<Entity>) {
+    let mut world = world();
+    let mut e = Vec::new();
+    for i in 0..12 {
+        e.push(match i % 2 {
+            0 => world.spawn((pos(i as f32),)).unwrap(),
+            _ => world.spawn((pos(i as f32), Health(i))).unwrap(),
+        });
+    }
+    world.insert(e[4], Tag).unwrap();
+    world.despawn(e[9]).unwrap();
+    (world, e)
+}
+
+#[test]
+fn a_run_of_inserts_matches_inserting_one_by_one() {
+    // Across both tables, with a dead target, one that has the component, and duplicates.
+    let order = [0, 1, 9, 4, 2, 3, 0, 11, 6, 9, 5, 8];
+    let (mut batched, e) = two_tables();
+    let mut buffer = CommandBuffer::new();
+    let mut cmds = batched.commands(&mut buffer);
+    for &i in &order {
+        cmds.insert(e[i], Tag);
+    }
+    let spawned = cmds.spawn((pos(99.0),));
+    cmds.insert(spawned, Tag);
+    cmds.insert(spawned, Health(99));
+    let (stats, got_events) = capture(|| batched.apply(&mut buffer).unwrap());
+    assert_eq!((stats.applied, stats.skipped), (13, 2));
+    assert_eq!(stats.first_skip.unwrap().index, 2, "the first dead target");
+
+    let (mut single, _) = two_tables();
+    let (_, want_events) = capture(|| {
+        for &i in &order {
+            let _ = single.insert(e[i], Tag);
+        }
+        let spawned = single.spawn((pos(99.0),)).unwrap();
+        single.insert(spawned, Tag).unwrap();
+        single.insert(spawned, Health(99)).unwrap();
+    });
+    // Two stale commands on one entity: the rate limiter lets the first report through.
+    assert_eq!(named(&got_events, "ecs/stale_entity_access").len(), 1);
+    assert_eq!(render(&got_events), render(&want_events));
+    assert_eq!(
+        rows(&batched),
+        rows(&single),
+        "the same rows, in the same order"
+    );
+    assert_eq!(batched.state_hash(), single.state_hash());
+    for &i in &order {
+        assert_eq!(batched.has::<Tag>(e[i]).ok(), single.has::<Tag>(e[i]).ok());
+    }
 }
 
 /// Applies eight spawns of counted values in a world with room for five; `alternate`
