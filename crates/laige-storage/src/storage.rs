@@ -327,6 +327,7 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by adding `component`.
+    #[inline]
     pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if self.last_add.0 == from && self.last_add.1 == Some(component) {
             return self.last_add.2;
@@ -351,6 +352,7 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by removing `component`.
+    #[inline]
     pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if self.last_remove.0 == from && self.last_remove.1 == Some(component) {
             return self.last_remove.2;
