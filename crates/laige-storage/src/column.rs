@@ -206,8 +206,10 @@ impl Column {
         }
         debug_assert!(self.len < self.cap);
         debug_assert_eq!(self.item.size(), size_of::<T>());
+        // A typed step: the row's address without a multiply by the run-time size.
+        let dst = self.data.as_ptr().cast::<T>().wrapping_add(self.len);
         // SAFETY: as for `push`; the column's values are `T`s, aligned in its allocation.
-        unsafe { ptr::copy_nonoverlapping(src, self.ptr_at(self.len).cast::<T>(), 1) };
+        unsafe { ptr::copy_nonoverlapping(src, dst, 1) };
         self.len += 1;
     }
 

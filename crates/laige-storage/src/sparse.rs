@@ -73,6 +73,17 @@ impl SparseSet {
         (at != ABSENT && self.entities.get(at as usize) == Some(&entity)).then_some(at as usize)
     }
 
+    /// [`SparseSet::position`] of an entity the caller knows is live: the index alone
+    /// answers (a despawn clears the slot's entry, so a live entity's entry is its own), with
+    /// no read of the dense entities. For a stale handle the answer may be another entity's
+    /// position, never one out of bounds: every entry is absent or below the length.
+    #[inline]
+    fn position_live(&self, entity: Entity) -> Option<usize> {
+        let at = *self.index.get(entity.index() as usize)?;
+        debug_assert!(at == ABSENT || self.entities[at as usize] == entity);
+        (at != ABSENT).then_some(at as usize)
+    }
+
     /// Whether `entity` has a value.
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {
@@ -150,7 +161,8 @@ impl SparseSet {
         self.entities.push(entity);
     }
 
-    /// [`SparseSet::insert`] of a value of the set's type `T`, with typed moves.
+    /// [`SparseSet::insert`] of a value of the set's type `T`, with typed moves, for a live
+    /// `entity` (a stale handle's value would go to the slot's current entity instead).
     ///
     /// # Safety
     ///
@@ -158,7 +170,7 @@ impl SparseSet {
     #[inline]
     pub(crate) unsafe fn insert_typed<T>(&mut self, entity: Entity, value: T, tick: u64) {
         let slot = entity.index() as usize;
-        if let Some(at) = self.position(entity) {
+        if let Some(at) = self.position_live(entity) {
             if let Some(ticks) = self.values.ticks_mut() {
                 ticks.set_changed(at, tick);
             }
@@ -185,14 +197,15 @@ impl SparseSet {
         self.entities.push(entity);
     }
 
-    /// [`SparseSet::remove`] of a value of the set's type `T`, returned, with typed moves.
+    /// [`SparseSet::remove`] of a value of the set's type `T`, returned, with typed moves,
+    /// for a live `entity` (a stale handle would take the slot's current entity's value).
     ///
     /// # Safety
     ///
     /// `T` is the set's type.
     #[inline]
     pub(crate) unsafe fn remove_typed<T>(&mut self, entity: Entity) -> Option<T> {
-        let at = self.position(entity)?;
+        let at = self.position_live(entity)?;
         let last = self.entities.len() - 1;
         self.entities.swap_remove(at);
         if let Some(&moved) = self.entities.get(at) {
@@ -202,14 +215,16 @@ impl SparseSet {
         if let Some(ticks) = self.values.ticks_mut() {
             ticks.swap_remove(at);
         }
-        let (hole, end) = (self.values.ptr_at(at).cast::<T>(), self.values.ptr_at(last));
+        // Typed steps: no multiply by the run-time size.
+        let base = self.values.data().as_ptr().cast::<T>();
+        let (hole, end) = (base.wrapping_add(at), base.wrapping_add(last));
         // SAFETY: rows `at` and `last` hold live `T`s (the caller's promise about the type);
         // the value at `at` is read out, the last moved into its place (when they differ),
         // and the column shortened by one, so each value has one owner. Nothing here panics.
         unsafe {
             let value = std::ptr::read(hole);
             if at != last {
-                std::ptr::copy_nonoverlapping(end.cast::<T>(), hole, 1);
+                std::ptr::copy_nonoverlapping(end, hole, 1);
             }
             self.values.forget_last();
             Some(value)

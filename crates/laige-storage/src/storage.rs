@@ -59,9 +59,9 @@ pub struct Storage {
     /// The signature `archetype_for` last looked up, and its archetype: spawns of one bundle
     /// type in a row skip the map.
     last_lookup: (ComponentSet, u32),
-    /// The component `require_mut` last found: a structural change repeated on one type
-    /// skips the type index.
-    last_required: Option<ComponentId>,
+    /// The component `require_mut` last found, with its type: a structural change repeated
+    /// on one type skips the type index (and the registry: the type is compared here).
+    last_required: Option<(std::any::TypeId, ComponentId)>,
     /// The add and remove edges last taken, `(from, component, to)`: a run of inserts (or
     /// removes) of one component on entities of one table finds its target table at once.
     last_add: (u32, Option<ComponentId>, u32),
@@ -231,13 +231,13 @@ impl Storage {
     /// [`Storage::require`], remembering the answer for the next call with the same type.
     #[inline]
     pub fn require_mut<T: 'static>(&mut self) -> Result<ComponentId, WorldError> {
-        if let Some(id) = self.last_required
-            && self.components.get(id).type_id() == std::any::TypeId::of::<T>()
+        if let Some((type_id, id)) = self.last_required
+            && type_id == std::any::TypeId::of::<T>()
         {
             return Ok(id);
         }
         let id = self.require::<T>()?;
-        self.last_required = Some(id);
+        self.last_required = Some((std::any::TypeId::of::<T>(), id));
         Ok(id)
     }
 
@@ -327,6 +327,7 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by adding `component`.
+    #[inline]
     pub(crate) fn add_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if self.last_add.0 == from && self.last_add.1 == Some(component) {
             return self.last_add.2;
@@ -351,6 +352,7 @@ impl Storage {
     }
 
     /// The archetype reached from `from` by removing `component`.
+    #[inline]
     pub(crate) fn remove_target(&mut self, from: u32, component: ComponentId) -> u32 {
         if self.last_remove.0 == from && self.last_remove.1 == Some(component) {
             return self.last_remove.2;

@@ -31,17 +31,22 @@ impl Storage {
         let mut stats = ApplyStats::default();
         buffer.resolved.clear();
         let mut i = 0;
+        // Commands before this one are inserts already found to need the single path (a
+        // sparse component's run): they skip the run test.
+        let mut single_until = 0;
         while i < buffer.commands.len() {
             // Only a spawn or an insert can start a run: other commands skip the tests.
             let batched = match buffer.commands[i] {
                 Command::Spawn { .. } => spawn_run(self, buffer, i),
                 Command::SpawnRow { .. } => batch_run(self, buffer, i),
-                Command::Insert { .. } => {
+                Command::Insert { .. } if i >= single_until => {
                     // It counts its own commands, some of which may be skipped.
-                    let run = insert_run(self, buffer, i, &mut stats);
-                    if run > 0 {
-                        i += run;
-                        continue;
+                    match insert_run(self, buffer, i, &mut stats) {
+                        InsertRun::Applied(run) => {
+                            i += run;
+                            continue;
+                        }
+                        InsertRun::Single(run) => single_until = i + run,
                     }
                     0
                 }
@@ -260,28 +265,28 @@ fn batch_run(storage: &mut Storage, buffer: &mut CommandBuffer, start: usize) ->
     }
 }
 
+/// What [`insert_run`] did with the inserts at its start.
+enum InsertRun {
+    /// Applied (or skipped) this many commands.
+    Applied(usize),
+    /// Applied none: this many commands, from the start, take the single path.
+    Single(usize),
+}
+
 /// Applies the run of consecutive inserts of one table component that starts at command
 /// `start` table by table (`Storage::insert_run`), counting each command in `stats`, with
-/// the rows, values, drops, reports and skips of applying them one by one. Returns how many
-/// commands it applied or skipped; 0 when no run of two or more starts there, or the
-/// component is sparse (a sparse insert moves no row: it keeps the single path).
+/// the rows, values, drops, reports and skips of applying them one by one. A run of one, or
+/// of a sparse component (whose insert moves no row), is left to the single path.
 fn insert_run(
     storage: &mut Storage,
     buffer: &mut CommandBuffer,
     start: usize,
     stats: &mut ApplyStats,
-) -> usize {
+) -> InsertRun {
     let Command::Insert { value, .. } = buffer.commands[start] else {
-        return 0;
+        return InsertRun::Single(1);
     };
     let component = buffer.values[value as usize].component;
-    if storage.sparse_sets().get(component).is_some() {
-        return 0;
-    }
-    #[cfg(test)]
-    if ONE_BY_ONE.get() {
-        return 0;
-    }
     let values = &buffer.values;
     let run = buffer.commands[start..]
         .iter()
@@ -289,8 +294,12 @@ fn insert_run(
             matches!(c, Command::Insert { value, .. } if values[*value as usize].component == component)
         })
         .count();
-    if run < 2 {
-        return 0;
+    #[cfg(test)]
+    if ONE_BY_ONE.get() {
+        return InsertRun::Single(run);
+    }
+    if run < 2 || storage.sparse_sets().get(component).is_some() {
+        return InsertRun::Single(run);
     }
     let kind = CommandKind::Insert(storage.components().get(component).name());
     let mut targets = std::mem::take(&mut buffer.run_targets);
@@ -314,7 +323,7 @@ fn insert_run(
     // of the buffer recorded for that component, marking it moved (see `RunSource`).
     unsafe { storage.insert_run(component, &targets, &mut source) };
     source.buffer.run_targets = targets;
-    run
+    InsertRun::Applied(run)
 }
 
 #[cfg(test)]

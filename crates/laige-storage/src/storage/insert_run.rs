@@ -150,25 +150,31 @@ impl Storage {
         targets: &[Option<Entity>],
         scratch: &mut RunScratch,
     ) {
+        // The last source table lacking the component, and its target: consecutive
+        // entities of one table skip the lookups.
+        let mut last = (u32::MAX, 0usize);
         for &entity in targets.iter().flatten() {
             let Some(location) = self.entities.location(entity) else {
                 continue;
             };
             let from = location.archetype;
-            if self.archetypes[from as usize]
-                .column_index(component)
-                .is_some()
-            {
-                continue;
+            if from != last.0 {
+                if self.archetypes[from as usize]
+                    .column_index(component)
+                    .is_some()
+                {
+                    continue;
+                }
+                let to = self.add_target(from, component) as usize;
+                if scratch.incoming.len() <= to {
+                    scratch.incoming.resize(to + 1, 0);
+                }
+                if scratch.incoming[to] == 0 {
+                    scratch.targets.push(to as u32);
+                }
+                last = (from, to);
             }
-            let to = self.add_target(from, component) as usize;
-            if scratch.incoming.len() <= to {
-                scratch.incoming.resize(to + 1, 0);
-            }
-            if scratch.incoming[to] == 0 {
-                scratch.targets.push(to as u32);
-            }
-            scratch.incoming[to] += 1;
+            scratch.incoming[last.1] += 1;
         }
         for &to in &scratch.targets {
             let rows = std::mem::take(&mut scratch.incoming[to as usize]);
@@ -190,8 +196,9 @@ impl Storage {
     ) -> bool {
         let mut first_table = None;
         let mut mixed = false;
-        for (item, &target) in targets.iter().enumerate() {
-            let item = item as u32;
+        let mut item = 0;
+        while item < targets.len() {
+            let target = targets[item];
             let Some((entity, location)) =
                 target.and_then(|e| Some((e, self.entities.location(e)?)))
             else {
@@ -199,8 +206,9 @@ impl Storage {
                 scratch.rest.push(Rest {
                     table: SKIPPED,
                     row: 0,
-                    item,
+                    item: item as u32,
                 });
+                item += 1;
                 continue;
             };
             let from = location.archetype;
@@ -211,8 +219,9 @@ impl Storage {
                 scratch.rest.push(Rest {
                     table: from,
                     row: location.row,
-                    item,
+                    item: item as u32,
                 });
+                item += 1;
                 continue;
             }
             mixed |= *first_table.get_or_insert(from) != from;
@@ -223,21 +232,34 @@ impl Storage {
             else {
                 unreachable!("adding a component always changes the archetype");
             };
-            // SAFETY: the entity is live at `location`, so its row is in bounds; pass 2
-            // replays this swap-remove on the value columns before anything reads the table.
-            let moved = unsafe { src.swap_remove_entity(location.row as usize) };
-            // SAFETY: `reserve_run` counted this move; pass 2 pushes the row's values.
-            let row = unsafe { dst.push_entity_ahead(entity) };
-            self.entities
-                .set_location(entity, Location { archetype: to, row });
-            if let Some(moved) = moved {
-                self.entities.set_location(moved, location);
+            let entities = &mut self.entities;
+            // This move and those of the next items in the same table, with the tables
+            // borrowed once.
+            let mut next = Some((entity, location));
+            while let Some((entity, location)) = next {
+                // SAFETY: the entity is live at `location`, so its row is in bounds; pass 2
+                // replays this swap-remove on the value columns before anything reads the
+                // table.
+                let moved = unsafe { src.swap_remove_entity(location.row as usize) };
+                // SAFETY: `reserve_run` counted this move; pass 2 pushes the row's values.
+                let row = unsafe { dst.push_entity_ahead(entity) };
+                entities.set_location(entity, Location { archetype: to, row });
+                if let Some(moved) = moved {
+                    entities.set_location(moved, location);
+                }
+                scratch.steps.push(Step {
+                    table: from,
+                    row: location.row,
+                    item: item as u32,
+                });
+                item += 1;
+                next = targets
+                    .get(item)
+                    .copied()
+                    .flatten()
+                    .and_then(|e| Some((e, entities.location(e)?)))
+                    .filter(|(_, l)| l.archetype == from);
             }
-            scratch.steps.push(Step {
-                table: from,
-                row: location.row,
-                item,
-            });
         }
         mixed
     }

@@ -39,7 +39,7 @@ impl Storage {
     ///
     /// # Safety
     ///
-    /// `component` is `T`'s id.
+    /// `entity` is live; `component` is `T`'s id.
     #[inline]
     pub unsafe fn remove_sparse<T: 'static>(
         &mut self,
@@ -50,8 +50,10 @@ impl Storage {
             self.components.get(component).type_id(),
             std::any::TypeId::of::<T>()
         );
+        debug_assert!(self.is_alive(entity));
         let set = self.sparse.get_mut(component)?;
-        // SAFETY: `T` is the set's type (the caller's promise about `component`).
+        // SAFETY: `T` is the set's type (the caller's promise about `component`); the entity
+        // is live, as `remove_typed` needs.
         Some(unsafe { set.remove_typed(entity) })
     }
 }

@@ -209,6 +209,8 @@ impl Storage {
     ///
     /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`]; `value` is
     /// dropped.
+    // Inlined: the sparse path is a few loads and stores, which a call would double.
+    #[inline]
     pub fn insert<T: Send + Sync + 'static>(
         &mut self,
         entity: Entity,
@@ -234,13 +236,16 @@ impl Storage {
     /// # Errors
     ///
     /// [`WorldError::StaleEntity`] or [`WorldError::UnregisteredComponent`].
+    // Inlined, as `insert` is.
+    #[inline]
     pub fn remove<T: Send + Sync + 'static>(
         &mut self,
         entity: Entity,
     ) -> Result<Option<T>, WorldError> {
         let location = self.locate(entity, "remove")?;
         let component = self.require_mut::<T>()?;
-        // SAFETY: `component` is `T`'s id (looked up by type).
+        // SAFETY: the entity is live (located above); `component` is `T`'s id (looked up by
+        // type).
         if let Some(removed) = unsafe { self.remove_sparse::<T>(entity, component) } {
             return Ok(removed);
         }
