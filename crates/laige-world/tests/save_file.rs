@@ -51,14 +51,11 @@ impl Component for Stun {
         ComponentOptions::new().hashed().sparse().tracked().serde()
     }
 }
-/// Tracked in a table: a `Changed<Burn>` watcher sees the saved ticks.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// Tracked in a table: a `Changed<Burn>` watcher sees the saved ticks. Registered by the
+/// derive's `serde` option.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Component)]
+#[component(hashed, tracked, serde)]
 struct Burn(u8);
-impl Component for Burn {
-    fn component_options() -> ComponentOptions<Self> {
-        ComponentOptions::new().hashed().tracked().serde()
-    }
-}
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Score(u64, Vec<u64>);
