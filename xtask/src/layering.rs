@@ -52,10 +52,18 @@ pub const LAYERING: &[Layer] = &[
         &["laige-depspec", "laige-diag", "tracing"],
         false,
     ),
-    // Storage under the tick layer: it knows no schedule, runner or executor.
+    // Storage under the tick layer: it knows no schedule, runner or executor. Feature
+    // `serde` writes save files: serde's data model, postcard and serde_json (ADR 0019).
     layer(
         "laige-storage",
-        &["arrayvec", "laige-diag", "laige-registry"],
+        &[
+            "arrayvec",
+            "laige-diag",
+            "laige-registry",
+            "postcard",
+            "serde",
+            "serde_json",
+        ],
         true,
     ),
     // Typed, checked queries over the storage's tables, and a system's declared access.
@@ -111,6 +119,7 @@ pub const LAYERING: &[Layer] = &[
             "laige-executor",
             "laige-derive",
             "rand_core",
+            "serde",
             "tracing",
         ],
         true,

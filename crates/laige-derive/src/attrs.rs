@@ -20,6 +20,8 @@ pub(crate) struct ComponentAttrs {
     pub saved_copy: Option<Span>,
     /// The span of the `sparse` key, when given.
     pub sparse: Option<Span>,
+    /// The span of the `serde` key, when given.
+    pub serde: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -46,11 +48,13 @@ pub(crate) fn component(attrs: &[Attribute]) -> syn::Result<ComponentAttrs> {
                 set_flag(&meta, &mut res.saved_copy)
             } else if meta.path.is_ident("sparse") {
                 set_flag(&meta, &mut res.sparse)
+            } else if meta.path.is_ident("serde") {
+                set_flag(&meta, &mut res.serde)
             } else if meta.path.is_ident("crate") {
                 set_crate(&meta, &mut res.krate)
             } else {
                 Err(meta.error(format!(
-                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked`, `saved`, `saved_copy`, `sparse` or `crate = path`",
+                    "unknown `component` option `{}`; expected `hashed`, `versioned`, `tracked`, `saved`, `saved_copy`, `sparse`, `serde` or `crate = path`",
                     path_name(&meta.path)
                 )))
             }

@@ -73,6 +73,16 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     if let Some(span) = attrs.sparse {
         options = quote_spanned!(span=> #options.sparse());
     }
+    if let Some(span) = attrs.serde {
+        options = quote_spanned!(span=> #options.serde());
+        if generic {
+            where_clause.predicates.push(parse_quote_spanned!(span=>
+                #name #ty_generics: ::core::clone::Clone
+                    + ::serde::Serialize
+                    + ::serde::de::DeserializeOwned
+            ));
+        }
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
     let any_option = attrs.hashed.is_some()
@@ -80,7 +90,8 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         || attrs.tracked.is_some()
         || attrs.saved.is_some()
         || attrs.saved_copy.is_some()
-        || attrs.sparse.is_some();
+        || attrs.sparse.is_some()
+        || attrs.serde.is_some();
     let options_fn = any_option.then(|| {
         quote! {
             #[inline]

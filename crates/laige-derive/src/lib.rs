@@ -28,6 +28,9 @@
 //!   (docs/api/changes.md);
 //! - `saved`: `World::save_state` saves it, cloning (needs `Clone`; `versioned` implies it);
 //! - `saved_copy`: `World::save_state` saves it as bytes, whole columns at once (needs `Copy`);
+//! - `serde`: save files hold it (`WorldState::to_binary`, feature `serde`; needs `Clone`,
+//!   `serde::Serialize` and `serde::de::DeserializeOwned`, and implies `saved` unless
+//!   `saved_copy` is given);
 //! - `crate = path`: where the laige items are, when the default cannot find them (below).
 //!
 //! The options become `Component::component_options()`, which

@@ -694,6 +694,11 @@ impl RunTicks {
         }
     }
 
+    /// Ticks with both parts given (a world state read back from a save file).
+    pub const fn new(last_run: u64, this_run: u64) -> Self {
+        Self { last_run, this_run }
+    }
+
     /// The tick of the previous run (0 before the first).
     #[inline]
     pub const fn last_run(&self) -> u64 {

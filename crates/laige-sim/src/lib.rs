@@ -82,7 +82,8 @@ pub use laige_registry::system;
 /// run conditions and named resources (`Condition`, `not`, `resource_equals`,
 /// `resource_matches`, `every_n_ticks`, `not_empty`, `Pending`, `SkipReason`, `NamedRes`, `NamedResMut`,
 /// `ResourceName`, `resource_name!`), a tick's outcome (`TickError`), data-parallel batches (`Batch`), the PRNG (`Prng`),
-/// rollback (`WorldState`, `StateRing`, `StateError`), and
+/// rollback (`WorldState`, `StateRing`, `StateError`, and with feature `serde` the save
+/// files' `SaveFileError`), and
 /// the names of scheduling, execution and timing (`Access`, `Budget`, `ComponentId`,
 /// `SystemDef`, `SystemId`, `Layout`, `Schedule`, `ChosenMode`, `ExecutorOptions`, `Mode`,
 /// `TimingStats`, `Diagnostics`).
@@ -111,6 +112,9 @@ pub mod prelude {
     };
     // Rollback and save games: a world's whole state, and the ring of the last ticks'.
     pub use laige_world::{StateError, StateRing, WorldState};
+    // Save files (feature `serde`): `WorldState::to_binary` / `to_json` and back.
+    #[cfg(feature = "serde")]
+    pub use laige_world::SaveFileError;
     // Scheduling, execution and timing.
     pub use laige_diag::Diagnostics;
     pub use laige_executor::{ChosenMode, ExecutorOptions, Mode};

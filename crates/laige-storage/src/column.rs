@@ -250,6 +250,22 @@ impl Column {
         self.len += 1;
     }
 
+    /// Counts the value written in place at [`Column::ptr_at`]`(len)` as the new last row, with
+    /// `ticks` when the column is tracked (a save file being read).
+    ///
+    /// # Safety
+    ///
+    /// `len < cap`, and row `len` holds a valid value of the column's type that nothing else
+    /// owns.
+    #[cfg(feature = "serde")]
+    pub(crate) unsafe fn push_written(&mut self, ticks: ComponentTicks) {
+        debug_assert!(self.len < self.cap);
+        if let Some(column) = &mut self.ticks {
+            column.push(ticks);
+        }
+        self.len += 1;
+    }
+
     /// Counts the first `len` rows as the column's values, written in place through
     /// [`Column::ptr_at`] (the parallel snapshot refresh fills rows out of order).
     ///

@@ -147,6 +147,8 @@ pub struct ComponentOptions<T> {
     clone_fn: Option<CloneFn>,
     tracked: bool,
     save: Option<SaveFn>,
+    #[cfg(feature = "serde")]
+    serde: Option<&'static crate::file::SerdeFns>,
     sparse: bool,
     component: PhantomData<fn() -> T>,
 }
@@ -160,6 +162,8 @@ impl<T: Component> ComponentOptions<T> {
             clone_fn: None,
             tracked: false,
             save: None,
+            #[cfg(feature = "serde")]
+            serde: None,
             sparse: false,
             component: PhantomData,
         }
@@ -218,6 +222,22 @@ impl<T: Component> ComponentOptions<T> {
         self.save = Some(SaveFn::Bytes);
         self
     }
+
+    /// The component is written to save files (`WorldState::to_binary` and `to_json`) and
+    /// read back, through its serde impls. A file holds a saved state, so this saves the
+    /// component too: by `Clone`, unless [`ComponentOptions::saved_copy`] chose bytes (in
+    /// either order). Feature `serde`.
+    #[cfg(feature = "serde")]
+    pub fn serde(mut self) -> Self
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        self.serde = Some(crate::file::SerdeFns::of::<T>());
+        if self.save.is_none() {
+            self.save = Some(SaveFn::cloned::<T>());
+        }
+        self
+    }
 }
 
 impl<T: Component> ComponentOptions<T> {
@@ -255,6 +275,18 @@ impl<T> ComponentOptions<T> {
     /// Whether the component is stored in a sparse set ([`ComponentOptions::sparse`]).
     pub const fn is_sparse(&self) -> bool {
         self.sparse
+    }
+
+    /// Whether save files hold the component ([`ComponentOptions::serde`]).
+    #[cfg(feature = "serde")]
+    pub const fn is_serde(&self) -> bool {
+        self.serde.is_some()
+    }
+
+    /// The serde functions the options chose.
+    #[cfg(feature = "serde")]
+    pub(crate) const fn serde_fns(&self) -> Option<&'static crate::file::SerdeFns> {
+        self.serde
     }
 
     /// The type-erased hash and clone functions the options chose.
@@ -502,6 +534,10 @@ pub struct Components {
     /// order or id: lookups compare both keys).
     named: Vec<(TypeId, &'static str, ComponentId)>,
     sparse: ComponentSet,
+    /// By id, how save files write and read the type (`ComponentOptions::serde`); beside
+    /// the infos, which stay small.
+    #[cfg(feature = "serde")]
+    serde: Vec<Option<&'static crate::file::SerdeFns>>,
 }
 
 impl Components {
@@ -531,6 +567,8 @@ impl Components {
             tracked: false,
             sparse: false,
         });
+        #[cfg(feature = "serde")]
+        self.serde.push(None);
         self.by_type.insert(type_id, id);
         Ok(id)
     }
@@ -562,6 +600,8 @@ impl Components {
             save: None,
             sparse: false,
         });
+        #[cfg(feature = "serde")]
+        self.serde.push(None);
         self.resources.insert(id);
         self.named.push((TypeId::of::<T>(), label, id));
         Ok(id)
@@ -629,6 +669,39 @@ impl Components {
         let info = &mut self.infos[id.index()];
         debug_assert!(info.type_id == TypeId::of::<T>());
         info.save = Some(SaveFn::cloned::<T>());
+    }
+
+    /// Makes the values of `id` (of type `T`) written to save files, and saved (cloned).
+    #[cfg(feature = "serde")]
+    pub(crate) fn set_serde<T>(&mut self, id: ComponentId)
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        self.set_saved::<T>(id);
+        self.serde[id.index()] = Some(crate::file::SerdeFns::of::<T>());
+    }
+
+    /// Sets how save files write component `id` (at registration, from its options).
+    #[cfg(feature = "serde")]
+    pub(crate) fn set_serde_fns(
+        &mut self,
+        id: ComponentId,
+        fns: Option<&'static crate::file::SerdeFns>,
+    ) {
+        self.serde[id.index()] = fns;
+    }
+
+    /// How save files write and read type `id`, if it is registered with serde.
+    #[cfg(feature = "serde")]
+    pub(crate) fn serde_fns(&self, id: ComponentId) -> Option<&'static crate::file::SerdeFns> {
+        self.serde.get(id.index()).copied().flatten()
+    }
+
+    /// Whether save files hold type `id`'s values ([`ComponentOptions::serde`], or a resource
+    /// marked with `World::serde_resource`). Feature `serde`.
+    #[cfg(feature = "serde")]
+    pub fn is_serde(&self, id: ComponentId) -> bool {
+        self.serde_fns(id).is_some()
     }
 
     /// Sets how component `id` is saved (at registration, from its options).

@@ -91,6 +91,30 @@ pub(crate) struct Slot {
     row: u32,
 }
 
+#[cfg(feature = "serde")]
+impl Slot {
+    /// Its parts for a save file: generation, table (`None` when free) and row.
+    pub(crate) fn parts(self) -> (u32, Option<u32>, u32) {
+        let table = (self.archetype != DEAD).then_some(self.archetype);
+        (self.generation.get(), table, self.row)
+    }
+
+    /// A slot from a save file's parts; `None` for generation 0 or table `u32::MAX`. Whether
+    /// it matches the tables is for the file's reader to check.
+    pub(crate) fn from_parts(generation: u32, table: Option<u32>, row: u32) -> Option<Self> {
+        let archetype = match table {
+            Some(DEAD) => return None,
+            Some(table) => table,
+            None => DEAD,
+        };
+        Some(Self {
+            generation: NonZeroU32::new(generation)?,
+            archetype,
+            row,
+        })
+    }
+}
+
 /// The slot table: generations, liveness and locations, plus the free list.
 ///
 /// Slot reuse is LIFO: a despawned slot goes on top of a stack, and the next spawn takes the

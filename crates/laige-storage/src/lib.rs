@@ -47,6 +47,8 @@ pub mod command;
 pub mod component;
 pub mod entity;
 mod error;
+#[cfg(feature = "serde")]
+pub mod file;
 mod hash;
 pub mod resource;
 pub mod snapshot;
@@ -61,6 +63,8 @@ pub use component::{
 };
 pub use entity::Entity;
 pub use error::{QueryError, WorldError};
+#[cfg(feature = "serde")]
+pub use file::{SaveFileError, SaveReader, SaveWriter};
 pub use hash::{StateHash, StateHasher};
 pub use snapshot::SnapshotView;
 pub use sparse::{SparseSet, SparseSets};

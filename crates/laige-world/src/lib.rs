@@ -120,6 +120,8 @@ pub use laige_record::{
     skip_code, skip_token,
 };
 pub use laige_registry::{Access, Budget, ComponentId, ComponentSet, RegisterError, SystemId};
+#[cfg(feature = "serde")]
+pub use laige_storage::SaveFileError;
 pub use laige_storage::{
     Archetype, ArchetypeId, Bundle, Component, ComponentInfo, ComponentOptions, ComponentTicks,
     Components, Entity, Join, MAX_BUNDLE, MAX_BUNDLE_TUPLE, MAX_COMPONENT_TYPES, QueryError,

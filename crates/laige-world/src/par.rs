@@ -92,8 +92,10 @@ impl BatchScratch {
         self.loops().count
     }
 
-    /// Sets the loop count (a restore).
-    pub(crate) fn set_loops_run(&mut self, count: u64) {
+    /// Sets the root seed and the loop count (a restore; the seed differs when the state
+    /// came from a world of another seed, through a save file).
+    pub(crate) fn set_loops_run(&mut self, seed: u64, count: u64) {
+        self.seed = seed;
         self.loops().count = count;
     }
 

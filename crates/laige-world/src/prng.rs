@@ -66,6 +66,12 @@ impl Prng {
         self.seed
     }
 
+    /// The generator with these parts (a world state read back from a save file).
+    #[cfg(feature = "serde")]
+    pub(crate) const fn from_parts(seed: u64, (s0, s1): (u64, u64)) -> Self {
+        Self { seed, s0, s1 }
+    }
+
     /// The two state words, for hashing and replays.
     pub const fn state(&self) -> (u64, u64) {
         (self.s0, self.s1)

@@ -64,6 +64,27 @@ impl World {
         Ok(id)
     }
 
+    /// Makes the resource type `T` written to save files ([`WorldState::to_binary`],
+    /// [`WorldState::to_json`]) and read back through its serde impls, registering it as a
+    /// resource the first time. It is saved too (cloned, as [`World::save_resource`] does):
+    /// a file holds a saved state. Feature `serde`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::insert_resource`].
+    ///
+    /// [`WorldState::to_binary`]: crate::WorldState::to_binary
+    /// [`WorldState::to_json`]: crate::WorldState::to_json
+    #[cfg(feature = "serde")]
+    pub fn serde_resource<T>(&mut self) -> Result<ComponentId, WorldError>
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    {
+        let id = self.resource_id::<T>()?;
+        self.storage.serde_resource::<T>();
+        Ok(id)
+    }
+
     /// The id of resource type `T`, registering it the first time.
     fn resource_id<T: Send + Sync + 'static>(&mut self) -> Result<ComponentId, WorldError> {
         match self.storage.components().id_of::<T>() {
@@ -261,6 +282,22 @@ impl World {
     ) -> Result<(), WorldError> {
         self.named_id::<T>(name)?;
         self.storage.save_named_resource::<T>(name);
+        Ok(())
+    }
+
+    /// Makes the resource of type `T` named `name` written to save files and read back, and
+    /// saved, as [`World::serde_resource`] does for a plain one. Feature `serde`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`World::named_resource`], when no such resource is registered.
+    #[cfg(feature = "serde")]
+    pub fn serde_named_resource<T>(&mut self, name: &str) -> Result<(), WorldError>
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        self.named_id::<T>(name)?;
+        self.storage.serde_named_resource::<T>(name);
         Ok(())
     }
 

@@ -9,6 +9,8 @@
 //! kind of state (event queues, change ticks) is one more field and one more impl, listed in
 //! [`WorldState::sections`] and [`WorldState::sections_mut`].
 
+#[cfg(feature = "serde")]
+mod file;
 mod ring;
 
 use std::any::Any;

@@ -367,7 +367,10 @@ fn par_run(threads: Option<usize>) -> u64 {
     // 667 stunned entities gain 1 or 2 a tick; the others move by 1 or 2 a tick.
     assert_eq!(
         stunned,
-        (0..2000u64).step_by(3).map(|i| i + 3 * (1 + i % 2)).sum()
+        (0..2000u64)
+            .step_by(3)
+            .map(|i| i + 3 * (1 + i % 2))
+            .sum::<u64>()
     );
     let free: f64 = (0..2000u32)
         .filter(|i| i % 3 != 0)

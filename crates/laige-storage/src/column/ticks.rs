@@ -382,6 +382,12 @@ impl ColumnTicks {
         self.removed = src.removed;
     }
 
+    /// Sets the ticks [`ColumnTicks::removed`] reports (a save file being read).
+    #[cfg(feature = "serde")]
+    pub(crate) fn set_removed(&mut self, ticks: ComponentTicks) {
+        self.removed = ticks;
+    }
+
     /// Marks `row` changed at `tick` (a replaced value), with exclusive access.
     pub(crate) fn set_changed(&mut self, row: usize, tick: u64) {
         self.changed.set(row, tick);

@@ -17,6 +17,9 @@ use crate::component::{ComponentInfo, Components, SaveFn};
 use crate::entity::Slot;
 use crate::{Entity, Storage};
 
+#[cfg(feature = "serde")]
+mod file;
+
 /// Why a storage could not be saved into a state, or a state restored into a storage.
 ///
 /// The tick layer wraps it in its own error (`laige_world::StateError`), which carries the

@@ -31,6 +31,8 @@ impl Storage {
             self.components.mark_tracked(id);
         }
         self.components.set_save_fn(id, options.save_fn());
+        #[cfg(feature = "serde")]
+        self.components.set_serde_fns(id, options.serde_fns());
         if options.is_sparse() {
             self.components.mark_sparse(id);
             self.sparse.add(&self.components, id);
@@ -146,6 +148,38 @@ impl Storage {
         match self.resource_id::<T>() {
             Some(id) => {
                 self.components.set_saved::<T>(id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Makes the resource type `T` written to save files and read back through its serde
+    /// impls, and saved (cloned). Returns `false` (and does nothing) when `T` is not a
+    /// registered resource type. Feature `serde`.
+    #[cfg(feature = "serde")]
+    pub fn serde_resource<T>(&mut self) -> bool
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        match self.resource_id::<T>() {
+            Some(id) => {
+                self.components.set_serde::<T>(id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// [`Storage::serde_resource`] for the resource of type `T` named `name`.
+    #[cfg(feature = "serde")]
+    pub fn serde_named_resource<T>(&mut self, name: &str) -> bool
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        match self.components.named_id::<T>(name) {
+            Some(id) => {
+                self.components.set_serde::<T>(id);
                 true
             }
             None => false,

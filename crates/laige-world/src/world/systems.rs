@@ -293,7 +293,7 @@ impl SystemState {
     /// Sets the PRNG stream and the `par_each` loop count (a restore).
     pub(crate) fn set_random_state(&mut self, rng: Prng, loops: u64) {
         self.rng = rng;
-        self.batches.set_loops_run(loops);
+        self.batches.set_loops_run(rng.seed(), loops);
     }
 
     /// Whether the tick has nothing to do for this system after its run: no panic to report,
