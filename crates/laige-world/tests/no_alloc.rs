@@ -1,5 +1,5 @@
 //! Proves the steady state allocates nothing: queries through a context, command recording
-//! and application (archetype moves), the state hash, refreshing snapshots of a versioned
+//! and application (archetype moves, runs of inserts applied table by table), the state hash, refreshing snapshots of a versioned
 //! component (`end_tick`), snapshot reads, resource access, and typed systems (closures,
 //! `Local`, `Res`/`ResMut`, `Commands`, `Rng` and `rand` draws on it, fallible systems) run
 //! by `run_systems`, and a warm `save_state` / `restore_state` of a world of every kind of
