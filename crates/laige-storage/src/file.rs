@@ -12,8 +12,8 @@
 use std::{fmt, ptr};
 
 use postcard::de_flavors::Slice;
-use serde::de::{self, DeserializeOwned};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// The first 8 bytes of a binary save file (and the `magic` of a JSON one).
@@ -273,36 +273,185 @@ fn not_serde_resource(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
     }
 }
 
-/// One postcard output that appends to a `Vec` it borrows, so a column's values go straight
-/// into the file.
-struct Append<'a>(&'a mut Vec<u8>);
+/// One postcard output that appends to a `Vec` it owns for the while: the `Vec` taken out
+/// of the caller's place and put back, so its length stays in a register across the writes
+/// (through a `&mut Vec` in a struct, every byte stored might alias it).
+pub(crate) struct Append(Vec<u8>);
 
-impl postcard::ser_flavors::Flavor for Append<'_> {
-    type Output = ();
+impl postcard::ser_flavors::Flavor for Append {
+    type Output = Vec<u8>;
 
-    #[inline]
+    // Inlined into each value's `serialize`, where the length is a constant.
+    #[inline(always)]
     fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
-        self.0.extend_from_slice(data);
+        /// `data` as `N` bytes: a constant-size copy.
+        #[inline(always)]
+        fn fixed<const N: usize>(data: &[u8]) -> [u8; N] {
+            <[u8; N]>::try_from(data).unwrap_or([0; N])
+        }
+        // Most writes are a varint or an `f32`: copies of a known size beat a `memmove` call
+        // per value, which would cost more than the value.
+        match data.len() {
+            1 => self.0.push(data[0]),
+            2 => self.0.extend_from_slice(&fixed::<2>(data)),
+            3 => self.0.extend_from_slice(&fixed::<3>(data)),
+            4 => self.0.extend_from_slice(&fixed::<4>(data)),
+            5 => self.0.extend_from_slice(&fixed::<5>(data)),
+            8 => self.0.extend_from_slice(&fixed::<8>(data)),
+            _ => self.0.extend_from_slice(data),
+        }
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn try_push(&mut self, data: u8) -> postcard::Result<()> {
         self.0.push(data);
         Ok(())
     }
 
-    fn finalize(self) -> postcard::Result<()> {
-        Ok(())
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.0)
     }
 }
 
-/// Appends `value` to `out` as postcard.
-fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> postcard::Result<()> {
+/// Runs `write` with a postcard serializer appending to `out`.
+pub(crate) fn with_serializer<R>(
+    out: &mut Vec<u8>,
+    write: impl FnOnce(&mut postcard::Serializer<Append>) -> R,
+) -> R {
     let mut ser = postcard::Serializer {
-        output: Append(out),
+        output: Append(std::mem::take(out)),
     };
-    value.serialize(&mut ser)
+    let result = write(&mut ser);
+    *out = ser.output.0;
+    result
+}
+
+/// Appends `value` to `out` as postcard.
+pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> postcard::Result<()> {
+    with_serializer(out, |ser| value.serialize(ser))
+}
+
+/// Why a section written by hand (the binary form's columns) could not be read: the format
+/// crate's error, mapped to the section by [`SaveReader::binary_section`], or a file error.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    Postcard(postcard::Error),
+    File(SaveFileError),
+}
+
+impl From<postcard::Error> for ReadError {
+    fn from(err: postcard::Error) -> Self {
+        Self::Postcard(err)
+    }
+}
+
+impl From<SaveFileError> for ReadError {
+    fn from(err: SaveFileError) -> Self {
+        Self::File(err)
+    }
+}
+
+/// The error of a postcard read of section `section`, which starts at byte `offset`.
+fn postcard_error(err: &postcard::Error, section: &'static str, offset: usize) -> SaveFileError {
+    match err {
+        postcard::Error::DeserializeUnexpectedEnd => SaveFileError::Truncated { section, offset },
+        err => SaveFileError::Malformed {
+            section,
+            offset,
+            detail: err.to_string().into(),
+        },
+    }
+}
+
+/// A postcard output over a buffer of fixed length, for [`write_all`]: it never grows, so
+/// nothing of it escapes and its cursor stays in a register across a column's writes.
+pub(crate) struct Cursor<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl postcard::ser_flavors::Flavor for Cursor<'_> {
+    type Output = usize;
+
+    #[inline(always)]
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        let end = self.at + data.len();
+        let Some(dst) = self.buf.get_mut(self.at..end) else {
+            return Err(postcard::Error::SerializeBufferFull);
+        };
+        // A varint's length varies: in each arm it is a constant, so the copy is a store
+        // rather than a `memmove` call per value.
+        match data.len() {
+            1 => dst.copy_from_slice(data),
+            2 => dst.copy_from_slice(data),
+            3 => dst.copy_from_slice(data),
+            4 => dst.copy_from_slice(data),
+            5 => dst.copy_from_slice(data),
+            8 => dst.copy_from_slice(data),
+            _ => dst.copy_from_slice(data),
+        }
+        self.at = end;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        let Some(dst) = self.buf.get_mut(self.at) else {
+            return Err(postcard::Error::SerializeBufferFull);
+        };
+        *dst = data;
+        self.at += 1;
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<usize> {
+        Ok(self.at)
+    }
+}
+
+/// Appends each of `items` to `out` as postcard, written by `each`, one after another: into
+/// zeroed room at `out`'s end sized by `guess` bytes per item, grown and resumed at the
+/// first item that did not fit.
+pub(crate) fn write_all<T>(
+    items: &[T],
+    guess: usize,
+    out: &mut Vec<u8>,
+    each: impl Fn(&T, &mut postcard::Serializer<Cursor<'_>>) -> postcard::Result<()>,
+) -> postcard::Result<()> {
+    let (mut done, mut slack) = (0, 64usize);
+    while done < items.len() {
+        let start = out.len();
+        let left = items.len() - done;
+        let room = left.saturating_mul(guess.max(1)).saturating_add(slack);
+        out.resize(start.saturating_add(room), 0);
+        let mut ser = postcard::Serializer {
+            output: Cursor {
+                buf: &mut out[start..],
+                at: 0,
+            },
+        };
+        let (mut kept, before) = (0, done);
+        for item in &items[done..] {
+            match each(item, &mut ser) {
+                Ok(()) => {
+                    kept = ser.output.at;
+                    done += 1;
+                }
+                Err(postcard::Error::SerializeBufferFull) => break,
+                Err(err) => {
+                    out.truncate(start);
+                    return Err(err);
+                }
+            }
+        }
+        out.truncate(start + kept);
+        if done == before {
+            // Not even one item fitted: a large value (one owning a long `Vec`).
+            slack = slack.saturating_mul(4);
+        }
+    }
+    Ok(())
 }
 
 /// Writes the `count` values of type `T` at `ptr` to `out` as postcard.
@@ -320,12 +469,10 @@ unsafe fn write_binary_erased<T: Serialize>(
     }
     // SAFETY: the caller's promise: `count` valid `T`s, unwritten meanwhile.
     let values = unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), count) };
-    let mut ser = postcard::Serializer {
-        output: Append(out),
-    };
-    values
-        .iter()
-        .try_for_each(|value| value.serialize(&mut ser))
+    // Plain numbers take about their size (a varint one byte more at most, rarely).
+    write_all(values, size_of::<T>() + 1, out, |value, ser| {
+        value.serialize(ser)
+    })
 }
 
 /// Writes the `count` values of type `T` at `ptr` to `out` as JSON values.
@@ -409,42 +556,6 @@ impl SerdeFns {
     }
 }
 
-/// A column's values in a file: postcard bytes (binary form) or one JSON value per row.
-/// Which one a (de)serializer gets is told by `is_human_readable`: true for JSON.
-#[derive(Debug)]
-pub(crate) enum Values {
-    Bytes(Vec<u8>),
-    Json(Vec<Value>),
-}
-
-impl Serialize for Values {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Bytes(bytes) => serializer.serialize_bytes(bytes),
-            Self::Json(values) => values.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Values {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if deserializer.is_human_readable() {
-            return Vec::<Value>::deserialize(deserializer).map(Self::Json);
-        }
-        struct Bytes;
-        impl de::Visitor<'_> for Bytes {
-            type Value = Vec<u8>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a column's encoded values")
-            }
-            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
-                Ok(bytes.to_vec())
-            }
-        }
-        deserializer.deserialize_bytes(Bytes).map(Self::Bytes)
-    }
-}
-
 /// Where a file is being written: the binary form appends to a byte buffer, the text form
 /// collects a JSON object.
 #[derive(Debug)]
@@ -482,6 +593,15 @@ impl<'a> SaveWriter<'a> {
     /// Whether this is the binary form.
     pub fn is_binary(&self) -> bool {
         matches!(self.out, Out::Binary(_))
+    }
+
+    /// The binary form's buffer, for a section written by hand: a column's values go
+    /// straight into the file. `None` for the text form.
+    pub(crate) fn binary_out(&mut self) -> Option<&mut Vec<u8>> {
+        match &mut self.out {
+            Out::Binary(out) => Some(out),
+            Out::Json(_) => None,
+        }
     }
 
     /// Writes section `name`.
@@ -616,27 +736,7 @@ impl<'a> SaveReader<'a> {
     /// [`SaveFileError::Truncated`] or [`SaveFileError::Malformed`] naming the section.
     pub fn section<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<T, SaveFileError> {
         match &mut self.input {
-            In::Binary { bytes, at } => {
-                let offset = *at;
-                let rest = bytes.get(offset..).unwrap_or_default();
-                match postcard::take_from_bytes::<T>(rest) {
-                    Ok((value, rest)) => {
-                        *at = bytes.len() - rest.len();
-                        Ok(value)
-                    }
-                    Err(postcard::Error::DeserializeUnexpectedEnd) => {
-                        Err(SaveFileError::Truncated {
-                            section: name,
-                            offset,
-                        })
-                    }
-                    Err(err) => Err(SaveFileError::Malformed {
-                        section: name,
-                        offset,
-                        detail: err.to_string().into(),
-                    }),
-                }
-            }
+            In::Binary { .. } => self.binary_section(name, |de| Ok(T::deserialize(de)?)),
             In::Json(map) => {
                 let Some(value) = map.remove(name) else {
                     return Err(SaveFileError::Truncated {
@@ -651,6 +751,34 @@ impl<'a> SaveReader<'a> {
                 })
             }
         }
+    }
+
+    /// Reads section `name` of a binary file by hand with `read`, from where the last section
+    /// ended (the text form has no such sections: an error there).
+    pub(crate) fn binary_section<T>(
+        &mut self,
+        name: &'static str,
+        read: impl FnOnce(&mut postcard::Deserializer<'a, Slice<'a>>) -> Result<T, ReadError>,
+    ) -> Result<T, SaveFileError> {
+        let In::Binary { bytes, at } = &mut self.input else {
+            return Err(SaveFileError::Malformed {
+                section: name,
+                offset: 0,
+                detail: "a JSON text has no binary sections".into(),
+            });
+        };
+        let (bytes, offset) = (*bytes, *at);
+        let mut de = postcard::Deserializer::from_bytes(bytes.get(offset..).unwrap_or_default());
+        let value = match read(&mut de) {
+            Ok(value) => value,
+            Err(ReadError::Postcard(err)) => return Err(postcard_error(&err, name, offset)),
+            Err(ReadError::File(err)) => return Err(err),
+        };
+        let rest = de
+            .finalize()
+            .map_err(|err| postcard_error(&err, name, offset))?;
+        *at = bytes.len() - rest.len();
+        Ok(value)
     }
 
     /// Checks that nothing follows the last section.

@@ -669,3 +669,37 @@ fn replace_number(value: &mut serde_json::Value, target: usize, with: u64, seen:
         _ => {}
     }
 }
+
+#[test]
+fn large_values_and_zero_sized_components_round_trip() {
+    /// Zero-sized: its column takes no bytes in memory or in the file.
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Component)]
+    #[component(serde)]
+    struct Flag;
+    /// One value far larger than its size: the writer's room grows to fit it.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Component)]
+    #[component(serde)]
+    struct Big(Vec<u64>);
+    let build = || {
+        let mut world = World::default();
+        world.register_component::<Flag>().unwrap();
+        world.register_component::<Big>().unwrap();
+        world
+    };
+    let mut world = build();
+    let big = Big((0..100_000u64).map(|i| i * 0x1_0001).collect());
+    let a = world.spawn((Flag, big.clone())).unwrap();
+    let b = world.spawn(Flag).unwrap();
+    let mut state = WorldState::new();
+    world.save_state(&mut state).unwrap();
+    for form in [Form::Binary, Form::Json] {
+        let file = write(form, &state, &world);
+        let mut fresh = build();
+        let mut loaded = WorldState::new();
+        read(form, &mut loaded, &fresh, &file).unwrap();
+        fresh.restore_state(&loaded).unwrap();
+        assert_eq!(fresh.get::<Big>(a).unwrap(), &big, "{form:?}");
+        assert!(fresh.get::<Flag>(b).is_ok());
+        assert!(fresh.get::<Big>(b).is_err());
+    }
+}

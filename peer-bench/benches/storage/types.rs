@@ -3,14 +3,23 @@
 
 use laige_sim::prelude::*;
 
+// The body types derive serde for `serialize_binary` (benches/rollback.rs).
 /// A 4x4 f32 matrix, column-major.
-#[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]
+#[derive(
+    Clone, Copy, Debug, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize,
+)]
 pub struct Transform(pub [f32; 16]);
-#[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]
+#[derive(
+    Clone, Copy, Debug, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize,
+)]
 pub struct Position(pub [f32; 3]);
-#[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]
+#[derive(
+    Clone, Copy, Debug, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize,
+)]
 pub struct Rotation(pub [f32; 3]);
-#[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]
+#[derive(
+    Clone, Copy, Debug, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize,
+)]
 pub struct Velocity(pub [f32; 3]);
 /// `add_remove`'s components.
 #[derive(Clone, Copy, Debug, bevy_ecs::component::Component)]

@@ -11,13 +11,15 @@
 use std::collections::BTreeSet;
 
 use laige_registry::{ComponentId, ComponentSet};
+use postcard::de_flavors::Slice;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{SavedType, SparseState, StorageState, TableState};
 use crate::column::{Column, ComponentTicks};
 use crate::component::{ComponentInfo, Components};
 use crate::entity::Slot;
-use crate::file::{SaveFileError, SaveReader, SaveWriter, SerdeFns, Values};
+use crate::file::{self, ReadError, SaveFileError, SaveReader, SaveWriter, SerdeFns};
 use crate::{Entity, Storage};
 
 /// Where a type's values live.
@@ -78,9 +80,10 @@ struct TicksDoc {
     removed: (u64, u64),
 }
 
+/// A column in the JSON form: one value per row, then its change ticks when tracked.
 #[derive(Debug, Serialize, Deserialize)]
 struct ColumnDoc {
-    values: Values,
+    values: Vec<Value>,
     ticks: Option<TicksDoc>,
 }
 
@@ -95,14 +98,14 @@ struct TableDoc {
 struct ResourceDoc {
     component: u16,
     /// `None` when the world held no value.
-    value: Option<Values>,
+    value: Option<Value>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 struct SnapshotDoc {
     component: u16,
     entities: Vec<EntityDoc>,
-    values: Values,
+    values: Vec<Value>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -111,6 +114,16 @@ struct SparseDoc {
     entities: Vec<EntityDoc>,
     index: Vec<u32>,
     column: ColumnDoc,
+}
+
+/// The error of writing the binary form's framing (counts, ids, entities, ticks): postcard
+/// writes them to a buffer that grows, so it does not fail; named should it ever.
+fn framing(section: &'static str) -> impl Fn(postcard::Error) -> SaveFileError + Copy {
+    move |err| SaveFileError::Value {
+        component: "(the file's framing)",
+        section,
+        detail: err.to_string().into(),
+    }
 }
 
 fn inconsistent(section: &'static str, detail: String) -> SaveFileError {
@@ -139,7 +152,26 @@ fn serde_fns(components: &Components) -> Result<Vec<&'static SerdeFns>, SaveFile
         .collect()
 }
 
-/// Writes `column`'s values (of `info`'s type, with `fns`).
+/// A column's change ticks as written, when it is tracked.
+fn ticks_doc(column: &Column) -> Option<TicksDoc> {
+    column.ticks().map(|ticks| {
+        // SAFETY: in bounds; a state's ticks are written only under `&mut StorageState`.
+        let rows = || (0..ticks.len()).map(|row| unsafe { ticks.row(row) });
+        TicksDoc {
+            added: rows().map(|it| it.added).collect(),
+            changed: rows().map(|it| it.changed).collect(),
+            removed: (ticks.removed().added, ticks.removed().changed),
+        }
+    })
+}
+
+/// Where a column's values are written: straight into a binary file, or as JSON values.
+enum Sink<'a> {
+    Binary(&'a mut Vec<u8>),
+    Json(Vec<Value>),
+}
+
+/// Writes `column`'s values (of `info`'s type, with `fns`) to `sink`.
 ///
 /// # Safety
 ///
@@ -148,55 +180,66 @@ unsafe fn encode(
     column: &Column,
     info: &ComponentInfo,
     fns: &SerdeFns,
-    binary: bool,
+    sink: &mut Sink<'_>,
     section: &'static str,
-) -> Result<ColumnDoc, SaveFileError> {
+) -> Result<(), SaveFileError> {
     let failed = |detail: String| SaveFileError::Value {
         component: info.name(),
         section,
         detail: detail.into(),
     };
     let ptr = column.data().as_ptr().cast_const();
-    let values = if binary {
-        let mut bytes = Vec::new();
+    match sink {
         // SAFETY: `len` valid values of the type `fns` is for (the caller's promise).
-        unsafe { (fns.write_binary)(ptr, column.len(), &mut bytes) }
-            .map_err(|err| failed(err.to_string()))?;
-        Values::Bytes(bytes)
-    } else {
-        let mut values = Vec::with_capacity(column.len());
+        Sink::Binary(out) => unsafe { (fns.write_binary)(ptr, column.len(), out) }
+            .map_err(|err| failed(err.to_string())),
         // SAFETY: as above.
-        unsafe { (fns.write_json)(ptr, column.len(), &mut values) }
-            .map_err(|err| failed(err.to_string()))?;
-        Values::Json(values)
-    };
-    let ticks = column.ticks().map(|ticks| {
-        // SAFETY: in bounds; nothing writes a state's ticks (the caller's promise).
-        let rows = || (0..ticks.len()).map(|row| unsafe { ticks.row(row) });
-        TicksDoc {
-            added: rows().map(|it| it.added).collect(),
-            changed: rows().map(|it| it.changed).collect(),
-            removed: (ticks.removed().added, ticks.removed().changed),
-        }
-    });
-    Ok(ColumnDoc { values, ticks })
+        Sink::Json(values) => unsafe { (fns.write_json)(ptr, column.len(), values) }
+            .map_err(|err| failed(err.to_string())),
+    }
 }
 
-/// Reads `rows` values of `info`'s type (and their ticks, for a tracked table column) into
-/// a new column. Values past `rows`, or too few, are an error.
+/// The JSON values of `column` (see [`encode`]).
+///
+/// # Safety
+///
+/// As for [`encode`].
+unsafe fn json_values(
+    column: &Column,
+    info: &ComponentInfo,
+    fns: &SerdeFns,
+    section: &'static str,
+) -> Result<Vec<Value>, SaveFileError> {
+    let mut sink = Sink::Json(Vec::with_capacity(column.len()));
+    // SAFETY: forwarded from the caller.
+    unsafe { encode(column, info, fns, &mut sink, section) }?;
+    match sink {
+        Sink::Json(values) => Ok(values),
+        Sink::Binary(_) => Ok(Vec::new()),
+    }
+}
+
+/// Where a column's values are read from: the binary file's stream, or JSON values.
+enum Source<'s, 'de> {
+    Binary(&'s mut postcard::Deserializer<'de, Slice<'de>>),
+    Json(&'s [Value]),
+}
+
+/// Reads `rows` values of `info`'s type from `source` (and their ticks, for a tracked table
+/// column) into a new column. A JSON list of another length is an error.
 fn decode(
-    values: &Values,
+    source: Source<'_, '_>,
     ticks: Option<&TicksDoc>,
     info: &ComponentInfo,
     fns: &SerdeFns,
     rows: usize,
     with_ticks: bool,
     section: &'static str,
-) -> Result<Column, SaveFileError> {
-    let failed = |detail: String| SaveFileError::Value {
+) -> Result<Column, ReadError> {
+    let failed = |row: usize, detail: String| SaveFileError::Value {
         component: info.name(),
         section,
-        detail: detail.into(),
+        detail: format!("row {row}: {detail}").into(),
     };
     let mut column = if with_ticks {
         Column::for_table(info)
@@ -215,7 +258,8 @@ fn decode(
                      its registration (tracked: {tracked})",
                     info.name()
                 ),
-            ));
+            )
+            .into());
         }
     }
     let ticks_at = |row: usize| match ticks {
@@ -225,50 +269,52 @@ fn decode(
         },
         None => ComponentTicks::new(0),
     };
-    // Grown as values arrive, not to the count the file claims: a value may take no bytes.
-    let room = |column: &mut Column| column.reserve_total(column.len() + 1);
-    match values {
-        Values::Bytes(bytes) => {
-            let mut de = postcard::Deserializer::from_bytes(bytes);
-            for row in 0..rows {
-                room(&mut column);
-                let dst = column.ptr_at(column.len());
-                // SAFETY: the column stores `info`'s type, the one `fns` is for, and has room
-                // at its end; the value written there becomes its last row at once.
-                unsafe { (fns.read_binary)(&mut de, dst) }
-                    .map_err(|err| failed(format!("row {row}: {err}")))?;
-                // SAFETY: a valid value was just written at row `len`, inside the capacity.
-                unsafe { column.push_written(ticks_at(row)) };
+    if let Source::Json(values) = &source
+        && values.len() != rows
+    {
+        return Err(inconsistent(
+            section,
+            format!(
+                "the column of `{}` has {} values for {rows} rows",
+                info.name(),
+                values.len()
+            ),
+        )
+        .into());
+    }
+    // Room for the rows the file claims, up to what its bytes can hold: a value takes at
+    // least one byte (or is zero-sized, and then its column allocates nothing).
+    let claimed = match &source {
+        Source::Binary(_) => rows.min(1 << 16),
+        Source::Json(values) => values.len(),
+    };
+    column.reserve_total(claimed);
+    let mut source = source;
+    for row in 0..rows {
+        column.reserve_total(column.len() + 1);
+        let dst = column.ptr_at(column.len());
+        // The column stores `info`'s type, the one `fns` is for, and has room at its end;
+        // the value written there becomes its last row at once.
+        match &mut source {
+            Source::Binary(de) => {
+                // SAFETY: see above.
+                match unsafe { (fns.read_binary)(de, dst) } {
+                    Ok(()) => {}
+                    // The end of the input is the file's, not the value's: a cut file.
+                    Err(postcard::Error::DeserializeUnexpectedEnd) => {
+                        return Err(postcard::Error::DeserializeUnexpectedEnd.into());
+                    }
+                    Err(err) => return Err(failed(row, err.to_string()).into()),
+                }
             }
-            let rest = de.finalize().map_err(|err| failed(err.to_string()))?;
-            if !rest.is_empty() {
-                return Err(failed(format!(
-                    "{} bytes follow the column's {rows} values",
-                    rest.len()
-                )));
+            Source::Json(values) => {
+                // SAFETY: see above; `row < rows == values.len()` (checked above).
+                unsafe { (fns.read_json)(&values[row], dst) }
+                    .map_err(|err| failed(row, err.to_string()))?;
             }
         }
-        Values::Json(values) => {
-            if values.len() != rows {
-                return Err(inconsistent(
-                    section,
-                    format!(
-                        "the column of `{}` has {} values for {rows} rows",
-                        info.name(),
-                        values.len()
-                    ),
-                ));
-            }
-            for (row, value) in values.iter().enumerate() {
-                room(&mut column);
-                let dst = column.ptr_at(column.len());
-                // SAFETY: as above.
-                unsafe { (fns.read_json)(value, dst) }
-                    .map_err(|err| failed(format!("row {row}: {err}")))?;
-                // SAFETY: as above.
-                unsafe { column.push_written(ticks_at(row)) };
-            }
-        }
+        // SAFETY: a valid value was just written at row `len`, inside the capacity.
+        unsafe { column.push_written(ticks_at(row)) };
     }
     if let (Some(live), Some(doc)) = (column.ticks_mut(), ticks) {
         live.set_removed(ComponentTicks {
@@ -277,6 +323,13 @@ fn decode(
         });
     }
     Ok(column)
+}
+
+/// Writes `entities` as a postcard list of `(index, generation)`.
+fn write_entities(entities: &[Entity], out: &mut Vec<u8>) -> postcard::Result<()> {
+    file::append(&entities.len(), out)?;
+    // An index and a generation: two varints, at most 10 bytes, mostly 2 to 4.
+    file::write_all(entities, 4, out, |it, ser| entity_doc(*it).serialize(ser))
 }
 
 impl StorageState {
@@ -308,7 +361,6 @@ impl StorageState {
             });
         }
         let fns = serde_fns(components)?;
-        let binary = out.is_binary();
         let types: Vec<TypeDoc> = components
             .iter()
             .map(|info| TypeDoc {
@@ -321,57 +373,146 @@ impl StorageState {
             })
             .collect();
         out.section("types", &types)?;
-        let entities = EntitiesDoc {
-            live: self.live,
-            change_tick: self.change_tick,
-            slots: self
-                .slots
-                .iter()
-                .map(|slot| {
+        match out.binary_out() {
+            // By hand, in the layout of `EntitiesDoc` (which the reader reads): the slot
+            // table is as long as the world has ever had entities.
+            Some(bytes) => {
+                let framing = framing("entities");
+                file::append(&(self.live, self.change_tick, self.slots.len()), bytes)
+                    .map_err(framing)?;
+                file::write_all(&self.slots, 6, bytes, |slot, ser| {
                     let (generation, table, row) = slot.parts();
-                    SlotDoc {
-                        generation,
-                        table,
-                        row,
-                    }
+                    (generation, table, row).serialize(ser)
                 })
-                .collect(),
-            free: self.free.clone(),
-        };
-        out.section("entities", &entities)?;
+                .map_err(framing)?;
+                file::append(&self.free, bytes).map_err(framing)?;
+            }
+            None => {
+                let entities = EntitiesDoc {
+                    live: self.live,
+                    change_tick: self.change_tick,
+                    slots: self
+                        .slots
+                        .iter()
+                        .map(|slot| {
+                            let (generation, table, row) = slot.parts();
+                            SlotDoc {
+                                generation,
+                                table,
+                                row,
+                            }
+                        })
+                        .collect(),
+                    free: self.free.clone(),
+                };
+                out.section("entities", &entities)?;
+            }
+        }
+        match out.binary_out() {
+            Some(bytes) => self.write_binary(components, &fns, bytes),
+            None => self.write_json(components, &fns, out),
+        }
+    }
 
-        // The column of `id`, written; `column` is the state's own, of `id`'s type (same
-        // registry, checked above), which nothing writes while `&self` is borrowed.
-        let column = |id: ComponentId, column: &Column, section| {
+    /// The value sections of the binary form, by hand (see the module's docs).
+    fn write_binary(
+        &self,
+        components: &Components,
+        fns: &[&'static SerdeFns],
+        out: &mut Vec<u8>,
+    ) -> Result<(), SaveFileError> {
+        let framing = framing("tables");
+        // The column of `id`: the state's own, of `id`'s type (same registry, checked by the
+        // caller), which nothing writes while `&self` is borrowed.
+        let values = |id: ComponentId, column: &Column, out: &mut Vec<u8>, section| {
             let info = components.get(id);
             // SAFETY: see above.
-            unsafe { encode(column, info, fns[id.index()], binary, section) }
+            unsafe {
+                encode(
+                    column,
+                    info,
+                    fns[id.index()],
+                    &mut Sink::Binary(out),
+                    section,
+                )
+            }
         };
-        let mut tables = Vec::with_capacity(self.tables.len());
+        let section = "tables";
+        file::append(&self.tables.len(), out).map_err(framing)?;
         for table in &self.tables {
-            let ids: Vec<ComponentId> = table.signature.iter().collect();
-            tables.push(TableDoc {
-                components: ids.iter().map(|id| id.get()).collect(),
-                entities: table.entities.iter().copied().map(entity_doc).collect(),
-                columns: ids
-                    .iter()
-                    .zip(&table.columns)
-                    .map(|(&id, values)| column(id, values, "tables"))
-                    .collect::<Result<_, _>>()?,
-            });
+            let ids: Vec<u16> = table.signature.iter().map(ComponentId::get).collect();
+            file::append(&ids, out).map_err(framing)?;
+            write_entities(&table.entities, out).map_err(framing)?;
+            for (id, column) in table.signature.iter().zip(&table.columns) {
+                file::append(&ticks_doc(column), out).map_err(framing)?;
+                values(id, column, out, section)?;
+            }
         }
+        let section = "resources";
+        file::append(&self.resources.len(), out).map_err(framing)?;
+        for (id, column) in &self.resources {
+            file::append(&(id.get(), column.len() > 0), out).map_err(framing)?;
+            values(*id, column, out, section)?;
+        }
+        let section = "snapshots";
+        file::append(&self.snapshots.len(), out).map_err(framing)?;
+        for (id, entities, column) in &self.snapshots {
+            file::append(&id.get(), out).map_err(framing)?;
+            write_entities(entities, out).map_err(framing)?;
+            values(*id, column, out, section)?;
+        }
+        let section = "sparse";
+        file::append(&self.sparse.len(), out).map_err(framing)?;
+        for set in &self.sparse {
+            file::append(&set.id.get(), out).map_err(framing)?;
+            write_entities(&set.entities, out).map_err(framing)?;
+            file::append(&set.index, out).map_err(framing)?;
+            file::append(&ticks_doc(&set.values), out).map_err(framing)?;
+            values(set.id, &set.values, out, section)?;
+        }
+        Ok(())
+    }
+
+    /// The value sections of the JSON form, as documents.
+    fn write_json(
+        &self,
+        components: &Components,
+        fns: &[&'static SerdeFns],
+        out: &mut SaveWriter<'_>,
+    ) -> Result<(), SaveFileError> {
+        // As in `write_binary`: the state's own columns, of their ids' types.
+        let values = |id: ComponentId, column: &Column, section| {
+            // SAFETY: see above.
+            unsafe { json_values(column, components.get(id), fns[id.index()], section) }
+        };
+        let entity_docs = |entities: &[Entity]| entities.iter().copied().map(entity_doc).collect();
+        let tables = self
+            .tables
+            .iter()
+            .map(|table| {
+                let columns = table.signature.iter().zip(&table.columns);
+                Ok(TableDoc {
+                    components: table.signature.iter().map(ComponentId::get).collect(),
+                    entities: entity_docs(&table.entities),
+                    columns: columns
+                        .map(|(id, column)| {
+                            Ok(ColumnDoc {
+                                values: values(id, column, "tables")?,
+                                ticks: ticks_doc(column),
+                            })
+                        })
+                        .collect::<Result<_, SaveFileError>>()?,
+                })
+            })
+            .collect::<Result<Vec<_>, SaveFileError>>()?;
         out.section("tables", &tables)?;
-        drop(tables);
         let resources = self
             .resources
             .iter()
-            .map(|(id, values)| {
-                let value = (values.len() > 0)
-                    .then(|| column(*id, values, "resources").map(|it| it.values))
-                    .transpose()?;
+            .map(|(id, column)| {
                 Ok(ResourceDoc {
                     component: id.get(),
-                    value,
+                    value: values(*id, column, "resources")?.pop(),
                 })
             })
             .collect::<Result<Vec<_>, SaveFileError>>()?;
@@ -379,11 +520,11 @@ impl StorageState {
         let snapshots = self
             .snapshots
             .iter()
-            .map(|(id, entities, values)| {
+            .map(|(id, entities, column)| {
                 Ok(SnapshotDoc {
                     component: id.get(),
-                    entities: entities.iter().copied().map(entity_doc).collect(),
-                    values: column(*id, values, "snapshots")?.values,
+                    entities: entity_docs(entities),
+                    values: values(*id, column, "snapshots")?,
                 })
             })
             .collect::<Result<Vec<_>, SaveFileError>>()?;
@@ -394,9 +535,12 @@ impl StorageState {
             .map(|set| {
                 Ok(SparseDoc {
                     component: set.id.get(),
-                    entities: set.entities.iter().copied().map(entity_doc).collect(),
+                    entities: entity_docs(&set.entities),
                     index: set.index.clone(),
-                    column: column(set.id, &set.values, "sparse")?,
+                    column: ColumnDoc {
+                        values: values(set.id, &set.values, "sparse")?,
+                        ticks: ticks_doc(&set.values),
+                    },
                 })
             })
             .collect::<Result<Vec<_>, SaveFileError>>()?;
@@ -419,11 +563,6 @@ impl StorageState {
         match_types(&types, components)?;
         let fns = serde_fns(components)?;
         let entities: EntitiesDoc = input.section("entities")?;
-        let tables: Vec<TableDoc> = input.section("tables")?;
-        let resources: Vec<ResourceDoc> = input.section("resources")?;
-        let snapshots: Vec<SnapshotDoc> = input.section("snapshots")?;
-        let sparse: Vec<SparseDoc> = input.section("sparse")?;
-
         let mut state = Self {
             types: components
                 .iter()
@@ -436,12 +575,181 @@ impl StorageState {
             ..Self::default()
         };
         state.read_entities(&entities, storage.entities().max())?;
-        state.read_tables(&tables, components, &fns)?;
-        state.check_rows()?;
-        state.read_resources(&resources, components, &fns)?;
-        state.read_snapshots(&snapshots, components, &fns)?;
-        state.read_sparse(&sparse, components, &fns)?;
+        if input.is_binary() {
+            state.read_binary(input, components, &fns)?;
+        } else {
+            state.read_json(input, components, &fns)?;
+        }
         Ok(state)
+    }
+
+    /// The value sections of the binary form (see the module's docs).
+    fn read_binary(
+        &mut self,
+        input: &mut SaveReader<'_>,
+        components: &Components,
+        fns: &[&'static SerdeFns],
+    ) -> Result<(), SaveFileError> {
+        input.binary_section("tables", |de| {
+            let mut seen = BTreeSet::new();
+            for at in 0..usize::deserialize(&mut *de)? {
+                let ids = Vec::<u16>::deserialize(&mut *de)?;
+                let entities = Vec::<EntityDoc>::deserialize(&mut *de)?;
+                self.read_table(
+                    at,
+                    &ids,
+                    &entities,
+                    &mut seen,
+                    components,
+                    fns,
+                    |info, fns, rows| {
+                        let ticks = Option::<TicksDoc>::deserialize(&mut *de)?;
+                        let source = Source::Binary(&mut *de);
+                        decode(source, ticks.as_ref(), info, fns, rows, true, "tables")
+                    },
+                )?;
+            }
+            Ok(())
+        })?;
+        self.check_rows()?;
+        input.binary_section("resources", |de| {
+            let mut last = 0;
+            for _ in 0..usize::deserialize(&mut *de)? {
+                let (id, held) = <(u16, bool)>::deserialize(&mut *de)?;
+                self.read_resource(&mut last, id, components, |info| {
+                    let (source, rows) = (Source::Binary(&mut *de), usize::from(held));
+                    let fns = fns[info.id().index()];
+                    decode(source, None, info, fns, rows, false, "resources")
+                })?;
+            }
+            Ok(())
+        })?;
+        input.binary_section("snapshots", |de| {
+            let mut last = 0;
+            for _ in 0..usize::deserialize(&mut *de)? {
+                let id = u16::deserialize(&mut *de)?;
+                let entities = Vec::<EntityDoc>::deserialize(&mut *de)?;
+                self.read_snapshot(&mut last, id, &entities, components, |info, rows| {
+                    let (source, fns) = (Source::Binary(&mut *de), fns[info.id().index()]);
+                    decode(source, None, info, fns, rows, false, "snapshots")
+                })?;
+            }
+            Ok(())
+        })?;
+        input.binary_section("sparse", |de| {
+            let mut last = 0;
+            for _ in 0..usize::deserialize(&mut *de)? {
+                let id = u16::deserialize(&mut *de)?;
+                let entities = Vec::<EntityDoc>::deserialize(&mut *de)?;
+                let index = Vec::<u32>::deserialize(&mut *de)?;
+                self.read_sparse_set(&mut last, id, &entities, index, components, |info, rows| {
+                    let ticks = Option::<TicksDoc>::deserialize(&mut *de)?;
+                    let (source, fns) = (Source::Binary(&mut *de), fns[info.id().index()]);
+                    decode(source, ticks.as_ref(), info, fns, rows, true, "sparse")
+                })?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The value sections of the JSON form, as documents.
+    fn read_json(
+        &mut self,
+        input: &mut SaveReader<'_>,
+        components: &Components,
+        fns: &[&'static SerdeFns],
+    ) -> Result<(), SaveFileError> {
+        let tables: Vec<TableDoc> = input.section("tables")?;
+        let mut seen = BTreeSet::new();
+        for (at, doc) in tables.iter().enumerate() {
+            if doc.columns.len() != doc.components.len() {
+                return Err(inconsistent(
+                    "tables",
+                    format!(
+                        "table {at} has {} columns for {} components",
+                        doc.columns.len(),
+                        doc.components.len()
+                    ),
+                ));
+            }
+            let mut columns = doc.columns.iter();
+            let (ids, entities) = (&doc.components, &doc.entities);
+            self.read_table(
+                at,
+                ids,
+                entities,
+                &mut seen,
+                components,
+                fns,
+                |info, fns, rows| {
+                    // As many columns as ids, checked above.
+                    let column = columns.next().ok_or(SaveFileError::Empty)?;
+                    let source = Source::Json(&column.values);
+                    decode(
+                        source,
+                        column.ticks.as_ref(),
+                        info,
+                        fns,
+                        rows,
+                        true,
+                        "tables",
+                    )
+                },
+            )
+            .map_err(json_error("tables"))?;
+        }
+        self.check_rows()?;
+        let resources: Vec<ResourceDoc> = input.section("resources")?;
+        let mut last = 0;
+        for doc in &resources {
+            self.read_resource(&mut last, doc.component, components, |info| {
+                let values = doc.value.as_slice();
+                let (source, fns) = (Source::Json(values), fns[info.id().index()]);
+                decode(source, None, info, fns, values.len(), false, "resources")
+            })
+            .map_err(json_error("resources"))?;
+        }
+        let snapshots: Vec<SnapshotDoc> = input.section("snapshots")?;
+        let mut last = 0;
+        for doc in &snapshots {
+            self.read_snapshot(
+                &mut last,
+                doc.component,
+                &doc.entities,
+                components,
+                |info, rows| {
+                    let (source, fns) = (Source::Json(&doc.values), fns[info.id().index()]);
+                    decode(source, None, info, fns, rows, false, "snapshots")
+                },
+            )
+            .map_err(json_error("snapshots"))?;
+        }
+        let sparse: Vec<SparseDoc> = input.section("sparse")?;
+        let mut last = 0;
+        for doc in sparse {
+            let (column, entities) = (&doc.column, &doc.entities);
+            self.read_sparse_set(
+                &mut last,
+                doc.component,
+                entities,
+                doc.index,
+                components,
+                |info, rows| {
+                    let (source, fns) = (Source::Json(&column.values), fns[info.id().index()]);
+                    decode(
+                        source,
+                        column.ticks.as_ref(),
+                        info,
+                        fns,
+                        rows,
+                        true,
+                        "sparse",
+                    )
+                },
+            )
+            .map_err(json_error("sparse"))?;
+        }
+        Ok(())
     }
 
     fn read_entities(&mut self, doc: &EntitiesDoc, max: u32) -> Result<(), SaveFileError> {
@@ -505,68 +813,50 @@ impl StorageState {
         Ok(())
     }
 
-    fn read_tables(
+    /// Table `at` of the file, its columns read by `column` in component order.
+    #[allow(clippy::too_many_arguments)]
+    fn read_table(
         &mut self,
-        docs: &[TableDoc],
+        at: usize,
+        ids: &[u16],
+        entities: &[EntityDoc],
+        seen: &mut BTreeSet<[u64; 4]>,
         components: &Components,
         fns: &[&'static SerdeFns],
-    ) -> Result<(), SaveFileError> {
+        mut column: impl FnMut(&ComponentInfo, &'static SerdeFns, usize) -> Result<Column, ReadError>,
+    ) -> Result<(), ReadError> {
         const SECTION: &str = "tables";
-        let mut signatures = BTreeSet::new();
-        for (at, doc) in docs.iter().enumerate() {
-            let signature = component_set(&doc.components, components, SECTION, |info| {
-                StorageKind::of(info) == StorageKind::Table
-            })?;
-            if (at == 0) != signature.is_empty() {
-                return Err(inconsistent(
-                    SECTION,
-                    format!("table {at}: only table 0 holds no components, and it must"),
-                ));
-            }
-            if !signatures.insert(signature.to_words()) {
-                return Err(inconsistent(
-                    SECTION,
-                    format!("table {at} has the components of an earlier table"),
-                ));
-            }
-            if doc.columns.len() != signature.len() {
-                return Err(inconsistent(
-                    SECTION,
-                    format!(
-                        "table {at} has {} columns for {} components",
-                        doc.columns.len(),
-                        signature.len()
-                    ),
-                ));
-            }
-            let entities = entities(&doc.entities, SECTION)?;
-            let rows = entities.len();
-            let columns = signature
-                .iter()
-                .zip(&doc.columns)
-                .map(|(id, column)| {
-                    let info = components.get(id);
-                    let fns = fns[id.index()];
-                    decode(
-                        &column.values,
-                        column.ticks.as_ref(),
-                        info,
-                        fns,
-                        rows,
-                        true,
-                        SECTION,
-                    )
-                })
-                .collect::<Result<_, _>>()?;
-            self.tables.push(TableState {
-                signature,
-                entities,
-                columns,
-            });
+        if at != self.tables.len() {
+            return Err(inconsistent(SECTION, "tables out of order".into()).into());
         }
-        if self.tables.is_empty() {
-            return Err(inconsistent(SECTION, "there is no table 0".into()));
+        let signature = component_set(ids, components, SECTION, |info| {
+            StorageKind::of(info) == StorageKind::Table
+        })?;
+        if (at == 0) != signature.is_empty() {
+            return Err(inconsistent(
+                SECTION,
+                format!("table {at}: only table 0 holds no components, and it must"),
+            )
+            .into());
         }
+        if !seen.insert(signature.to_words()) {
+            return Err(inconsistent(
+                SECTION,
+                format!("table {at} has the components of an earlier table"),
+            )
+            .into());
+        }
+        let entities = handles(entities, SECTION)?;
+        let rows = entities.len();
+        let columns = signature
+            .iter()
+            .map(|id| column(components.get(id), fns[id.index()], rows))
+            .collect::<Result<_, _>>()?;
+        self.tables.push(TableState {
+            signature,
+            entities,
+            columns,
+        });
         Ok(())
     }
 
@@ -574,6 +864,9 @@ impl StorageState {
     /// row, and that the tables hold as many rows as entities are live: then slots and rows
     /// match one to one.
     fn check_rows(&self) -> Result<(), SaveFileError> {
+        if self.tables.is_empty() {
+            return Err(inconsistent("tables", "there is no table 0".into()));
+        }
         let mut rows = 0usize;
         for (table, saved) in self.tables.iter().enumerate() {
             for (row, entity) in saved.entities.iter().enumerate() {
@@ -602,122 +895,121 @@ impl StorageState {
         Ok(())
     }
 
-    fn read_resources(
+    /// A resource of the file, of id `raw`, its value read by `value`.
+    fn read_resource(
         &mut self,
-        docs: &[ResourceDoc],
+        last: &mut u16,
+        raw: u16,
         components: &Components,
-        fns: &[&'static SerdeFns],
-    ) -> Result<(), SaveFileError> {
+        value: impl FnOnce(&ComponentInfo) -> Result<Column, ReadError>,
+    ) -> Result<(), ReadError> {
         const SECTION: &str = "resources";
-        let mut last = 0;
-        for doc in docs {
-            let id = component_id(
-                doc.component,
-                components,
-                SECTION,
-                ComponentInfo::is_resource,
-            )?;
-            ascending(&mut last, doc.component, SECTION)?;
-            let info = components.get(id);
-            let column = match &doc.value {
-                Some(values) => decode(values, None, info, fns[id.index()], 1, false, SECTION)?,
-                None => Column::new(info),
-            };
-            self.resources.push((id, column));
+        let id = component_id(raw, components, SECTION, ComponentInfo::is_resource)?;
+        ascending(last, raw, SECTION)?;
+        let column = value(components.get(id))?;
+        if column.len() > 1 {
+            return Err(
+                inconsistent(SECTION, format!("resource id {raw} has several values")).into(),
+            );
         }
+        self.resources.push((id, column));
         Ok(())
     }
 
-    fn read_snapshots(
+    /// A snapshot of the file, of id `raw`, its values read by `values`.
+    fn read_snapshot(
         &mut self,
-        docs: &[SnapshotDoc],
+        last: &mut u16,
+        raw: u16,
+        entities: &[EntityDoc],
         components: &Components,
-        fns: &[&'static SerdeFns],
-    ) -> Result<(), SaveFileError> {
+        values: impl FnOnce(&ComponentInfo, usize) -> Result<Column, ReadError>,
+    ) -> Result<(), ReadError> {
         const SECTION: &str = "snapshots";
-        let mut last = 0;
-        for doc in docs {
-            let id = component_id(doc.component, components, SECTION, |info| {
-                info.is_versioned() && StorageKind::of(info) == StorageKind::Table
-            })?;
-            ascending(&mut last, doc.component, SECTION)?;
-            let entities = entities(&doc.entities, SECTION)?;
-            // Snapshot reads search by index.
-            if entities.windows(2).any(|it| it[0].index() >= it[1].index()) {
-                return Err(inconsistent(
-                    SECTION,
-                    format!(
-                        "the snapshot of `{}` is not in ascending entity index",
-                        components.get(id).name()
-                    ),
-                ));
-            }
-            let (info, rows) = (components.get(id), entities.len());
-            let values = decode(
-                &doc.values,
-                None,
-                info,
-                fns[id.index()],
-                rows,
-                false,
+        let id = component_id(raw, components, SECTION, |info| {
+            info.is_versioned() && StorageKind::of(info) == StorageKind::Table
+        })?;
+        ascending(last, raw, SECTION)?;
+        let info = components.get(id);
+        let entities = handles(entities, SECTION)?;
+        // Snapshot reads search by index.
+        if entities.windows(2).any(|it| it[0].index() >= it[1].index()) {
+            return Err(inconsistent(
                 SECTION,
-            )?;
-            self.snapshots.push((id, entities, values));
+                format!(
+                    "the snapshot of `{}` is not in ascending entity index",
+                    info.name()
+                ),
+            )
+            .into());
         }
+        let values = values(info, entities.len())?;
+        self.snapshots.push((id, entities, values));
         Ok(())
     }
 
-    fn read_sparse(
+    /// A sparse set of the file, of id `raw`, its values read by `values`. Its entities must
+    /// be live (the slot table is read first), and its index must find each of them and
+    /// nothing else.
+    fn read_sparse_set(
         &mut self,
-        docs: &[SparseDoc],
+        last: &mut u16,
+        raw: u16,
+        entities: &[EntityDoc],
+        index: Vec<u32>,
         components: &Components,
-        fns: &[&'static SerdeFns],
-    ) -> Result<(), SaveFileError> {
+        values: impl FnOnce(&ComponentInfo, usize) -> Result<Column, ReadError>,
+    ) -> Result<(), ReadError> {
         const SECTION: &str = "sparse";
         const ABSENT: u32 = u32::MAX;
-        let mut last = 0;
-        for doc in docs {
-            let id = component_id(doc.component, components, SECTION, ComponentInfo::is_sparse)?;
-            ascending(&mut last, doc.component, SECTION)?;
-            let info = components.get(id);
-            let entities = entities(&doc.entities, SECTION)?;
-            let bad =
-                |detail: String| inconsistent(SECTION, format!("`{}`: {detail}", info.name()));
-            if doc.index.len() > self.slots.len() {
-                return Err(bad("the index is longer than the slot table".into()));
-            }
-            for (at, entity) in entities.iter().enumerate() {
-                let slot = self.slots.get(entity.index() as usize).map(|it| it.parts());
-                if !matches!(slot, Some((generation, Some(_), _)) if generation == entity.generation())
-                {
-                    return Err(bad(format!("entity {entity} is not live")));
-                }
-                if doc.index.get(entity.index() as usize) != Some(&(at as u32)) {
-                    return Err(bad(format!("the index does not find entity {entity}")));
-                }
-            }
-            // Every entry is absent or found above: no stale entry can shadow a later insert.
-            let found = doc.index.iter().filter(|&&at| at != ABSENT).count();
-            if found != entities.len() {
-                return Err(bad("the index has entries no entity owns".into()));
-            }
-            let (column, rows) = (&doc.column, entities.len());
-            let ticks = column.ticks.as_ref();
-            let fns = fns[id.index()];
-            let values = decode(&column.values, ticks, info, fns, rows, true, SECTION)?;
-            self.sparse.push(SparseState {
-                id,
-                entities,
-                index: doc.index.clone(),
-                values,
-            });
+        let id = component_id(raw, components, SECTION, ComponentInfo::is_sparse)?;
+        ascending(last, raw, SECTION)?;
+        let info = components.get(id);
+        let entities = handles(entities, SECTION)?;
+        let bad = |detail: String| inconsistent(SECTION, format!("`{}`: {detail}", info.name()));
+        if index.len() > self.slots.len() {
+            return Err(bad("the index is longer than the slot table".into()).into());
         }
+        for (at, entity) in entities.iter().enumerate() {
+            let slot = self.slots.get(entity.index() as usize).map(|it| it.parts());
+            if !matches!(slot, Some((generation, Some(_), _)) if generation == entity.generation())
+            {
+                return Err(bad(format!("entity {entity} is not live")).into());
+            }
+            if index.get(entity.index() as usize) != Some(&(at as u32)) {
+                return Err(bad(format!("the index does not find entity {entity}")).into());
+            }
+        }
+        // Every entry is absent or found above: no stale entry can shadow a later insert.
+        let found = index.iter().filter(|&&at| at != ABSENT).count();
+        if found != entities.len() {
+            return Err(bad("the index has entries no entity owns".into()).into());
+        }
+        let values = values(info, entities.len())?;
+        self.sparse.push(SparseState {
+            id,
+            entities,
+            index,
+            values,
+        });
         Ok(())
     }
 }
 
+/// Maps a JSON section's [`ReadError`] (never a postcard one) to its file error.
+fn json_error(section: &'static str) -> impl Fn(ReadError) -> SaveFileError {
+    move |err| match err {
+        ReadError::File(err) => err,
+        ReadError::Postcard(err) => SaveFileError::Malformed {
+            section,
+            offset: 0,
+            detail: err.to_string().into(),
+        },
+    }
+}
+
 /// The handles of a section, or the first with generation 0.
-fn entities(docs: &[EntityDoc], section: &'static str) -> Result<Vec<Entity>, SaveFileError> {
+fn handles(docs: &[EntityDoc], section: &'static str) -> Result<Vec<Entity>, SaveFileError> {
     docs.iter()
         .map(|&(index, generation)| {
             Entity::from_parts(index, generation)
