@@ -1175,10 +1175,10 @@ mod tests {
             .map(|(e, loc)| {
                 // SAFETY: a live entity's `Pos` and `Name`; `&s` excludes writers.
                 let p = unsafe { *s.value_ptr(loc, pos).unwrap().cast::<Pos>() };
-                // SAFETY: as above.
-                let n = s
-                    .value_ptr(loc, name)
-                    .map(|ptr| unsafe { &*ptr.cast::<Name>() }.0.clone());
+                let n = s.value_ptr(loc, name).map(|ptr| {
+                    // SAFETY: as above.
+                    unsafe { &*ptr.cast::<Name>() }.0.clone()
+                });
                 let flagged = s.sparse_sets().get(flag).is_some_and(|set| set.contains(e));
                 (e, p.0, n, flagged)
             })
