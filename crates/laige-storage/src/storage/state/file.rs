@@ -1127,3 +1127,103 @@ fn match_types(types: &[TypeDoc], components: &Components) -> Result<(), SaveFil
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde::{Deserialize, Serialize};
+
+    use crate::file::{SaveReader, SaveWriter};
+    use crate::{Component, ComponentOptions, Storage, StorageState};
+
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+    struct Pos(u64);
+    impl Component for Pos {}
+    /// Heap-owning.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Name(String);
+    impl Component for Name {}
+    /// Zero-sized.
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+    struct Flag;
+    impl Component for Flag {}
+
+    fn storage() -> Storage {
+        let mut s = Storage::new(0, u32::MAX, laige_diag::Diagnostics::default());
+        let pos = ComponentOptions::<Pos>::new()
+            .saved_copy()
+            .serde()
+            .tracked();
+        s.register_component(pos).unwrap();
+        s.register_component(ComponentOptions::<Name>::new().serde().versioned())
+            .unwrap();
+        s.register_component(ComponentOptions::<Flag>::new().serde().sparse())
+            .unwrap();
+        s.register_resource::<Vec<u16>>().unwrap();
+        s.serde_resource::<Vec<u16>>();
+        s
+    }
+
+    /// The values the storage holds, by entity, for comparing two storages.
+    fn contents(s: &Storage) -> Vec<(crate::Entity, u64, Option<String>, bool)> {
+        let (pos, name) = (
+            s.component_id::<Pos>().unwrap(),
+            s.component_id::<Name>().unwrap(),
+        );
+        let flag = s.component_id::<Flag>().unwrap();
+        s.entities()
+            .iter_live()
+            .map(|(e, loc)| {
+                // SAFETY: a live entity's `Pos` and `Name`; `&s` excludes writers.
+                let p = unsafe { *s.value_ptr(loc, pos).unwrap().cast::<Pos>() };
+                let n = s.value_ptr(loc, name).map(|ptr| {
+                    // SAFETY: as above.
+                    unsafe { &*ptr.cast::<Name>() }.0.clone()
+                });
+                let flagged = s.sparse_sets().get(flag).is_some_and(|set| set.contains(e));
+                (e, p.0, n, flagged)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_state_round_trips_through_both_forms_values_owned_and_zero_sized() {
+        let mut s = storage();
+        let ids = s
+            .spawn_batch((0..5).map(|i| (Pos(i), Name(format!("n{i}")))))
+            .unwrap()
+            .to_vec();
+        s.spawn_batch([(Pos(9),)]).unwrap();
+        let location = s.entities().location(ids[1]).unwrap();
+        assert!(s.despawn_at(ids[1], location));
+        s.insert(ids[2], Flag).unwrap();
+        s.put_resource(vec![7u16, 8]).unwrap();
+        s.refresh_snapshots();
+        let mut state = StorageState::default();
+        s.save_state(&mut state).unwrap();
+        let before = contents(&s);
+
+        let mut bytes = Vec::new();
+        state
+            .write_file(&s, &mut SaveWriter::binary(&mut bytes))
+            .unwrap();
+        let mut json = SaveWriter::json();
+        state.write_file(&s, &mut json).unwrap();
+        let json = json.into_json();
+        for mut input in [
+            SaveReader::binary(&bytes).unwrap(),
+            SaveReader::json(&json).unwrap(),
+        ] {
+            let loaded = StorageState::read_file(&s, &mut input).unwrap();
+            input.finish().unwrap();
+            let mut fresh = storage();
+            fresh.restore_state(&loaded).unwrap();
+            assert_eq!(contents(&fresh), before);
+            assert_eq!(fresh.take_resource::<Vec<u16>>(), Some(vec![7, 8]));
+        }
+        for cut in 0..bytes.len() {
+            let read = SaveReader::binary(&bytes[..cut])
+                .and_then(|mut input| StorageState::read_file(&s, &mut input));
+            assert!(read.is_err(), "a file cut at byte {cut} is refused");
+        }
+    }
+}
