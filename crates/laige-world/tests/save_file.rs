@@ -569,13 +569,22 @@ fn survives(form: Form, file: &[u8]) {
     }
 }
 
+fn fuzz_cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|it| it.parse().ok())
+        .unwrap_or(64)
+}
+
 fn valid_file(form: Form) -> Vec<u8> {
     let (world, state) = saved_game(6, 12, 3);
     write(form, &state, &world)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // 64 cases each by default (CI runs this binary under memcheck too); a longer hunt sets
+    // `PROPTEST_CASES`.
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_bytes_are_an_error_never_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
