@@ -29,6 +29,10 @@ const GATES: &[(&str, &str)] = &[
     ),
     ("test", "cargo test --workspace"),
     (
+        "serde",
+        "cargo clippy -p laige-sim --features serde --all-targets -- -D warnings && cargo test -p laige-sim --features serde --test save_file",
+    ),
+    (
         "doc",
         "RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps",
     ),
@@ -153,6 +157,36 @@ fn run_gate(root: &Path, name: &str) -> Outcome {
             ]),
         ),
         "test" => command(root, cargo().args(["test", "--workspace"])),
+        // The facade's save-file test needs its `serde` feature, which the workspace run
+        // leaves off (laige-world's own tests turn it on for themselves).
+        "serde" => match command(
+            root,
+            cargo().args([
+                "clippy",
+                "-p",
+                "laige-sim",
+                "--features",
+                "serde",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        ) {
+            Outcome::Ok => command(
+                root,
+                cargo().args([
+                    "test",
+                    "-p",
+                    "laige-sim",
+                    "--features",
+                    "serde",
+                    "--test",
+                    "save_file",
+                ]),
+            ),
+            failed => failed,
+        },
         "doc" => command(
             root,
             cargo()
