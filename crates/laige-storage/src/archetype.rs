@@ -42,6 +42,8 @@ pub struct Archetype {
     /// The hashed columns: column index and the state-hash function of its component, in
     /// ascending id (a column without one enters the hash by presence only).
     hashers: Box<[(usize, HashFn)]>,
+    /// The indices of the tracked columns (those with change ticks), ascending.
+    tracked: Box<[usize]>,
     /// Scratch for the state hash: this table's position among the non-empty tables in
     /// canonical order. Every hash rewrites it before reading it, and concurrent hashes of
     /// one storage (which cannot change meanwhile) write the same values.
@@ -72,12 +74,18 @@ impl Archetype {
             .enumerate()
             .filter_map(|(i, &c)| Some((i, components.get(c).hash?)))
             .collect();
+        let tracked = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &c)| components.get(c).is_tracked().then_some(i))
+            .collect();
         Self {
             id,
             signature,
             components: ids,
             columns: ColumnBlock::new(columns),
             hashers,
+            tracked,
             hash_rank: AtomicU32::new(0),
             column_of,
             entities: Vec::new(),
@@ -292,6 +300,20 @@ impl Archetype {
             self.columns.as_mut_slice(),
             &mut self.entities,
         )
+    }
+
+    /// Stamps the change ticks of the rows whose values were pushed without them
+    /// ([`RowWriter`](crate::storage::RowWriter) writes values only) as added at `tick`;
+    /// nothing for a table without tracked columns.
+    #[inline]
+    pub(crate) fn stamp_new_rows(&mut self, tick: u64) {
+        if self.tracked.is_empty() {
+            return;
+        }
+        let columns = self.columns.as_mut_slice();
+        for &i in &*self.tracked {
+            columns[i].stamp_new_rows(tick);
+        }
     }
 
     /// Appends `entity` to the entity column, completing a row whose values were already

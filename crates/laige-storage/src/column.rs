@@ -213,6 +213,46 @@ impl Column {
         self.len += 1;
     }
 
+    /// [`Column::push_typed`] without the change ticks: the value alone. A tracked column's
+    /// ticks then lag its values until [`Column::stamp_new_rows`] (a spawn writes its rows'
+    /// values first and stamps their ticks after, so the value writes test nothing).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Column::push_typed`]; the caller stamps the ticks before they are read.
+    #[inline(always)]
+    pub(crate) unsafe fn push_typed_value<T>(&mut self, src: *const T) {
+        debug_assert!(self.len < self.cap);
+        debug_assert_eq!(self.item.size(), size_of::<T>());
+        let dst = self.data.as_ptr().cast::<T>().wrapping_add(self.len);
+        // SAFETY: as for `push_typed`.
+        unsafe { ptr::copy_nonoverlapping(src, dst, 1) };
+        self.len += 1;
+    }
+
+    /// [`Column::push`] without the change ticks, as [`Column::push_typed_value`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Column::push`]; the caller stamps the ticks before they are read.
+    #[inline]
+    pub(crate) unsafe fn push_value(&mut self, src: *const u8) {
+        debug_assert!(self.len < self.cap);
+        // SAFETY: as for `push`.
+        unsafe { copy_value(src, self.ptr_at(self.len), self.item.size()) };
+        self.len += 1;
+    }
+
+    /// Records the rows pushed without ticks ([`Column::push_value`]) as added at `tick`:
+    /// a tracked column's ticks are brought up to its length; an untracked one is left.
+    pub(crate) fn stamp_new_rows(&mut self, tick: u64) {
+        if let Some(column) = &mut self.ticks {
+            for _ in column.len()..self.len {
+                column.push(ComponentTicks::new(tick));
+            }
+        }
+    }
+
     /// Moves the value at `src` in as the new last row.
     ///
     /// # Safety

@@ -4,6 +4,7 @@
 use laige_registry::{ComponentId, ComponentSet};
 
 use super::ops::RowWriter;
+use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::entity::Location;
 use crate::{Entity, Storage, WorldError};
@@ -83,7 +84,14 @@ impl Storage {
         table.reserve_rows(hint);
         let first = table.len();
         let mut outcome = Ok(());
+        // The rows' values are written without their change ticks; the batch's tracked
+        // columns are stamped once at its end, or if the iterator unwinds.
+        let stamp = StampOnDrop {
+            table,
+            tick: self.change_tick,
+        };
         for fill in rows {
+            let table = &mut *stamp.table;
             if table.len() == table.capacity() {
                 table.reserve_one();
             }
@@ -102,6 +110,7 @@ impl Storage {
             ));
             table.push_entity(entity);
         }
+        drop(stamp);
         if let Err(err) = outcome {
             self.report(err);
         }
@@ -196,5 +205,19 @@ impl Storage {
         self.entities.reserve(additional);
         self.archetypes[archetype as usize].reserve_rows(additional);
         Ok(())
+    }
+}
+
+/// Stamps the change ticks of the rows a batch spawn wrote ([`RowWriter`] writes values
+/// only) when dropped: at the end of the batch, and on an unwind out of its iterator, so a
+/// tracked column's ticks never lag its values once the spawn returns.
+struct StampOnDrop<'a> {
+    table: &'a mut Archetype,
+    tick: u64,
+}
+
+impl Drop for StampOnDrop<'_> {
+    fn drop(&mut self) {
+        self.table.stamp_new_rows(self.tick);
     }
 }

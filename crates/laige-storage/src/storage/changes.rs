@@ -157,4 +157,60 @@ mod tests {
             Some(ComponentTicks::new(1))
         );
     }
+
+    /// A spawn writes the values first and stamps the tracked columns' ticks after (once
+    /// per batch): through table growth past the size hint, one at a time, and when the
+    /// batch's iterator panics, every spawned row has its ticks.
+    #[test]
+    fn batch_spawns_stamp_every_row_through_growth_and_a_panicking_iterator() {
+        let (mut storage, pos, vel) = storage();
+        // A lower size hint of 0: the table grows row by row while the ticks wait.
+        let spawned = storage
+            .spawn_batch((0..300).filter(|_| true).map(|i| (Pos(i), Vel(i))))
+            .unwrap()
+            .to_vec();
+        storage.advance_change_tick();
+        let one = storage.spawn((Pos(7), Vel(7))).unwrap();
+        storage.advance_change_tick();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let bundles = (0..50).map(|i| {
+                assert!(i < 20, "the iterator panics mid-batch");
+                (Pos(i), Vel(i))
+            });
+            let _ = storage.spawn_batch(bundles);
+        }));
+        assert!(panicked.is_err());
+        let table = storage.entities().location(one).unwrap().archetype();
+        let rows = storage.archetypes()[table as usize].len();
+        assert_eq!(rows, 300 + 1 + 20);
+        let column = storage.archetypes()[table as usize].columns().iter();
+        let lengths: Vec<Option<usize>> = column.map(|c| c.ticks().map(|t| t.len())).collect();
+        assert_eq!(lengths, [Some(rows), None], "Pos tracked, Vel not");
+        for &e in &spawned {
+            assert_eq!(
+                storage.component_ticks(e, pos),
+                Some(ComponentTicks::new(1))
+            );
+            assert_eq!(storage.component_ticks(e, vel), None);
+        }
+        assert_eq!(
+            storage.component_ticks(one, pos),
+            Some(ComponentTicks::new(2))
+        );
+        let last = *storage.archetypes()[table as usize]
+            .entities()
+            .last()
+            .unwrap();
+        assert_eq!(
+            storage.component_ticks(last, pos),
+            Some(ComponentTicks::new(3))
+        );
+        // The table stays whole: a despawn swaps the last row (and its ticks) in.
+        let location = storage.entities().location(spawned[0]).unwrap();
+        assert!(storage.despawn_at(spawned[0], location));
+        assert_eq!(
+            storage.component_ticks(last, pos),
+            Some(ComponentTicks::new(3))
+        );
+    }
 }

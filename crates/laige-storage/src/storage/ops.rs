@@ -14,11 +14,15 @@ use crate::{Entity, Storage, WorldError};
 
 /// Pushes the values of one new row into its archetype's columns.
 /// A sparse component's value goes to its set, keyed by the row's entity.
+///
+/// It writes values only: the spawn that made the writer stamps the tracked columns' change
+/// ticks for its rows after them (`Archetype::stamp_new_rows`), so each value's write tests
+/// no tick column.
 pub struct RowWriter<'a> {
     archetype: &'a mut Archetype,
     sparse: &'a mut SparseSets,
     entity: Entity,
-    /// The change tick the row's tracked values are added at.
+    /// The change tick the row's tracked sparse values are added at.
     tick: u64,
 }
 
@@ -60,7 +64,8 @@ impl<'a> RowWriter<'a> {
         };
         // SAFETY: the caller guarantees a valid value of the column's type, given up, and one
         // write per row; `spawn_with` and `spawn_rows_with` reserve room for the row.
-        unsafe { self.archetype.columns_mut()[col].push(src, ComponentTicks::new(self.tick)) }
+        // The spawn stamps the row's ticks after its values.
+        unsafe { self.archetype.columns_mut()[col].push_value(src) }
     }
 }
 
@@ -69,10 +74,9 @@ impl ValueSink for RowWriter<'_> {
     unsafe fn put<T: 'static>(&mut self, id: ComponentId, value: *mut T) {
         match self.archetype.column_index(id) {
             // SAFETY: the caller gives up a valid `T`, the type of `id` and so of its
-            // column; the row's writer writes each component once, into reserved room.
-            Some(col) => unsafe {
-                self.archetype.columns_mut()[col].push_typed(value, ComponentTicks::new(self.tick))
-            },
+            // column; the row's writer writes each component once, into reserved room. The
+            // spawn stamps the row's ticks after its values.
+            Some(col) => unsafe { self.archetype.columns_mut()[col].push_typed_value(value) },
             // SAFETY: as for `write` (a sparse component).
             None => unsafe { self.write(id, value.cast::<u8>()) },
         }
@@ -128,6 +132,7 @@ impl Storage {
             entity,
             self.change_tick,
         ));
+        table.stamp_new_rows(self.change_tick);
         table.push_entity(entity);
         Ok(entity)
     }
